@@ -1,0 +1,303 @@
+package apply
+
+import (
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/hexops/gotextdiff/myers"
+	"github.com/hexops/gotextdiff/span"
+)
+
+// Change describes one file's change for [Unified]. An empty OldPath means
+// the file is created; an empty NewPath that it is deleted; different paths
+// a rename. Paths are root-relative with "/".
+type Change struct {
+	OldPath, NewPath string
+	Old, New         []byte
+	OldMode, NewMode fs.FileMode
+}
+
+// context is the number of unchanged lines around each hunk.
+const context = 3
+
+// Unified renders c as a git-style unified diff with a/ and b/ prefixes and
+// /dev/null for a missing side. It returns "" when nothing changed. The
+// output applies with `git apply` and `patch -p1`; binary content is only
+// named ("Binary files … differ"), as git does without --binary.
+func Unified(c Change) string {
+	if c.OldPath == c.NewPath && string(c.Old) == string(c.New) && gitMode(c.OldMode) == gitMode(c.NewMode) {
+		return ""
+	}
+	var b strings.Builder
+	aName, bName := c.OldPath, c.NewPath
+	if aName == "" {
+		aName = bName
+	}
+	if bName == "" {
+		bName = aName
+	}
+	b.WriteString("diff --git " + quote("a/"+aName) + " " + quote("b/"+bName) + "\n")
+	switch {
+	case c.OldPath == "":
+		b.WriteString("new file mode " + gitMode(c.NewMode) + "\n")
+	case c.NewPath == "":
+		b.WriteString("deleted file mode " + gitMode(c.OldMode) + "\n")
+	default:
+		if gitMode(c.OldMode) != gitMode(c.NewMode) {
+			b.WriteString("old mode " + gitMode(c.OldMode) + "\nnew mode " + gitMode(c.NewMode) + "\n")
+		}
+		if c.OldPath != c.NewPath {
+			b.WriteString("rename from " + quote(c.OldPath) + "\nrename to " + quote(c.NewPath) + "\n")
+		}
+	}
+	if string(c.Old) == string(c.New) {
+		return b.String()
+	}
+	from, to := "/dev/null", "/dev/null"
+	if c.OldPath != "" {
+		from = quote("a/" + c.OldPath)
+	}
+	if c.NewPath != "" {
+		to = quote("b/" + c.NewPath)
+	}
+	if IsBinary(c.Old) || IsBinary(c.New) {
+		b.WriteString("Binary files " + from + " and " + to + " differ\n")
+		return b.String()
+	}
+	b.WriteString("--- " + from + tabIfSpace(from) + "\n")
+	b.WriteString("+++ " + to + tabIfSpace(to) + "\n")
+	writeHunks(&b, splitLines(string(c.Old)), splitLines(string(c.New)))
+	return b.String()
+}
+
+func gitMode(m fs.FileMode) string {
+	if m&0o111 != 0 {
+		return "100755"
+	}
+	return "100644"
+}
+
+// tabIfSpace ends a ---/+++ name that holds a space with a tab, so patch
+// does not cut the name at the space (as diff -u and git do).
+func tabIfSpace(name string) string {
+	if strings.ContainsRune(name, ' ') && name[0] != '"' {
+		return "\t"
+	}
+	return ""
+}
+
+// quote C-quotes a path the way git does when it holds a quote, a backslash
+// or a control character; other paths are returned as they are.
+func quote(p string) string {
+	needs := false
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c < 0x20 || c == '"' || c == '\\' || c == 0x7f {
+			needs = true
+			break
+		}
+	}
+	if !needs {
+		return p
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; c {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if c < 0x20 || c == 0x7f {
+				b.WriteString("\\" + strconv.FormatInt(int64(c)+0o1000, 8)[1:])
+			} else {
+				b.WriteByte(c)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// edit replaces a[A0:A1] with b[B0:B1].
+type edit struct{ A0, A1, B0, B1 int }
+
+func writeHunks(w *strings.Builder, a, b []string) {
+	edits := lineDiff(a, b)
+	for i := 0; i < len(edits); {
+		j := i
+		for j+1 < len(edits) && edits[j+1].A0-edits[j].A1 <= 2*context {
+			j++
+		}
+		first, last := edits[i], edits[j]
+		a0 := max(0, first.A0-context)
+		a1 := min(len(a), last.A1+context)
+		b0 := first.B0 - (first.A0 - a0)
+		b1 := last.B1 + (a1 - last.A1)
+		w.WriteString("@@ -" + hunkRange(a0, a1-a0) + " +" + hunkRange(b0, b1-b0) + " @@\n")
+		pos := a0
+		for _, e := range edits[i : j+1] {
+			writeLines(w, ' ', a[pos:e.A0])
+			writeLines(w, '-', a[e.A0:e.A1])
+			writeLines(w, '+', b[e.B0:e.B1])
+			pos = e.A1
+		}
+		writeLines(w, ' ', a[pos:a1])
+		i = j + 1
+	}
+}
+
+// hunkRange formats a hunk side: a side with no lines names the line before
+// it ("0,0" for an empty file), which is what gotextdiff gets wrong.
+func hunkRange(start, count int) string {
+	switch count {
+	case 0:
+		return strconv.Itoa(start) + ",0"
+	case 1:
+		return strconv.Itoa(start + 1)
+	}
+	return strconv.Itoa(start+1) + "," + strconv.Itoa(count)
+}
+
+func writeLines(w *strings.Builder, prefix byte, lines []string) {
+	for _, l := range lines {
+		w.WriteByte(prefix)
+		w.WriteString(l)
+		if !strings.HasSuffix(l, "\n") {
+			w.WriteString("\n\\ No newline at end of file\n")
+		}
+	}
+}
+
+// myersLimit bounds the lines handed to gotextdiff's Myers implementation,
+// whose memory grows with (N+M)·D: 2,000 lines cost at most ~64 MB.
+const myersLimit = 2000
+
+// lineDiff returns the edits turning a into b, in order.
+func lineDiff(a, b []string) []edit {
+	var out []edit
+	diffRange(a, b, 0, len(a), 0, len(b), &out)
+	return out
+}
+
+func diffRange(a, b []string, a0, a1, b0, b1 int, out *[]edit) {
+	for a0 < a1 && b0 < b1 && a[a0] == b[b0] {
+		a0, b0 = a0+1, b0+1
+	}
+	for a0 < a1 && b0 < b1 && a[a1-1] == b[b1-1] {
+		a1, b1 = a1-1, b1-1
+	}
+	switch {
+	case a0 == a1 && b0 == b1:
+		return
+	case a0 == a1 || b0 == b1:
+		*out = append(*out, edit{a0, a1, b0, b1})
+		return
+	case (a1-a0)+(b1-b0) <= myersLimit:
+		myersRange(a, b, a0, a1, b0, b1, out)
+		return
+	}
+	anchors := uniqueAnchors(a, b, a0, a1, b0, b1)
+	if len(anchors) == 0 {
+		*out = append(*out, edit{a0, a1, b0, b1})
+		return
+	}
+	pa, pb := a0, b0
+	for _, m := range anchors {
+		diffRange(a, b, pa, m[0], pb, m[1], out)
+		pa, pb = m[0]+1, m[1]+1
+	}
+	diffRange(a, b, pa, a1, pb, b1, out)
+}
+
+// myersRange runs gotextdiff's Myers diff over a window and converts its
+// line edits to ours.
+func myersRange(a, b []string, a0, a1, b0, b1 int, out *[]edit) {
+	before := strings.Join(a[a0:a1], "")
+	after := strings.Join(b[b0:b1], "")
+	tes := myers.ComputeEdits(span.URI("file"), before, after)
+	sort.SliceStable(tes, func(i, j int) bool { return tes[i].Span.Start().Line() < tes[j].Span.Start().Line() })
+	shift := 0 // lines of b minus lines of a so far
+	start := len(*out)
+	for _, te := range tes {
+		s, e := te.Span.Start().Line()-1, te.Span.End().Line()-1
+		n := len(splitLines(te.NewText))
+		ed := edit{A0: a0 + s, A1: a0 + e, B0: b0 + s + shift, B1: b0 + s + shift + n}
+		shift += n - (e - s)
+		if k := len(*out); k > start && (*out)[k-1].A1 == ed.A0 && (*out)[k-1].B1 == ed.B0 {
+			(*out)[k-1].A1, (*out)[k-1].B1 = ed.A1, ed.B1
+			continue
+		}
+		*out = append(*out, ed)
+	}
+}
+
+// uniqueAnchors returns pairs (i, j) of lines that occur exactly once in
+// a[a0:a1] and once in b[b0:b1], equal, forming the longest sequence
+// increasing in both: the anchors of a patience diff. Its cost is
+// O(n log n), so big files diff in bounded memory.
+func uniqueAnchors(a, b []string, a0, a1, b0, b1 int) [][2]int {
+	type seen struct{ ca, cb, ia, ib int }
+	m := make(map[string]*seen, a1-a0)
+	for i := a0; i < a1; i++ {
+		s := m[a[i]]
+		if s == nil {
+			s = &seen{}
+			m[a[i]] = s
+		}
+		s.ca++
+		s.ia = i
+	}
+	for j := b0; j < b1; j++ {
+		if s := m[b[j]]; s != nil {
+			s.cb++
+			s.ib = j
+		}
+	}
+	var pairs [][2]int
+	for i := a0; i < a1; i++ {
+		if s := m[a[i]]; s.ca == 1 && s.cb == 1 {
+			pairs = append(pairs, [2]int{i, s.ib})
+		}
+	}
+	// Longest increasing subsequence of the b indexes (patience sorting).
+	var tails []int // index into pairs of the smallest tail of each length
+	prev := make([]int, len(pairs))
+	for k, p := range pairs {
+		n := sort.Search(len(tails), func(x int) bool { return pairs[tails[x]][1] >= p[1] })
+		if n > 0 {
+			prev[k] = tails[n-1]
+		} else {
+			prev[k] = -1
+		}
+		if n == len(tails) {
+			tails = append(tails, k)
+		} else {
+			tails[n] = k
+		}
+	}
+	if len(tails) == 0 {
+		return nil
+	}
+	seq := make([][2]int, len(tails))
+	for k, x := len(tails)-1, tails[len(tails)-1]; k >= 0; k, x = k-1, prev[x] {
+		seq[k] = pairs[x]
+	}
+	return seq
+}

@@ -1,0 +1,240 @@
+package apply
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/txedit/txedit/plan"
+)
+
+// Outcome is the result of editing one file's content.
+type Outcome struct {
+	// Content is the new content (after create, line edits, str_replace and
+	// append; copy, move and delete are the caller's business).
+	Content []byte
+	// Applied counts the edits that took effect, Final included.
+	Applied int
+	// Failed lists every edit that failed, in edit order. An edit-level
+	// failure has Index >= 0; a file-level one -1.
+	Failed []*plan.Error
+	// Replacements counts the occurrences str_replace edits replaced.
+	Replacements int
+}
+
+// OK reports whether every edit succeeded.
+func (o *Outcome) OK() bool { return len(o.Failed) == 0 }
+
+// Edit applies f's edits to cur, the file's current content (exists is false
+// for a file that is not there). Every edit is evaluated even after a
+// failure: a failed edit is skipped and reported, and later edits apply to
+// what the earlier successful ones produced, so one call reports every
+// problem. Edit never panics on any input.
+func Edit(f *plan.FileOps, cur []byte, exists bool) *Outcome {
+	out := &Outcome{}
+	out.Failed = append(out.Failed, f.Invalid...)
+	fail := func(op *plan.Op, code plan.Code, format string, args ...any) *plan.Error {
+		e := &plan.Error{Code: code, Path: f.Path, Index: op.Index, Command: string(op.Command), Msg: fmt.Sprintf(format, args...)}
+		out.Failed = append(out.Failed, e)
+		return e
+	}
+	all := f.AllOps()
+	failAll := func(code plan.Code, format string, args ...any) *Outcome {
+		for _, op := range all {
+			fail(op, code, format, args...)
+		}
+		sortFailed(out.Failed)
+		return out
+	}
+
+	if !exists && f.Create == nil {
+		return failAll(plan.CodeFileNotFound, "file does not exist (use create to make it)")
+	}
+	if f.Hash != nil {
+		if !exists {
+			return failAll(plan.CodeStaleHash, "content_hash %s given, but the file does not exist", f.Hash)
+		}
+		if !f.Hash.Check(cur) {
+			e := failAll(plan.CodeStaleHash, "file changed since it was read: content_hash %s no longer matches (now %s); read it again", f.Hash, f.Hash.Current(cur))
+			for _, fe := range e.Failed {
+				if fe.Code == plan.CodeStaleHash {
+					fe.Current = f.Hash.Current(cur).String()
+				}
+			}
+			return e
+		}
+	}
+
+	st := style{}
+	base := cur
+	if exists {
+		st = detect(cur)
+	}
+	if c := f.Create; c != nil {
+		text := []byte(c.Text)
+		if exists {
+			// Writing a whole file over an existing one keeps its line
+			// endings and BOM, as every other edit does.
+			ts, body := split(text)
+			text = join(style{bom: st.bom || ts.bom}, []byte(st.convert(string(body))))
+		} else {
+			st = detect(text)
+		}
+		base = text
+		out.Applied++
+	}
+	if f.TextEdits() && IsBinary(base) {
+		for _, op := range all {
+			if op.Command == plan.Insert || op.Command == plan.ReplaceLines || op.Command == plan.StrReplace || op.Command == plan.Append {
+				fail(op, plan.CodeBinaryFile, "file is binary (NUL byte in its first 8000 bytes): text edits are refused")
+			}
+		}
+		sortFailed(out.Failed)
+		out.Content = base
+		if f.Final != nil {
+			out.Applied++
+		}
+		return out
+	}
+
+	_, body := split(base)
+	body = lineEdits(f, st, body, cur, exists, out, fail)
+	for _, op := range f.StrReplaces {
+		body = strReplace(st, body, op, out, fail)
+	}
+	for _, op := range f.Appends {
+		text := st.wholeLines(op.Text)
+		if text != "" && len(body) > 0 && body[len(body)-1] != '\n' {
+			body = append(body, st.nl()...)
+		}
+		body = append(body, text...)
+		out.Applied++
+	}
+	if f.Final != nil {
+		out.Applied++
+	}
+	out.Content = join(st, body)
+	sortFailed(out.Failed)
+	return out
+}
+
+func lineEdits(f *plan.FileOps, st style, body, cur []byte, exists bool, out *Outcome,
+	fail func(*plan.Op, plan.Code, string, ...any) *plan.Error) []byte {
+	if len(f.LineEdits) == 0 {
+		return body
+	}
+	starts := lineStarts(body)
+	nlines := len(starts) - 1
+	var ok []*plan.Op
+	for _, op := range f.LineEdits {
+		if op.Hash != nil {
+			if !exists {
+				fail(op, plan.CodeStaleHash, "content_hash %s given, but the file does not exist", op.Hash)
+				continue
+			}
+			if !op.Hash.Check(cur) {
+				now := op.Hash.Current(cur)
+				e := fail(op, plan.CodeStaleHash, "content changed since it was read: content_hash %s no longer matches (now %s); read it again", op.Hash, now)
+				e.Current = now.String()
+				continue
+			}
+		}
+		if op.Command == plan.Insert && op.Start > nlines {
+			fail(op, plan.CodeLineOutOfRange, "insert_line %d is past the end: the file has %d lines", op.Start, nlines)
+			continue
+		}
+		if op.Command == plan.ReplaceLines && op.End > nlines {
+			fail(op, plan.CodeLineOutOfRange, "lines %d-%d are past the end: the file has %d lines", op.Start, op.End, nlines)
+			continue
+		}
+		ok = append(ok, op)
+	}
+	// One pass in ascending order gives the same result as applying the
+	// edits bottom-up, in linear time.
+	var b bytes.Buffer
+	b.Grow(len(body) + 64)
+	pos := 0
+	for _, op := range ok {
+		switch op.Command {
+		case plan.Insert:
+			at := starts[op.Start]
+			b.Write(body[pos:at])
+			pos = at
+			text := st.wholeLines(op.Text)
+			if text != "" && b.Len() > 0 && at == len(body) && b.Bytes()[b.Len()-1] != '\n' {
+				b.WriteString(st.nl()) // the old last line gains its terminator
+			}
+			b.WriteString(text)
+		case plan.ReplaceLines:
+			lo, hi := starts[op.Start-1], starts[op.End]
+			b.Write(body[pos:lo])
+			pos = hi
+			text := st.wholeLines(op.Text)
+			if hi == len(body) && (len(body) == 0 || body[len(body)-1] != '\n') {
+				// The replaced lines ended the file without a final
+				// newline: the replacement does too.
+				text = strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
+			}
+			b.WriteString(text)
+		}
+		out.Applied++
+	}
+	b.Write(body[pos:])
+	return b.Bytes()
+}
+
+func strReplace(st style, body []byte, op *plan.Op, out *Outcome, fail func(*plan.Op, plan.Code, string, ...any) *plan.Error) []byte {
+	old, repl := st.convert(op.Old), st.convert(op.Text)
+	n := bytes.Count(body, []byte(old))
+	if n == 0 && old != op.Old {
+		// A mixed file: the text may sit on lines that end in bare LF.
+		if m := bytes.Count(body, []byte(op.Old)); m > 0 {
+			old, repl, n = op.Old, op.Text, m
+		}
+	}
+	switch {
+	case n == 0:
+		fail(op, plan.CodeNotFound, "old_str not found%s", Hint(body, op.Old))
+		return body
+	case n > 1 && !op.All:
+		lines := matchLines(body, []byte(old), 20)
+		fail(op, plan.CodeAmbiguous, "old_str occurs %d times (at lines %s): add surrounding lines to make it unique, or set replace_all", n, lines)
+		return body
+	}
+	out.Applied++
+	out.Replacements += n
+	return bytes.ReplaceAll(body, []byte(old), []byte(repl))
+}
+
+// matchLines lists the 1-based start lines of the first max occurrences.
+func matchLines(body, sub []byte, max int) string {
+	starts := lineStarts(body)
+	var parts []string
+	for off, k := 0, 0; ; k++ {
+		i := bytes.Index(body[off:], sub)
+		if i < 0 {
+			break
+		}
+		if k == max {
+			parts = append(parts, "…")
+			break
+		}
+		at := off + i
+		lo, hi := lineOf(starts, at), lineOf(starts, at+len(sub)-1)
+		if lo == hi {
+			parts = append(parts, fmt.Sprint(lo))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", lo, hi))
+		}
+		off = at + len(sub)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sortFailed(errs []*plan.Error) {
+	for i := 1; i < len(errs); i++ {
+		for j := i; j > 0 && errs[j].Index < errs[j-1].Index; j-- {
+			errs[j], errs[j-1] = errs[j-1], errs[j]
+		}
+	}
+}

@@ -1,0 +1,407 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/txedit/txedit/hash"
+)
+
+// Command is an edit command.
+type Command string
+
+// The edit commands.
+const (
+	Create       Command = "create"
+	StrReplace   Command = "str_replace"
+	Insert       Command = "insert"
+	Append       Command = "append"
+	ReplaceLines Command = "replace_lines"
+	Delete       Command = "delete"
+	Move         Command = "move"
+	Copy         Command = "copy"
+)
+
+var commands = map[string]Command{
+	"create": Create, "str_replace": StrReplace, "insert": Insert, "append": Append,
+	"replace_lines": ReplaceLines, "delete": Delete, "move": Move, "copy": Copy,
+}
+
+// Op is one validated edit.
+type Op struct {
+	Index   int // position in its file's edit list
+	Command Command
+	Text    string // file_text or new_str
+	Old     string // old_str
+	All     bool   // replace_all
+	// Start and End: replace_lines covers lines Start..End; insert has
+	// Start = End = insert_line.
+	Start, End int
+	Hash       *hash.Token // edit-level precondition, if any
+	NewPath    string      // move, copy
+}
+
+// FileOps is the compiled plan of one file: its operations grouped in the
+// order they apply.
+type FileOps struct {
+	Entry int    // position in fileEdits (0 for the single-file form)
+	Path  string // as the request named it
+	Hash  *hash.Token
+	// NumEdits is the number of edits the request gave for the file.
+	NumEdits    int
+	Create      *Op
+	LineEdits   []*Op // ascending by position; see [FileOps.LineEdits]
+	StrReplaces []*Op
+	Appends     []*Op
+	Final       *Op // copy, move or delete
+	// Invalid holds validation failures of individual edits. The edits
+	// listed here are not in the groups above.
+	Invalid []*Error
+}
+
+// TextEdits reports whether the file has edits that need text content.
+func (f *FileOps) TextEdits() bool {
+	return len(f.LineEdits)+len(f.StrReplaces)+len(f.Appends) > 0
+}
+
+// Plan is a compiled request.
+type Plan struct {
+	Files   []*FileOps
+	Atomic  bool
+	DryRun  bool
+	Summary string
+	// Pattern is the request's pattern_replace part, or nil.
+	Pattern *Pattern
+}
+
+// Pattern is the pattern_replace part of a request (SPEC §5).
+type Pattern struct {
+	Directory       string
+	FilePattern     string
+	SedPattern      string
+	Recursive       bool
+	ExcludePatterns []string
+	Literal         bool
+	Hidden          bool
+	NoIgnore        bool
+}
+
+// Invalid reports whether any edit failed validation.
+func (p *Plan) Invalid() bool {
+	for _, f := range p.Files {
+		if len(f.Invalid) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Compile validates r and groups each file's edits in plan order. A request
+// that is malformed as a whole returns an *Error; a malformed edit is
+// recorded in its file's Invalid list, so every problem is reported at once.
+func Compile(r *Request) (*Plan, error) {
+	p := &Plan{Atomic: r.IsAtomic(), DryRun: r.DryRun, Summary: r.Summary}
+	single := r.Path != "" || r.FileText != nil || r.OldStr != nil || r.NewStr != nil ||
+		r.InsertLine != nil || r.StartLine != nil || r.EndLine != nil || r.ContentHash != "" ||
+		r.NewPath != "" || r.ReplaceAll
+	switch {
+	case len(r.FileEdits) > 0:
+		if single && r.Command != "pattern_replace" {
+			return nil, Errorf(CodeInvalidRequest, "", "give either fileEdits or the single-file fields (path, old_str, …), not both")
+		}
+		if r.Command != "" && r.Command != "pattern_replace" && commands[r.Command] == "" {
+			return nil, Errorf(CodeInvalidRequest, "", "unknown command %q", r.Command)
+		}
+		for i, fe := range r.FileEdits {
+			p.Files = append(p.Files, compileFile(i, fe))
+		}
+	case r.Command == "pattern_replace" || (r.Command == "" && r.HasPattern()):
+		if single {
+			return nil, Errorf(CodeInvalidRequest, "", "pattern_replace takes directory, file_pattern and sed_pattern, not path or edit fields")
+		}
+	case r.Command == "":
+		return nil, Errorf(CodeInvalidRequest, "", "missing command (one of create, str_replace, insert, append, replace_lines, delete, move, copy, pattern_replace) or fileEdits")
+	default:
+		if commands[r.Command] == "" {
+			return nil, Errorf(CodeInvalidRequest, "", "unknown command %q", r.Command)
+		}
+		if r.Path == "" {
+			return nil, Errorf(CodeInvalidRequest, "", "command %s needs path", r.Command)
+		}
+		e := Edit{Command: r.Command, FileText: r.FileText, OldStr: r.OldStr, NewStr: r.NewStr,
+			ReplaceAll: r.ReplaceAll, InsertLine: r.InsertLine, StartLine: r.StartLine, EndLine: r.EndLine,
+			ContentHash: r.ContentHash, NewPath: r.NewPath}
+		p.Files = append(p.Files, compileFile(0, FileEdit{Path: r.Path, Edits: []Edit{e}}))
+	}
+	if r.HasPattern() {
+		pat, err := compilePattern(r)
+		if err != nil {
+			return nil, err
+		}
+		p.Pattern = pat
+	}
+	if len(p.Files) == 0 && p.Pattern == nil {
+		return nil, Errorf(CodeInvalidRequest, "", "request has no edits")
+	}
+	return p, nil
+}
+
+func compilePattern(r *Request) (*Pattern, error) {
+	if r.SedPattern == "" {
+		return nil, Errorf(CodeInvalidRequest, "", "pattern_replace needs sed_pattern")
+	}
+	if r.FilePattern == "" {
+		return nil, Errorf(CodeInvalidRequest, "", "pattern_replace needs file_pattern (use \"*\" for every file)")
+	}
+	return &Pattern{
+		Directory: r.Directory, FilePattern: r.FilePattern, SedPattern: r.SedPattern,
+		Recursive: r.Recursive == nil || *r.Recursive, ExcludePatterns: r.ExcludePatterns,
+		Literal: r.Literal, Hidden: r.Hidden, NoIgnore: r.NoIgnore,
+	}, nil
+}
+
+func compileFile(entry int, fe FileEdit) *FileOps {
+	f := &FileOps{Entry: entry, Path: fe.Path, NumEdits: len(fe.Edits)}
+	bad := func(i int, cmd string, code Code, format string, args ...any) {
+		f.Invalid = append(f.Invalid, &Error{Code: code, Path: fe.Path, Index: i, Command: cmd, Msg: fmt.Sprintf(format, args...)})
+	}
+	if fe.Path == "" {
+		bad(-1, "", CodeInvalidRequest, "fileEdits entry %d has no path", entry)
+		return f
+	}
+	if strings.ContainsRune(fe.Path, 0) {
+		bad(-1, "", CodeInvalidRequest, "path contains a NUL byte")
+		return f
+	}
+	if len(fe.Edits) == 0 {
+		bad(-1, "", CodeInvalidRequest, "no edits for this file")
+		return f
+	}
+	if fe.ContentHash != "" {
+		tok, err := hash.ParseToken(fe.ContentHash)
+		if err != nil {
+			bad(-1, "", CodeInvalidRequest, "file content_hash: %v", err)
+		} else {
+			f.Hash = &tok
+		}
+	}
+	var lineEdits []*Op
+	for i, e := range fe.Edits {
+		op, msg := compileEdit(i, e)
+		if msg != "" {
+			bad(i, e.Command, CodeInvalidRequest, "%s", msg)
+			continue
+		}
+		switch op.Command {
+		case Create:
+			if f.Create != nil {
+				bad(i, e.Command, CodeInvalidRequest, "a file takes at most one create (edit %d is one)", f.Create.Index)
+				continue
+			}
+			f.Create = op
+		case Insert, ReplaceLines:
+			lineEdits = append(lineEdits, op)
+		case StrReplace:
+			f.StrReplaces = append(f.StrReplaces, op)
+		case Append:
+			f.Appends = append(f.Appends, op)
+		default: // Delete, Move, Copy
+			if f.Final != nil {
+				bad(i, e.Command, CodeInvalidRequest, "a file takes at most one of copy, move and delete (edit %d is %s)", f.Final.Index, f.Final.Command)
+				continue
+			}
+			f.Final = op
+		}
+	}
+	if f.Final != nil && f.Final.Command == Delete && f.NumEdits > 1 {
+		bad(f.Final.Index, string(Delete), CodeInvalidRequest, "delete cannot be combined with other edits of the same file")
+		f.Final = nil
+	}
+	f.LineEdits = orderLineEdits(lineEdits, func(op, prev *Op) {
+		f.Invalid = append(f.Invalid, &Error{Code: CodeOverlappingEdits, Path: fe.Path, Index: op.Index, Command: string(op.Command),
+			Msg: fmt.Sprintf("%s overlaps edit %d (%s)", describe(op), prev.Index, describe(prev))})
+	})
+	sort.Slice(f.Invalid, func(i, j int) bool { return f.Invalid[i].Index < f.Invalid[j].Index })
+	return f
+}
+
+func describe(op *Op) string {
+	if op.Command == Insert {
+		return fmt.Sprintf("insert after line %d", op.Start)
+	}
+	return fmt.Sprintf("lines %d-%d", op.Start, op.End)
+}
+
+// compileEdit validates one edit and returns it as an Op, or a message.
+func compileEdit(i int, e Edit) (*Op, string) {
+	cmd, ok := commands[e.Command]
+	if !ok {
+		if e.Command == "" {
+			return nil, "missing command"
+		}
+		if e.Command == "pattern_replace" {
+			return nil, "pattern_replace is a request-level command, not an edit"
+		}
+		return nil, fmt.Sprintf("unknown command %q", e.Command)
+	}
+	op := &Op{Index: i, Command: cmd}
+	// Refuse fields that do not belong to the command: an agent that sends
+	// insert_line with str_replace has misunderstood something, and guessing
+	// which it meant is how edits land in the wrong place.
+	allowed := map[Command]string{
+		Create: "file_text", StrReplace: "old_str new_str replace_all", Insert: "insert_line new_str content_hash",
+		Append: "new_str", ReplaceLines: "start_line end_line new_str content_hash", Delete: "", Move: "new_path", Copy: "new_path",
+	}[cmd]
+	present := map[string]bool{
+		"file_text": e.FileText != nil, "old_str": e.OldStr != nil, "new_str": e.NewStr != nil,
+		"replace_all": e.ReplaceAll, "insert_line": e.InsertLine != nil, "start_line": e.StartLine != nil,
+		"end_line": e.EndLine != nil, "content_hash": e.ContentHash != "", "new_path": e.NewPath != "",
+	}
+	var extra []string
+	for _, name := range []string{"file_text", "old_str", "new_str", "replace_all", "insert_line", "start_line", "end_line", "content_hash", "new_path"} {
+		if present[name] && !strings.Contains(" "+allowed+" ", " "+name+" ") {
+			extra = append(extra, name)
+		}
+	}
+	if len(extra) > 0 {
+		return nil, fmt.Sprintf("%s does not take %s", cmd, strings.Join(extra, ", "))
+	}
+	need := func(name string) string {
+		if !present[name] {
+			return fmt.Sprintf("%s needs %s", cmd, name)
+		}
+		return ""
+	}
+	if e.ContentHash != "" {
+		tok, err := hash.ParseToken(e.ContentHash)
+		if err != nil {
+			return nil, "content_hash: " + err.Error()
+		}
+		op.Hash = &tok
+	}
+	switch cmd {
+	case Create:
+		if m := need("file_text"); m != "" {
+			return nil, m
+		}
+		op.Text = *e.FileText
+	case StrReplace:
+		if m := need("old_str") + need("new_str"); m != "" {
+			return nil, m
+		}
+		if *e.OldStr == "" {
+			return nil, "old_str is empty: give the exact text to replace (use create to write a whole file)"
+		}
+		op.Old, op.Text, op.All = *e.OldStr, *e.NewStr, e.ReplaceAll
+	case Insert:
+		if m := need("insert_line") + need("new_str"); m != "" {
+			return nil, m
+		}
+		if *e.InsertLine < 0 {
+			return nil, fmt.Sprintf("insert_line %d is negative: lines are 1-based and 0 inserts before the first line", *e.InsertLine)
+		}
+		op.Start, op.End, op.Text = *e.InsertLine, *e.InsertLine, *e.NewStr
+		if op.Hash != nil && op.Hash.IsRange() && (op.Start < op.Hash.Start-1 || op.Start > op.Hash.End) {
+			return nil, fmt.Sprintf("insert_line %d lies outside the range %d-%d its content_hash covers", op.Start, op.Hash.Start, op.Hash.End)
+		}
+	case Append:
+		if m := need("new_str"); m != "" {
+			return nil, m
+		}
+		op.Text = *e.NewStr
+	case ReplaceLines:
+		if m := need("start_line") + need("end_line") + need("new_str"); m != "" {
+			return nil, m
+		}
+		op.Start, op.End, op.Text = *e.StartLine, *e.EndLine, *e.NewStr
+		if op.Start < 1 || op.End < op.Start {
+			return nil, fmt.Sprintf("start_line %d, end_line %d: want 1 <= start_line <= end_line (1-based, inclusive)", op.Start, op.End)
+		}
+		if op.Hash != nil && op.Hash.IsRange() && (op.Start < op.Hash.Start || op.End > op.Hash.End) {
+			return nil, fmt.Sprintf("lines %d-%d lie outside the range %d-%d their content_hash covers", op.Start, op.End, op.Hash.Start, op.Hash.End)
+		}
+	case Move, Copy:
+		if m := need("new_path"); m != "" {
+			return nil, m
+		}
+		if strings.ContainsRune(e.NewPath, 0) {
+			return nil, "new_path contains a NUL byte"
+		}
+		op.NewPath = e.NewPath
+	}
+	return op, ""
+}
+
+// orderLineEdits sorts line edits by where they apply in the base content
+// and drops those that overlap an earlier one (by request order), reporting
+// each through overlap.
+//
+// Positions: insert after line N sits at the boundary between lines N and
+// N+1; replace_lines S..E covers the lines between boundaries S-1 and E. An
+// insert at a range's edge (N = S-1 or N = E) touches it but does not
+// overlap; an insert strictly inside does. At one boundary inserts come
+// before a range that starts there and keep their request order.
+func orderLineEdits(ops []*Op, overlap func(op, prev *Op)) []*Op {
+	var kept []*Op
+	for _, op := range ops {
+		var clash *Op
+		for _, k := range kept {
+			if overlaps(op, k) {
+				clash = k
+				break
+			}
+		}
+		if clash != nil {
+			overlap(op, clash)
+			continue
+		}
+		kept = append(kept, op)
+	}
+	sort.SliceStable(kept, func(i, j int) bool {
+		a, b := kept[i], kept[j]
+		ka, kb := startBoundary(a), startBoundary(b)
+		if ka != kb {
+			return ka < kb
+		}
+		// At the same boundary: inserts first, in request order.
+		return a.Command == Insert && b.Command != Insert
+	})
+	return kept
+}
+
+func startBoundary(op *Op) int {
+	if op.Command == Insert {
+		return op.Start
+	}
+	return op.Start - 1
+}
+
+func overlaps(a, b *Op) bool {
+	switch {
+	case a.Command == Insert && b.Command == Insert:
+		return false
+	case a.Command == Insert:
+		return b.Start-1 < a.Start && a.Start < b.End
+	case b.Command == Insert:
+		return a.Start-1 < b.Start && b.Start < a.End
+	default:
+		return a.Start <= b.End && b.Start <= a.End
+	}
+}
+
+// AllOps returns every valid op of the file in request order.
+func (f *FileOps) AllOps() []*Op {
+	var ops []*Op
+	if f.Create != nil {
+		ops = append(ops, f.Create)
+	}
+	ops = append(ops, f.LineEdits...)
+	ops = append(ops, f.StrReplaces...)
+	ops = append(ops, f.Appends...)
+	if f.Final != nil {
+		ops = append(ops, f.Final)
+	}
+	sort.SliceStable(ops, func(i, j int) bool { return ops[i].Index < ops[j].Index })
+	return ops
+}

@@ -1,0 +1,129 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Request is a write request: the RFC's fs_write with txedit's extensions.
+// Pointer fields distinguish "absent" from the zero value.
+type Request struct {
+	Command string `json:"command,omitempty"`
+	Path    string `json:"path,omitempty"`
+
+	// Fields of the single-file form; see [Edit].
+	FileText    *string `json:"file_text,omitempty"`
+	OldStr      *string `json:"old_str,omitempty"`
+	NewStr      *string `json:"new_str,omitempty"`
+	ReplaceAll  bool    `json:"replace_all,omitempty"`
+	InsertLine  *int    `json:"insert_line,omitempty"`
+	StartLine   *int    `json:"start_line,omitempty"`
+	EndLine     *int    `json:"end_line,omitempty"`
+	ContentHash string  `json:"content_hash,omitempty"`
+	NewPath     string  `json:"new_path,omitempty"`
+
+	FileEdits []FileEdit `json:"fileEdits,omitempty"`
+
+	// pattern_replace fields (SPEC §5).
+	Directory       string   `json:"directory,omitempty"`
+	FilePattern     string   `json:"file_pattern,omitempty"`
+	SedPattern      string   `json:"sed_pattern,omitempty"`
+	Recursive       *bool    `json:"recursive,omitempty"`
+	ExcludePatterns []string `json:"exclude_patterns,omitempty"`
+	Literal         bool     `json:"literal,omitempty"`
+	Hidden          bool     `json:"hidden,omitempty"`
+	NoIgnore        bool     `json:"no_ignore,omitempty"`
+
+	DryRun bool  `json:"dry_run,omitempty"`
+	Atomic *bool `json:"atomic,omitempty"`
+
+	// Summary is a short human description recorded in the journal. The
+	// chat CLI's fs_write sends one; txedit makes one up when it is empty.
+	Summary string `json:"summary,omitempty"`
+}
+
+// FileEdit is one entry of fileEdits: a file and its edits.
+type FileEdit struct {
+	Path string `json:"path"`
+	// ContentHash is a precondition for all the file's edits: "HEX" for the
+	// whole file or "HEX@S-E" for lines S..E.
+	ContentHash string `json:"content_hash,omitempty"`
+	Edits       []Edit `json:"edits"`
+}
+
+// Edit is one edit command. Which fields apply depends on Command:
+//
+//	create        file_text
+//	str_replace   old_str, new_str, replace_all
+//	insert        insert_line, new_str, content_hash
+//	append        new_str
+//	replace_lines start_line, end_line, new_str, content_hash
+//	delete        (none)
+//	move, copy    new_path
+type Edit struct {
+	Command     string  `json:"command"`
+	FileText    *string `json:"file_text,omitempty"`
+	OldStr      *string `json:"old_str,omitempty"`
+	NewStr      *string `json:"new_str,omitempty"`
+	ReplaceAll  bool    `json:"replace_all,omitempty"`
+	InsertLine  *int    `json:"insert_line,omitempty"`
+	StartLine   *int    `json:"start_line,omitempty"`
+	EndLine     *int    `json:"end_line,omitempty"`
+	ContentHash string  `json:"content_hash,omitempty"`
+	NewPath     string  `json:"new_path,omitempty"`
+}
+
+// IsAtomic reports the request's atomic setting (default true).
+func (r *Request) IsAtomic() bool { return r.Atomic == nil || *r.Atomic }
+
+// HasPattern reports whether the request carries pattern_replace fields.
+func (r *Request) HasPattern() bool {
+	return r.Command == "pattern_replace" || r.SedPattern != "" || r.FilePattern != "" || r.Directory != ""
+}
+
+// Parse decodes a request strictly: unknown fields, trailing data and
+// mistyped values are refused with invalid_request. The batch field may also
+// be spelt file_edits, as the RFC's branch schema spells it.
+func Parse(data []byte) (*Request, error) {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil, Errorf(CodeInvalidRequest, "", "empty request: want a JSON object")
+	}
+	// Accept the snake_case spelling of fileEdits without loosening the
+	// strict decoder for every other field.
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(data, &probe); err == nil {
+		if fe, ok := probe["file_edits"]; ok {
+			if _, both := probe["fileEdits"]; both {
+				return nil, Errorf(CodeInvalidRequest, "", "both fileEdits and file_edits given")
+			}
+			delete(probe, "file_edits")
+			probe["fileEdits"] = fe
+			data, _ = json.Marshal(probe)
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var r Request
+	if err := dec.Decode(&r); err != nil {
+		return nil, &Error{Code: CodeInvalidRequest, Index: -1, Msg: "bad request JSON: " + jsonMsg(err), Err: err}
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, Errorf(CodeInvalidRequest, "", "bad request JSON: trailing data after the object")
+	}
+	return &r, nil
+}
+
+func jsonMsg(err error) string {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "json: ")
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s (at byte %d)", msg, se.Offset)
+	}
+	return msg
+}

@@ -1,0 +1,45 @@
+package plan
+
+// Result is the outcome of a write request: the JSON of `txedit apply
+// --json`, the txedit toolset's fs_write and the MCP server.
+type Result struct {
+	Success       bool          `json:"success"`
+	DryRun        bool          `json:"dry_run"`
+	TransactionID string        `json:"transaction_id,omitempty"`
+	Files         []*FileResult `json:"files"`
+	FilesModified int           `json:"files_modified"`
+	FilesSkipped  int           `json:"files_skipped"`
+	Diff          string        `json:"diff,omitempty"`
+	Code          Code          `json:"code,omitempty"`
+	Error         string        `json:"error,omitempty"`
+}
+
+// FileResult is the outcome for one file. Path is as the request named it
+// (root-relative with "/" for files found by pattern_replace).
+type FileResult struct {
+	Path         string        `json:"path"`
+	Success      bool          `json:"success"`
+	EditsApplied int           `json:"edits_applied"`
+	EditsFailed  int           `json:"edits_failed"`
+	FailedEdits  []*FailedEdit `json:"failed_edits,omitempty"`
+	// ContentHash is the file's new whole-file hash, so a caller can chain
+	// edits without reading again. After a move it is the hash at NewPath;
+	// after a delete it is empty.
+	ContentHash  string `json:"content_hash,omitempty"`
+	NewPath      string `json:"new_path,omitempty"`
+	Replacements int    `json:"replacements"`
+	WouldModify  *bool  `json:"would_modify,omitempty"`
+	Preview      string `json:"preview,omitempty"`
+	Code         Code   `json:"code,omitempty"`
+	Error        string `json:"error,omitempty"`
+}
+
+// FailedEdit reports one edit that failed.
+type FailedEdit struct {
+	Index   int    `json:"index"`
+	Command string `json:"command,omitempty"`
+	Code    Code   `json:"code"`
+	Error   string `json:"error"`
+	// CurrentHash is the current token of the range a stale_hash was about.
+	CurrentHash string `json:"current_hash,omitempty"`
+}
