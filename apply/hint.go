@@ -115,4 +115,3 @@ func similarity(a, b string) float64 {
 	}
 	return 2 * float64(inter) / float64(len(a)-1+len(b)-1)
 }
-

@@ -1,0 +1,229 @@
+package engine
+
+import (
+	"context"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/txedit/txedit/internal/faultfs"
+	"github.com/txedit/txedit/journal"
+)
+
+var crashTree = map[string]string{
+	"a/one.txt":   "one\ntwo\nthree\n",
+	"a/crlf.txt":  "dos\r\nlines\r\n",
+	"b/two.txt":   "no final newline",
+	"b/del.txt":   "delete me\n",
+	"c/mv.txt":    "move me\n",
+	"e/keep.txt":  "untouched\n",
+	"e/other.txt": "x\n",
+}
+
+const crashRequest = `{"fileEdits":[
+	{"path":"a/one.txt","edits":[{"command":"replace_lines","start_line":2,"end_line":2,"new_str":"TWO"},{"command":"append","new_str":"four"}]},
+	{"path":"a/crlf.txt","edits":[{"command":"str_replace","old_str":"dos\nlines","new_str":"DOS\nLINES\nMORE"}]},
+	{"path":"b/two.txt","edits":[{"command":"str_replace","old_str":"final","new_str":"FINAL"}]},
+	{"path":"b/del.txt","edits":[{"command":"delete"}]},
+	{"path":"c/mv.txt","edits":[{"command":"str_replace","old_str":"move","new_str":"moved"},{"command":"move","new_path":"d/new/moved.txt"}]},
+	{"path":"e/other.txt","edits":[{"command":"copy","new_path":"f/g/copy.txt"}]},
+	{"path":"f/g/h/new.txt","edits":[{"command":"create","file_text":"created\n"}]}]}`
+
+// crashWorkload returns the tree before and after the request.
+func crashWorkload(t *testing.T) (old, new map[string]string) {
+	dir := t.TempDir()
+	writeTree(t, dir, crashTree)
+	old = readTree(t, dir)
+	w := openWS(t, dir, &Options{Sync: journal.SyncNone})
+	if res := run(t, w, crashRequest); !res.Success {
+		t.Fatalf("clean run: %+v", res)
+	}
+	return old, readTree(t, dir)
+}
+
+// checkCrashInvariant asserts the tree is entirely old or entirely new,
+// new exactly when a transaction committed, with no temporary file left
+// anywhere and no transaction pending.
+func checkCrashInvariant(t *testing.T, dir string, old, new map[string]string, label string) (committed bool) {
+	t.Helper()
+	// Opening the workspace for writing runs recovery.
+	w, err := Open(dir, &Options{Sync: journal.SyncNone})
+	if err != nil {
+		t.Fatalf("%s: reopen: %v", label, err)
+	}
+	defer w.Close()
+	got := treeString(readTree(t, dir))
+	isOld, isNew := got == treeString(old), got == treeString(new)
+	log, err := w.Log(0)
+	if err != nil {
+		t.Fatalf("%s: log: %v", label, err)
+	}
+	for _, e := range log {
+		switch e.State {
+		case "committed":
+			committed = true
+		case "pending":
+			t.Errorf("%s: transaction %s still pending after recovery", label, e.ID)
+		}
+	}
+	switch {
+	case committed && !isNew:
+		t.Errorf("%s: transaction committed but the tree is not the new tree:\n%s", label, got)
+	case !committed && !isOld:
+		t.Errorf("%s: no commit but the tree is not the old tree:\n%s", label, got)
+	}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && (journal.IsTemp(d.Name()) || strings.HasSuffix(d.Name(), ".tmp")) {
+			t.Errorf("%s: temporary file left: %s", label, p)
+		}
+		return nil
+	})
+	return committed
+}
+
+func crashOnce(t *testing.T, dir string, opts Options, ffs *faultfs.FS) (crashed bool) {
+	inner, err := journal.NewOSFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inner.Close()
+	ffs.Inner = inner
+	opts.FS = ffs
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(faultfs.Crash); !ok {
+				panic(r)
+			}
+			crashed = true
+		}
+	}()
+	w, err := Open(dir, &opts)
+	if err != nil {
+		return false
+	}
+	w.Apply(context.Background(), mustParse(t, crashRequest))
+	return false
+}
+
+// TestCrashAtEveryCall kills the commit (a panic that leaves the file
+// system as a SIGKILL would) at every file-system call, recovers, and
+// checks that each file is entirely old or entirely new.
+func TestCrashAtEveryCall(t *testing.T) {
+	old, new := crashWorkload(t)
+	modes := map[string]journal.SyncMode{"fsync": journal.SyncFile, "syncfs": journal.SyncFilesystem}
+	for name, mode := range modes {
+		t.Run(name, func(t *testing.T) {
+			// Count the calls of a clean run.
+			dir := t.TempDir()
+			writeTree(t, dir, crashTree)
+			probe := &faultfs.FS{}
+			crashOnce(t, dir, Options{Sync: mode}, probe)
+			total := probe.N()
+			if got := treeString(readTree(t, dir)); got != treeString(new) {
+				t.Fatalf("clean run through faultfs did not produce the new tree")
+			}
+			commits, crashes := 0, 0
+			for n := 1; n <= total+1; n++ {
+				dir := t.TempDir()
+				writeTree(t, dir, crashTree)
+				ffs := &faultfs.FS{FailAt: n, Mode: faultfs.ModeCrash}
+				crashOnce(t, dir, Options{Sync: mode}, ffs)
+				if ffs.Tripped {
+					crashes++
+				}
+				if checkCrashInvariant(t, dir, old, new, name+" crash at call "+itoa(n)) {
+					commits++
+				}
+			}
+			t.Logf("%s: %d calls, %d crash points, %d ended committed, %d rolled back", name, total, crashes, commits, total+1-commits)
+			if crashes != total || commits == 0 || commits == total+1 {
+				t.Errorf("crash coverage: %d crashes of %d calls, %d commits", crashes, total, commits)
+			}
+		})
+	}
+}
+
+// TestIOErrorAtEveryCall fails each call with EIO once (and, separately,
+// from that call on): Apply must report the failure and leave the tree
+// old — or new if the error came after the commit point — without any
+// recovery run.
+func TestIOErrorAtEveryCall(t *testing.T) {
+	old, new := crashWorkload(t)
+	dir := t.TempDir()
+	writeTree(t, dir, crashTree)
+	probe := &faultfs.FS{}
+	crashOnce(t, dir, Options{Sync: journal.SyncFile}, probe)
+	total := probe.N()
+	for _, mode := range []faultfs.Mode{faultfs.ModeError, faultfs.ModeErrorPersistent} {
+		for n := 1; n <= total; n++ {
+			dir := t.TempDir()
+			writeTree(t, dir, crashTree)
+			ffs := &faultfs.FS{FailAt: n, Mode: mode}
+			crashOnce(t, dir, Options{Sync: journal.SyncFile}, ffs)
+			label := "EIO at call " + itoa(n)
+			if mode == faultfs.ModeErrorPersistent {
+				label += " and after"
+			}
+			// A single failure is rolled back in-process. Under
+			// persistent failure the rollback fails too, and the
+			// invariant holds once recovery runs.
+			if got := treeString(readTree(t, dir)); mode == faultfs.ModeError && got != treeString(old) && got != treeString(new) {
+				t.Errorf("%s: tree is neither old nor new before recovery:\n%s", label, got)
+			}
+			checkCrashInvariant(t, dir, old, new, label)
+		}
+	}
+}
+
+// TestCrashDuringRecovery crashes the commit, then crashes the recovery at
+// every one of its calls, then recovers again.
+func TestCrashDuringRecovery(t *testing.T) {
+	old, new := crashWorkload(t)
+	dir := t.TempDir()
+	writeTree(t, dir, crashTree)
+	probe := &faultfs.FS{}
+	crashOnce(t, dir, Options{Sync: journal.SyncFile}, probe)
+	total := probe.N()
+	explored := 0
+	for n := 5; n <= total; n += 7 {
+		// How many calls does recovery after a crash at n make?
+		base := t.TempDir()
+		writeTree(t, base, crashTree)
+		crashOnce(t, base, Options{Sync: journal.SyncFile}, &faultfs.FS{FailAt: n, Mode: faultfs.ModeCrash})
+		rprobe := &faultfs.FS{}
+		recoverWith(t, base, rprobe)
+		for m := 1; m <= rprobe.N(); m++ {
+			dir := t.TempDir()
+			writeTree(t, dir, crashTree)
+			crashOnce(t, dir, Options{Sync: journal.SyncFile}, &faultfs.FS{FailAt: n, Mode: faultfs.ModeCrash})
+			recoverWith(t, dir, &faultfs.FS{FailAt: m, Mode: faultfs.ModeCrash})
+			checkCrashInvariant(t, dir, old, new, "crash at "+itoa(n)+", recovery crash at "+itoa(m))
+			explored++
+		}
+	}
+	t.Logf("%d nested crash states explored", explored)
+}
+
+func recoverWith(t *testing.T, dir string, ffs *faultfs.FS) {
+	inner, err := journal.NewOSFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inner.Close()
+	ffs.Inner = inner
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(faultfs.Crash); !ok {
+				panic(r)
+			}
+		}
+	}()
+	w, err := Open(dir, &Options{FS: ffs, Sync: journal.SyncFile})
+	if err == nil {
+		w.Close()
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

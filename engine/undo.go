@@ -1,0 +1,344 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/txedit/txedit/apply"
+	"github.com/txedit/txedit/hash"
+	"github.com/txedit/txedit/journal"
+	"github.com/txedit/txedit/plan"
+)
+
+// UndoOptions select what Undo reverts.
+type UndoOptions struct {
+	// ID is a transaction id or a unique prefix of one. Empty means the
+	// newest committed transaction that is in effect and is not itself an
+	// undo, so repeated undos walk back through history. Undoing an undo
+	// transaction is redo.
+	ID string
+	// Force undoes files that changed since the transaction; their
+	// current bytes are journaled, so the forced undo can be undone too.
+	Force  bool
+	DryRun bool
+}
+
+// Undo reverts a committed transaction as a new transaction of its own:
+// modified files get their old bytes back, created files are removed (and
+// the directories created for them, if empty), deleted files come back with
+// their mode, moved files move back. If a file changed since, Undo refuses
+// with conflict and names every such file, unless Force is set.
+func (w *Workspace) Undo(ctx context.Context, uo UndoOptions) (*plan.Result, error) {
+	res := &plan.Result{DryRun: uo.DryRun, Files: []*plan.FileResult{}}
+	entries, err := w.j.List()
+	if err != nil {
+		return failResult(res, wrapJournalErr(err))
+	}
+	target, err := pickUndo(entries, w.j, uo.ID)
+	if err != nil {
+		return failResult(res, err)
+	}
+	if !uo.DryRun {
+		if err := w.approve(ctx, "undo", uo); err != nil {
+			return failResult(res, err)
+		}
+	}
+	tm := target.Manifest
+	m := &journal.Manifest{Command: "undo", Undoes: tm.ID, Forced: uo.Force}
+	verb := "undo"
+	if tm.Undoes != "" {
+		verb = "redo"
+	}
+	m.Summary = fmt.Sprintf("%s %s: %s", verb, tm.ID, tm.Summary)
+	for i := len(tm.Mkdirs) - 1; i >= 0; i-- {
+		m.Rmdirs = append(m.Rmdirs, tm.Mkdirs[i])
+	}
+	var units []*unit
+	var conflicts []string
+	var diff strings.Builder
+	for i := len(tm.Ops) - 1; i >= 0; i-- {
+		op := tm.Ops[i]
+		fr := &plan.FileResult{Path: op.Path}
+		res.Files = append(res.Files, fr)
+		cur, err := w.readFile(op.Path, op.Path, true)
+		if err != nil {
+			fr.Code, fr.Error = plan.CodeOf(err), err.Error()
+			conflicts = append(conflicts, op.Path+" ("+err.Error()+")")
+			continue
+		}
+		if sameState(cur, op.Old) {
+			fr.Success = true // already as the undo would leave it
+			continue
+		}
+		if !sameState(cur, op.New) {
+			if !uo.Force {
+				fr.Code, fr.Error = plan.CodeConflict, fmt.Sprintf("conflict: %s: changed since transaction %s", op.Path, tm.ID)
+				conflicts = append(conflicts, op.Path)
+				continue
+			}
+		}
+		var before []byte
+		if op.Old != nil {
+			if before, err = w.j.Before(tm, i); err != nil {
+				e := &plan.Error{Code: plan.CodeIOError, Path: op.Path, Index: -1, Msg: "before-image unreadable: " + err.Error(), Err: err}
+				return failResult(res, e)
+			}
+		}
+		u, ops := w.undoUnit(op, cur, before)
+		u.ops = make([]int, len(ops))
+		for k, o := range ops {
+			u.ops[k] = len(m.Ops)
+			m.Ops = append(m.Ops, o)
+		}
+		units = append(units, u)
+		fr.Success = true
+		fr.EditsApplied = 1
+		wm := true
+		fr.WouldModify = &wm
+		if op.Old != nil {
+			fr.ContentHash = op.Old.Hash.String()
+		}
+		d := u.render(cur.data, before)
+		if uo.DryRun {
+			fr.Preview = d
+		}
+		diff.WriteString(d)
+	}
+	if len(conflicts) > 0 {
+		return failResult(res, plan.Errorf(plan.CodeConflict, "", "cannot undo %s: %d file(s) changed since: %s (use --force to undo anyway; their current bytes are journaled)",
+			tm.ID, len(conflicts), strings.Join(conflicts, ", ")))
+	}
+	res.FilesModified = len(units)
+	if uo.DryRun {
+		res.Success = true
+		res.Diff = diff.String()
+		return res, nil
+	}
+	if len(units) == 0 && len(m.Rmdirs) == 0 {
+		res.Success = true
+		return res, nil
+	}
+	if err := w.commit(ctx, m, units); err != nil {
+		for _, f := range res.Files {
+			f.ContentHash = ""
+		}
+		return failResult(res, err)
+	}
+	res.Success = true
+	res.TransactionID = m.ID
+	return res, nil
+}
+
+func sameState(cur *fileInfo, st *journal.State) bool {
+	if st == nil {
+		return !cur.exists
+	}
+	return cur.exists && int64(len(cur.data)) == st.Size && hash.Of(cur.data) == st.Hash
+}
+
+// undoUnit builds the unit restoring op's old state over cur.
+func (w *Workspace) undoUnit(op *journal.Op, cur *fileInfo, before []byte) (*unit, []*journal.Op) {
+	var old *journal.State
+	if cur.exists {
+		old = &journal.State{Hash: hash.Of(cur.data), Size: int64(len(cur.data)), Mode: cur.mode.Perm() | cur.mode&modeExtra,
+			Uid: cur.ident.Uid, Gid: cur.ident.Gid}
+	}
+	u := &unit{src: op.Path, old: old, kept: before,
+		content: func([]byte, bool) []byte { return before },
+		render: func(o, n []byte) string {
+			c := apply.Change{OldPath: op.Path, NewPath: op.Path, Old: o, New: n}
+			if old == nil {
+				c.OldPath = ""
+			} else {
+				c.OldMode = old.Mode
+			}
+			if op.Old == nil {
+				c.NewPath, c.New = "", nil
+			} else {
+				c.NewMode = op.Old.Mode
+			}
+			return apply.Unified(c)
+		}}
+	switch {
+	case op.Old == nil:
+		u.newSum = hash.Of(cur.data)
+		return u, []*journal.Op{{Path: op.Path, Kind: journal.Delete, Old: old}}
+	case old == nil:
+		u.newSum = op.Old.Hash
+		return u, []*journal.Op{{Path: op.Path, Kind: journal.Create, New: op.Old}}
+	default:
+		u.newSum = op.Old.Hash
+		return u, []*journal.Op{{Path: op.Path, Kind: journal.Modify, Old: old, New: op.Old}}
+	}
+}
+
+// pickUndo finds the transaction Undo should revert.
+func pickUndo(entries []*journal.Entry, j *journal.Journal, id string) (*journal.Entry, error) {
+	byID := map[string]*journal.Entry{}
+	for _, e := range entries {
+		byID[e.ID] = e
+	}
+	undoneBy := undoneBy(entries)
+	if id != "" {
+		full, err := j.Resolve(id)
+		if err != nil {
+			return nil, plan.Errorf(plan.CodeFileNotFound, "", "%v (see txedit log; gc may have removed it)", err)
+		}
+		e := byID[full]
+		switch {
+		case e == nil:
+			return nil, plan.Errorf(plan.CodeFileNotFound, "", "no such transaction %s", full)
+		case e.Manifest == nil:
+			return nil, plan.Errorf(plan.CodeIOError, "", "transaction %s is unreadable: %v", full, e.Err)
+		case e.State != journal.StateCommitted:
+			return nil, plan.Errorf(plan.CodeConflict, "", "transaction %s is %s, not committed: there is nothing to undo", full, e.State)
+		case undoneBy[full] != "":
+			return nil, plan.Errorf(plan.CodeConflict, "", "transaction %s was already undone by %s (undo %s to redo it)", full, undoneBy[full], undoneBy[full])
+		}
+		return e, nil
+	}
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if e.State == journal.StateCommitted && e.Manifest != nil && e.Manifest.Undoes == "" && undoneBy[e.ID] == "" {
+			return e, nil
+		}
+	}
+	return nil, plan.Errorf(plan.CodeFileNotFound, "", "nothing to undo: no committed transaction is in effect")
+}
+
+// undoneBy maps each transaction to the undo transaction currently in
+// effect against it. An undo that was itself undone (redo) no longer counts.
+func undoneBy(entries []*journal.Entry) map[string]string {
+	out := map[string]string{}
+	// Newest first, so a redo is seen before the undo it reverts.
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if e.State != journal.StateCommitted || e.Manifest == nil || e.Manifest.Undoes == "" {
+			continue
+		}
+		if out[e.ID] != "" {
+			continue // this undo was undone
+		}
+		if _, taken := out[e.Manifest.Undoes]; !taken {
+			out[e.Manifest.Undoes] = e.ID
+		}
+	}
+	return out
+}
+
+// TxnInfo is one line of the transaction log.
+type TxnInfo struct {
+	ID       string    `json:"id"`
+	Time     time.Time `json:"time"`
+	State    string    `json:"state"` // committed, undone, rolled_back, pending
+	Command  string    `json:"command,omitempty"`
+	Summary  string    `json:"summary,omitempty"`
+	Undoes   string    `json:"undoes,omitempty"`
+	UndoneBy string    `json:"undone_by,omitempty"`
+	Files    []TxnFile `json:"files"`
+	Error    string    `json:"error,omitempty"`
+}
+
+// TxnFile is one file of a logged transaction.
+type TxnFile struct {
+	Path    string `json:"path"`
+	Kind    string `json:"kind"` // modify, create, delete
+	OldHash string `json:"old_hash,omitempty"`
+	NewHash string `json:"new_hash,omitempty"`
+	Note    string `json:"note,omitempty"`
+}
+
+// Log lists the journal's transactions, newest first, at most limit of
+// them (0: all).
+func (w *Workspace) Log(limit int) ([]*TxnInfo, error) {
+	entries, err := w.j.List()
+	if err != nil {
+		return nil, wrapJournalErr(err)
+	}
+	undone := undoneBy(entries)
+	var out []*TxnInfo
+	for i := len(entries) - 1; i >= 0 && (limit <= 0 || len(out) < limit); i-- {
+		out = append(out, txnInfo(entries[i], undone))
+	}
+	return out, nil
+}
+
+func txnInfo(e *journal.Entry, undone map[string]string) *TxnInfo {
+	ti := &TxnInfo{ID: e.ID, State: string(e.State), Files: []TxnFile{}}
+	if u := undone[e.ID]; u != "" {
+		ti.State, ti.UndoneBy = "undone", u
+	}
+	m := e.Manifest
+	if m == nil {
+		ti.Error = fmt.Sprint(e.Err)
+		return ti
+	}
+	ti.Time, ti.Command, ti.Summary, ti.Undoes = m.Time, m.Command, m.Summary, m.Undoes
+	for _, op := range m.Ops {
+		f := TxnFile{Path: op.Path, Kind: string(op.Kind), Note: op.Note}
+		if op.Old != nil {
+			f.OldHash = op.Old.Hash.String()
+		}
+		if op.New != nil {
+			f.NewHash = op.New.Hash.String()
+		}
+		ti.Files = append(ti.Files, f)
+	}
+	return ti
+}
+
+// Show returns a transaction's record and the unified diff it applied.
+func (w *Workspace) Show(id string) (*TxnInfo, string, error) {
+	full, err := w.j.Resolve(id)
+	if err != nil {
+		return nil, "", plan.Errorf(plan.CodeFileNotFound, "", "%v", err)
+	}
+	entries, err := w.j.List()
+	if err != nil {
+		return nil, "", wrapJournalErr(err)
+	}
+	undone := undoneBy(entries)
+	for _, e := range entries {
+		if e.ID != full {
+			continue
+		}
+		ti := txnInfo(e, undone)
+		if e.Manifest == nil {
+			return ti, "", plan.Errorf(plan.CodeIOError, "", "transaction %s is unreadable: %v", full, e.Err)
+		}
+		diffs, err := w.j.Diffs(e.Manifest)
+		if err != nil && !errors.Is(err, journal.ErrCorrupt) {
+			return ti, "", wrapJournalErr(err)
+		}
+		return ti, strings.Join(diffs, ""), nil
+	}
+	return nil, "", plan.Errorf(plan.CodeFileNotFound, "", "no such transaction %s", id)
+}
+
+// Recover rolls back transactions whose owners died before their commit
+// point (Open already does this for writable workspaces).
+func (w *Workspace) Recover() ([]*journal.Report, error) {
+	reps, err := w.j.Recover()
+	return reps, wrapErrIf(err)
+}
+
+// GC applies the journal's retention limits and returns the removed ids.
+func (w *Workspace) GC() ([]string, error) {
+	l, err := w.j.Lock()
+	if err != nil {
+		return nil, wrapJournalErr(err)
+	}
+	defer l.Unlock()
+	ids, err := l.GC()
+	return ids, wrapErrIf(err)
+}
+
+func wrapErrIf(err error) error {
+	if err == nil {
+		return nil
+	}
+	return wrapJournalErr(err)
+}

@@ -1,0 +1,508 @@
+package engine
+
+import (
+	"context"
+	"errors"
+
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gobwas/glob"
+
+	"github.com/txedit/txedit/journal"
+	"github.com/txedit/txedit/plan"
+)
+
+// PermissionMode is one of seed 002's ToolContext permission modes.
+type PermissionMode string
+
+// The permission modes.
+const (
+	// ModeDefault consults Options.Approve before every write.
+	ModeDefault PermissionMode = "default"
+	// ModeAcceptEdits allows writes without asking.
+	ModeAcceptEdits PermissionMode = "acceptEdits"
+	// ModePlan is read-only: every write is denied.
+	ModePlan PermissionMode = "plan"
+	// ModeBypass asks nothing.
+	ModeBypass PermissionMode = "bypassPermissions"
+)
+
+// Options configure a Workspace. A nil *Options means the defaults.
+type Options struct {
+	// FS replaces the operating system's file system, rooted at the
+	// workspace root. Tests pass fault-injecting ones.
+	FS journal.FS
+	// Sync chooses how commits are made durable (default: syncfs barriers
+	// for large transactions, fsync for small ones).
+	Sync journal.SyncMode
+	// LockTimeout bounds the wait for another process's commit (default 30s).
+	LockTimeout time.Duration
+	// Workers bounds the files processed at once (default 2×CPUs, min 4).
+	Workers int
+	// MaxFileSize refuses bigger files with too_large (default 64 MiB).
+	MaxFileSize int64
+	// MemoryBudget bounds the new file contents held between planning and
+	// commit; beyond it they are computed again under the lock instead
+	// (default 256 MiB).
+	MemoryBudget int64
+	// Mode is the permission mode (default ModeDefault).
+	Mode PermissionMode
+	// Approve is asked before every write in ModeDefault; nil allows.
+	Approve func(ctx context.Context, tool string, args any) (bool, error)
+	// DenyRead and DenyWrite are globs (gitignore-like: without a "/" they
+	// match a base name at any depth; "**" crosses directories) of paths
+	// that may not be read or written.
+	DenyRead, DenyWrite []string
+	// AllowGit permits writes inside .git directories.
+	AllowGit bool
+	// Keep and KeepBytes are the journal's retention (default 200
+	// transactions within 1 GiB of before-images).
+	Keep      int
+	KeepBytes int64
+}
+
+// Workspace is a directory tree that txedit reads and edits. All access
+// is confined to the root. A Workspace is safe for concurrent use; commits
+// are serialised by the journal's lock, across processes too.
+type Workspace struct {
+	root     string // absolute, as given
+	rootReal string // with symlinks resolved
+	fsys     journal.FS
+	closer   func() error
+	j        *journal.Journal
+	opts     Options
+	denyR    []*glob.Pattern
+	denyW    []*glob.Pattern
+	// Recovered lists what recovery did when the workspace was opened.
+	Recovered []*journal.Report
+}
+
+// Open opens the workspace rooted at dir. Unless Options.Mode is plan
+// (read-only), it first recovers transactions whose owners died before
+// their commit point.
+func Open(dir string, opts *Options) (*Workspace, error) {
+	w := &Workspace{}
+	if opts != nil {
+		w.opts = *opts
+	}
+	o := &w.opts
+	if o.Workers <= 0 {
+		o.Workers = max(4, 2*runtime.NumCPU())
+	}
+	if o.MaxFileSize <= 0 {
+		o.MaxFileSize = 64 << 20
+	}
+	if o.MemoryBudget <= 0 {
+		o.MemoryBudget = 256 << 20
+	}
+	if o.Mode == "" {
+		o.Mode = ModeDefault
+	}
+	switch o.Mode {
+	case ModeDefault, ModeAcceptEdits, ModePlan, ModeBypass:
+	default:
+		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "unknown permission mode %q (want default, acceptEdits, plan or bypassPermissions)", o.Mode)
+	}
+	abs, err := filepath.Abs(expandHome(dir))
+	if err != nil {
+		return nil, err
+	}
+	w.root = abs
+	w.rootReal = abs
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		w.rootReal = r
+	}
+	if o.FS != nil {
+		w.fsys = o.FS
+	} else {
+		fi, err := os.Stat(abs)
+		if err != nil {
+			return nil, &plan.Error{Code: plan.CodeFileNotFound, Index: -1, Path: dir, Msg: "workspace root: " + errText(err), Err: err}
+		}
+		if !fi.IsDir() {
+			return nil, plan.Errorf(plan.CodeInvalidRequest, dir, "workspace root is not a directory")
+		}
+		osfs, err := journal.NewOSFS(abs)
+		if err != nil {
+			return nil, err
+		}
+		w.fsys, w.closer = osfs, osfs.Close
+	}
+	if w.denyR, err = compileGlobs(o.DenyRead); err != nil {
+		return nil, err
+	}
+	if w.denyW, err = compileGlobs(o.DenyWrite); err != nil {
+		return nil, err
+	}
+	w.j = journal.New(w.fsys, &journal.Options{Sync: o.Sync, LockTimeout: o.LockTimeout, Keep: o.Keep, KeepBytes: o.KeepBytes})
+	if o.Mode != ModePlan {
+		reports, err := w.j.RecoverIfNeeded()
+		if err != nil {
+			w.Close()
+			return nil, wrapJournalErr(err)
+		}
+		w.Recovered = reports
+	}
+	return w, nil
+}
+
+// Close releases the workspace.
+func (w *Workspace) Close() error {
+	if w.closer != nil {
+		return w.closer()
+	}
+	return nil
+}
+
+// Root returns the workspace's absolute root directory.
+func (w *Workspace) Root() string { return w.root }
+
+// FS returns the file system the workspace uses.
+func (w *Workspace) FS() journal.FS { return w.fsys }
+
+func expandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, p[1:])
+		}
+	}
+	return p
+}
+
+func compileGlobs(pats []string) ([]*glob.Pattern, error) {
+	var out []*glob.Pattern
+	c := glob.Compiler{Separators: []rune{'/'}, Globstar: true}
+	for _, p := range pats {
+		if !strings.Contains(p, "/") {
+			p = "**/" + p
+		}
+		g, err := c.Compile(strings.TrimPrefix(p, "/"))
+		if err != nil {
+			return nil, plan.Errorf(plan.CodeInvalidRequest, "", "bad glob %q: %v", p, err)
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}
+
+// maxHops bounds symlink chains, as the kernel's ELOOP limit does.
+const maxHops = 40
+
+// resolve turns a request path into a clean root-relative path with every
+// symlink resolved, so edits go to the link's target and the link stays a
+// link. It refuses, with outside_root, paths that leave the root through
+// "..", an absolute path or a symlink (including absolute symlinks, which
+// os.Root will not follow either). The last components may be missing
+// (for creates); a dangling symlink there is refused for create.
+func (w *Workspace) resolve(p string) (string, error) {
+	rel, _, err := w.resolveLinks(p)
+	return rel, err
+}
+
+// resolveLinks is resolve that also reports whether the path is a dangling
+// symlink: a link was followed and its target does not exist.
+func (w *Workspace) resolveLinks(p string) (rel string, dangling bool, err error) {
+	rel, dangling, err = w.resolve1(p)
+	return
+}
+
+func (w *Workspace) resolve1(p string) (string, bool, error) {
+	linked := false
+	if p == "" {
+		return "", false, plan.Errorf(plan.CodeInvalidRequest, p, "empty path")
+	}
+	if strings.ContainsRune(p, 0) {
+		return "", false, plan.Errorf(plan.CodeInvalidRequest, p, "path contains a NUL byte")
+	}
+	name := expandHome(p)
+	if filepath.IsAbs(name) {
+		rel, ok := w.relToRoot(filepath.Clean(name))
+		if !ok {
+			return "", false, plan.Errorf(plan.CodeOutsideRoot, p, "path is outside the workspace root %s", w.root)
+		}
+		name = rel
+	}
+	// A path that leaves the root by its spelling alone is refused before
+	// anything is looked up (the walk below resolves ".." physically).
+	if c := path.Clean(filepath.ToSlash(name)); c == ".." || strings.HasPrefix(c, "../") {
+		return "", false, plan.Errorf(plan.CodeOutsideRoot, p, "path leads outside the workspace root")
+	}
+	rest := strings.Split(filepath.ToSlash(name), "/")
+	var done []string
+	hops := 0
+	for len(rest) > 0 {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(done) == 0 {
+				return "", false, plan.Errorf(plan.CodeOutsideRoot, p, "path leads outside the workspace root")
+			}
+			done = done[:len(done)-1]
+			continue
+		}
+		cur := path.Join(append(done, c)...)
+		fi, err := w.fsys.Lstat(cur)
+		if errors.Is(err, fs.ErrNotExist) {
+			done = append(done, c)
+			for _, r := range rest {
+				if r == ".." {
+					return "", false, plan.Errorf(plan.CodeFileNotFound, p, "directory %s does not exist", cur)
+				}
+				if r != "" && r != "." {
+					done = append(done, r)
+				}
+			}
+			return path.Join(done...), linked, nil
+		}
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) || isENOTDIR(err) {
+				return "", false, plan.Errorf(plan.CodeFileNotFound, p, "%s is not a directory", path.Join(done...))
+			}
+			if isEscape(err) {
+				return "", false, plan.Errorf(plan.CodeOutsideRoot, p, "path leads outside the workspace root")
+			}
+			return "", false, &plan.Error{Code: plan.CodeIOError, Path: p, Index: -1, Msg: errText(err), Err: err}
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			if len(rest) > 0 && !fi.IsDir() && !allEmpty(rest) {
+				return "", false, plan.Errorf(plan.CodeFileNotFound, p, "%s is not a directory", cur)
+			}
+			done = append(done, c)
+			continue
+		}
+		hops++
+		linked = true
+		if hops > maxHops {
+			return "", false, plan.Errorf(plan.CodeInvalidRequest, p, "too many levels of symbolic links")
+		}
+		target, err := w.fsys.Readlink(cur)
+		if err != nil {
+			return "", false, &plan.Error{Code: plan.CodeIOError, Path: p, Index: -1, Msg: errText(err), Err: err}
+		}
+		if strings.HasPrefix(target, "/") {
+			return "", false, plan.Errorf(plan.CodeOutsideRoot, p, "%s is an absolute symlink (to %s); txedit follows only relative links that stay inside the root", cur, target)
+		}
+		rest = append(strings.Split(target, "/"), rest...)
+	}
+	if len(done) == 0 {
+		return ".", false, nil
+	}
+	return path.Join(done...), false, nil
+}
+
+func allEmpty(parts []string) bool {
+	for _, r := range parts {
+		if r != "" && r != "." {
+			return false
+		}
+	}
+	return true
+}
+
+// relToRoot maps an absolute path inside the root to a relative one. It
+// is only a translation: every access then goes through os.Root, which is
+// what confines it.
+func (w *Workspace) relToRoot(abs string) (string, bool) {
+	for _, root := range []string{w.root, w.rootReal} {
+		rel, err := filepath.Rel(root, abs)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			return rel, true
+		}
+	}
+	return "", false
+}
+
+func isEscape(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "path escapes from parent")
+}
+
+// checkPolicy refuses paths txedit never touches and paths the options
+// deny. rel is resolved; named is as the request gave it.
+func (w *Workspace) checkPolicy(named, rel string, write bool) error {
+	parts := strings.Split(rel, "/")
+	if parts[0] == journal.Dir {
+		return plan.Errorf(plan.CodeDenied, named, "%s/ is txedit's journal; no tool reads or writes inside it", journal.Dir)
+	}
+	if write && !w.opts.AllowGit {
+		for _, c := range parts {
+			if c == ".git" {
+				return plan.Errorf(plan.CodeDenied, named, "writes inside .git/ are refused (set AllowGit to permit them)")
+			}
+		}
+	}
+	if journal.IsTemp(path.Base(rel)) {
+		return plan.Errorf(plan.CodeDenied, named, "%s is a txedit staging file", rel)
+	}
+	deny := w.denyR
+	if write {
+		deny = append(append([]*glob.Pattern{}, w.denyW...), w.denyR...)
+	}
+	for _, g := range deny {
+		if g.Match(rel) {
+			what := "reading"
+			if write {
+				what = "writing"
+			}
+			return plan.Errorf(plan.CodeDenied, named, "%s %s is denied by policy", what, rel)
+		}
+	}
+	return nil
+}
+
+// fileInfo describes a file as read for editing.
+type fileInfo struct {
+	exists bool
+	data   []byte
+	ident  journal.Identity
+	mode   fs.FileMode
+}
+
+// readFile reads a resolved path for editing: only regular files with one
+// link, at most MaxFileSize, and the file opened must be the file that was
+// stat'ed (a swap in between is refused).
+func (w *Workspace) readFile(named, rel string, forEdit bool) (*fileInfo, error) {
+	fi, err := w.fsys.Lstat(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &fileInfo{}, nil
+	}
+	if err != nil {
+		return nil, ioErr(named, err)
+	}
+	if err := w.checkRegular(named, fi, forEdit); err != nil {
+		return nil, err
+	}
+	f, err := w.fsys.Open(rel)
+	if err != nil {
+		return nil, ioErr(named, err)
+	}
+	defer f.Close()
+	ofi, err := f.Stat()
+	if err != nil {
+		return nil, ioErr(named, err)
+	}
+	id, oid := journal.IdentityOf(fi), journal.IdentityOf(ofi)
+	if id.Dev != oid.Dev || id.Ino != oid.Ino || !ofi.Mode().IsRegular() {
+		return nil, plan.Errorf(plan.CodeConflict, named, "file was replaced while it was being opened; try again")
+	}
+	data := make([]byte, ofi.Size())
+	n, err := readFull(f, data)
+	if err != nil {
+		return nil, ioErr(named, err)
+	}
+	data = data[:n]
+	if int64(n) != ofi.Size() {
+		return nil, plan.Errorf(plan.CodeConflict, named, "file changed size while it was read; try again")
+	}
+	return &fileInfo{exists: true, data: data, ident: oid, mode: ofi.Mode()}, nil
+}
+
+func readFull(f journal.File, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := f.Read(buf[n:])
+		n += m
+		if err != nil {
+			if errors.Is(err, errEOF) {
+				break
+			}
+			return n, err
+		}
+		if m == 0 {
+			break
+		}
+	}
+	// A file that grew since the stat is detected by the caller's size
+	// check on the next read.
+	var one [1]byte
+	if m, _ := f.Read(one[:]); m > 0 {
+		return n + 1, nil
+	}
+	return n, nil
+}
+
+func (w *Workspace) checkRegular(named string, fi fs.FileInfo, forEdit bool) error {
+	switch m := fi.Mode(); {
+	case m.IsDir():
+		return plan.Errorf(plan.CodeNotRegular, named, "is a directory")
+	case !m.IsRegular():
+		return plan.Errorf(plan.CodeNotRegular, named, "is not a regular file (%v); only regular files are read or edited", m.Type())
+	}
+	if id := journal.IdentityOf(fi); forEdit && id.Nlink > 1 {
+		return plan.Errorf(plan.CodeDenied, named, "has %d hard links: replacing it would split them, so edits are refused", id.Nlink)
+	}
+	if fi.Size() > w.opts.MaxFileSize {
+		return plan.Errorf(plan.CodeTooLarge, named, "is %d bytes, over the %d-byte limit", fi.Size(), w.opts.MaxFileSize)
+	}
+	return nil
+}
+
+func ioErr(named string, err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return &plan.Error{Code: plan.CodeDenied, Path: named, Index: -1, Msg: errText(err), Err: err}
+	}
+	if isEscape(err) {
+		return &plan.Error{Code: plan.CodeOutsideRoot, Path: named, Index: -1, Msg: "path leads outside the workspace root", Err: err}
+	}
+	return &plan.Error{Code: plan.CodeIOError, Path: named, Index: -1, Msg: errText(err), Err: err}
+}
+
+// errText strips the op and path from an *fs.PathError: messages already
+// name the path.
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func wrapJournalErr(err error) error {
+	if errors.Is(err, journal.ErrBusy) {
+		return &plan.Error{Code: plan.CodeBusy, Index: -1, Msg: "another txedit process is committing in this workspace; try again", Err: err}
+	}
+	var ce *journal.ConflictError
+	if errors.As(err, &ce) {
+		return &plan.Error{Code: plan.CodeConflict, Path: ce.Path, Index: -1, Msg: ce.Msg + "; nothing was written", Err: err}
+	}
+	var pe *plan.Error
+	if errors.As(err, &pe) {
+		return err
+	}
+	return &plan.Error{Code: plan.CodeIOError, Index: -1, Msg: err.Error(), Err: err}
+}
+
+var (
+	umaskOnce sync.Once
+	umask     fs.FileMode = 0o022
+)
+
+// createMode is the mode of files txedit creates: 0666 less the umask, as
+// any editor would give them. The umask is read from /proc (Linux) rather
+// than set and reset, which would race with other goroutines.
+func createMode() fs.FileMode {
+	umaskOnce.Do(func() {
+		data, err := os.ReadFile("/proc/self/status")
+		if err != nil {
+			return
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(line, "Umask:"); ok {
+				if n, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
+					umask = fs.FileMode(n)
+				}
+			}
+		}
+	})
+	return 0o666 &^ umask
+}

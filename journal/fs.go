@@ -1,0 +1,125 @@
+package journal
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"syscall"
+	"time"
+)
+
+// FS is the file-system seam of the commit, recovery and undo paths. Every
+// call those paths make goes through it, so a test can fail or "crash" the
+// protocol at any step, and other backends (in-memory agent state, a
+// persistent store) can plug in later.
+//
+// Names are slash-separated, relative to the workspace root, and never
+// absolute or "..": the caller resolves and confines paths first. "." names
+// the root itself. Errors are *fs.PathError values as package os returns
+// them, so errors.Is(err, fs.ErrNotExist) and friends work.
+type FS interface {
+	// Open opens a file for reading without blocking on FIFOs.
+	Open(name string) (File, error)
+	// Create creates a new file for writing; it fails if name exists
+	// (O_CREATE|O_EXCL), even as a dangling symlink.
+	Create(name string, perm fs.FileMode) (File, error)
+	Lstat(name string) (fs.FileInfo, error)
+	ReadDir(name string) ([]fs.DirEntry, error)
+	Readlink(name string) (string, error)
+	Mkdir(name string, perm fs.FileMode) error
+	// Rename replaces newname atomically.
+	Rename(oldname, newname string) error
+	// Link makes newname a hard link to oldname; it fails if newname
+	// exists, which is how creates avoid clobbering.
+	Link(oldname, newname string) error
+	Remove(name string) error
+	// SyncDir makes the directory's entries durable (fsync of the dir).
+	SyncDir(name string) error
+	// SyncFS makes everything written to the file system that holds name
+	// durable, in one call (syncfs(2) on Linux). It returns
+	// errors.ErrUnsupported where there is no such call.
+	SyncFS(name string) error
+	// Lock takes an exclusive lock on the file name (creating it), waiting
+	// up to timeout. It returns ErrBusy on timeout. The lock dies with the
+	// process.
+	Lock(name string, timeout time.Duration) (unlock func() error, err error)
+}
+
+// File is an open file of an [FS].
+type File interface {
+	io.Reader
+	io.ReaderAt
+	io.Writer
+	io.WriterAt
+	io.Closer
+	Sync() error
+	Stat() (fs.FileInfo, error)
+	Chmod(mode fs.FileMode) error
+	Chown(uid, gid int) error
+}
+
+// ErrBusy reports that another process holds the workspace lock.
+var ErrBusy = errors.New("workspace is locked by another txedit process")
+
+// Identity is what distinguishes one file version from another without
+// reading it: if any field differs, someone touched the file.
+type Identity struct {
+	Dev, Ino     uint64
+	Size         int64
+	Mtime, Ctime int64 // nanoseconds
+	Mode         fs.FileMode
+	Nlink        uint64
+	Uid, Gid     int
+}
+
+// IdentityOf extracts a file's identity from its FileInfo. FileInfo.Sys may
+// be a *syscall.Stat_t (package os) or an *Identity (other backends).
+func IdentityOf(fi fs.FileInfo) Identity {
+	id := Identity{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Mode: fi.Mode(), Nlink: 1}
+	switch s := fi.Sys().(type) {
+	case *syscall.Stat_t:
+		id.Dev, id.Ino, id.Nlink = uint64(s.Dev), uint64(s.Ino), uint64(s.Nlink)
+		id.Ctime = s.Ctim.Sec*1e9 + s.Ctim.Nsec
+		id.Uid, id.Gid = int(s.Uid), int(s.Gid)
+	case *Identity:
+		id.Dev, id.Ino, id.Nlink, id.Ctime, id.Uid, id.Gid = s.Dev, s.Ino, s.Nlink, s.Ctime, s.Uid, s.Gid
+	}
+	return id
+}
+
+// ReadFile reads a whole file through fsys, refusing anything that is not
+// a regular file.
+func ReadFile(fsys FS, name string) ([]byte, fs.FileInfo, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fi, &fs.PathError{Op: "read", Path: name, Err: errNotRegular}
+	}
+	data := make([]byte, 0, fi.Size()+1)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, fi, nil
+		}
+		if err != nil {
+			return nil, fi, err
+		}
+	}
+}
+
+var errNotRegular = errors.New("not a regular file")
+
+// ErrNotRegular reports a FIFO, device, socket or directory where a regular
+// file was expected.
+var ErrNotRegular = errNotRegular

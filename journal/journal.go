@@ -1,0 +1,695 @@
+package journal
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/txedit/txedit/hash"
+)
+
+// Dir is the journal's directory, relative to the workspace root.
+const Dir = ".txedit"
+
+const (
+	txnsDir  = Dir + "/txns"
+	gcDir    = Dir + "/gc"
+	lockName = Dir + "/LOCK"
+)
+
+// SyncMode chooses how the commit protocol makes its phases durable.
+type SyncMode int
+
+const (
+	// SyncAuto uses one syncfs(2) per phase for large transactions and
+	// per-file fsync for small ones (syncfs flushes the whole file
+	// system, which costs more than a few fsyncs when other processes
+	// have dirty data).
+	SyncAuto SyncMode = iota
+	// SyncFile fsyncs every file and directory it writes.
+	SyncFile
+	// SyncFilesystem uses syncfs(2) barriers, falling back to SyncFile
+	// where the platform has none.
+	SyncFilesystem
+	// SyncNone skips durability: atomicity survives a process crash
+	// (the page cache does), not a power loss. For tests and tmpfs.
+	SyncNone
+)
+
+// Options configure a Journal. The zero value is usable.
+type Options struct {
+	Sync        SyncMode
+	LockTimeout time.Duration // default 30s
+	// SyncFSThreshold is the number of ops from which SyncAuto uses
+	// syncfs; default 16.
+	SyncFSThreshold int
+	// Keep and KeepBytes are the retention limits of GC: the newest Keep
+	// transactions (default 200) within KeepBytes of packs (default 1 GiB).
+	Keep      int
+	KeepBytes int64
+}
+
+// Journal is the on-disk transaction log of one workspace. It is safe for
+// concurrent use; transactions are serialised by the workspace lock.
+type Journal struct {
+	fs   FS
+	opts Options
+}
+
+// New returns the journal of the workspace fsys is rooted at. Nothing is
+// written until the first Lock.
+func New(fsys FS, opts *Options) *Journal {
+	j := &Journal{fs: fsys}
+	if opts != nil {
+		j.opts = *opts
+	}
+	if j.opts.LockTimeout == 0 {
+		j.opts.LockTimeout = 30 * time.Second
+	}
+	if j.opts.SyncFSThreshold == 0 {
+		j.opts.SyncFSThreshold = 16
+	}
+	if j.opts.Keep == 0 {
+		j.opts.Keep = 200
+	}
+	if j.opts.KeepBytes == 0 {
+		j.opts.KeepBytes = 1 << 30
+	}
+	return j
+}
+
+// Locked is a held workspace lock.
+type Locked struct {
+	j      *Journal
+	unlock func() error
+	lastID string // the newest transaction id seen under the lock
+	// Recovered lists transactions that recovery rolled back when the lock
+	// was taken: their owners died mid-commit.
+	Recovered []*Report
+}
+
+// Lock takes the workspace lock, creating the journal on first use, and
+// recovers transactions whose owners died. It returns ErrBusy if another
+// process holds the lock past the timeout.
+func (j *Journal) Lock() (*Locked, error) {
+	if err := j.init(); err != nil {
+		return nil, err
+	}
+	unlock, err := j.fs.Lock(lockName, j.opts.LockTimeout)
+	if err != nil {
+		return nil, err
+	}
+	l := &Locked{j: j, unlock: unlock}
+	ok := false
+	defer func() {
+		if !ok {
+			unlock() // recovery failed or panicked: do not keep the lock
+		}
+	}()
+	reports, last, err := j.recoverLocked()
+	l.lastID = last
+	l.Recovered = reports
+	if err != nil {
+		return nil, err
+	}
+	ok = true
+	return l, nil
+}
+
+// Unlock releases the lock.
+func (l *Locked) Unlock() error { return l.unlock() }
+
+func (j *Journal) init() error {
+	if _, err := j.fs.Lstat(txnsDir); err == nil {
+		return nil
+	}
+	if err := j.fs.Mkdir(Dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	// The journal ignores itself, so it never shows up in git status and
+	// the user's .gitignore is never edited.
+	if f, err := j.fs.Create(Dir+"/.gitignore", 0o644); err == nil {
+		_, err = f.Write([]byte("*\n"))
+		f.Close()
+		if err != nil {
+			return err
+		}
+	} else if !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if err := j.fs.Mkdir(txnsDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if j.opts.Sync != SyncNone {
+		if err := j.fs.SyncDir(Dir); err != nil {
+			return err
+		}
+		return j.fs.SyncDir(".")
+	}
+	return nil
+}
+
+// newID returns a time-ordered transaction id: UTC time to the microsecond
+// and a random suffix, e.g. 20261121-075700-123456-3f9a.
+// The id sorts after every id in the journal (after), so the log order is
+// the commit order even if the clock steps back.
+func newID(after string) string {
+	var r [2]byte
+	rand.Read(r[:])
+	t := time.Now().UTC()
+	for {
+		id := fmt.Sprintf("%s-%06d-%s", t.Format("20060102-150405"), t.Nanosecond()/1000, hex.EncodeToString(r[:]))
+		if id > after {
+			return id
+		}
+		if last, ok := idTime(after); ok && !last.Before(t) {
+			t = last
+		}
+		t = t.Add(time.Microsecond)
+	}
+}
+
+// idTime parses the time part of a transaction id.
+func idTime(id string) (time.Time, bool) {
+	if len(id) < 22 || id[15] != '-' {
+		return time.Time{}, false
+	}
+	t, err := time.Parse("20060102-150405", id[:15])
+	us, err2 := strconv.Atoi(id[16:22])
+	if err != nil || err2 != nil {
+		return time.Time{}, false
+	}
+	return t.Add(time.Duration(us) * time.Microsecond), true
+}
+
+// Tx is a transaction being committed. Stage may be called concurrently for
+// different ops; the other methods are not safe for concurrent use.
+type Tx struct {
+	j         *Journal
+	m         *Manifest
+	dir       string
+	pack      *packWriter
+	packFile  File
+	idents    []Identity
+	identSet  []bool
+	sync      SyncMode
+	prepared  bool
+	committed bool
+	done      bool
+}
+
+// Manifest returns the transaction's manifest (with its id).
+func (tx *Tx) Manifest() *Manifest { return tx.m }
+
+// Begin starts a transaction for m's ops: it assigns the id and staging
+// names, finds the directories creates need, and writes the manifest
+// durably before any user file or directory is touched.
+func (l *Locked) Begin(m *Manifest) (*Tx, error) {
+	j := l.j
+	m.Version = manifestVersion
+	m.Time = time.Now().UTC()
+	var dir string
+	for try := 0; ; try++ {
+		m.ID = newID(l.lastID)
+		dir = txnsDir + "/" + m.ID
+		err := j.fs.Mkdir(dir, 0o700)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || try > 10 {
+			return nil, err
+		}
+	}
+	tx := &Tx{j: j, m: m, dir: dir, idents: make([]Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), sync: j.opts.Sync}
+	if tx.sync == SyncAuto {
+		tx.sync = SyncFile
+		if len(m.Ops) >= j.opts.SyncFSThreshold {
+			tx.sync = SyncFilesystem
+		}
+	}
+	seen := map[string]bool{}
+	for i, op := range m.Ops {
+		op.Staged = stagedName(m.ID, op.Path, i)
+		if op.Old == nil {
+			for _, d := range parents(op.Path) {
+				if seen[d] {
+					continue
+				}
+				seen[d] = true
+				if _, err := j.fs.Lstat(d); errors.Is(err, fs.ErrNotExist) {
+					m.Mkdirs = append(m.Mkdirs, d)
+				}
+			}
+		}
+	}
+	fail := func(err error) (*Tx, error) {
+		tx.rollbackQuiet()
+		return nil, err
+	}
+	if err := tx.writeFile(dir+"/manifest", func() ([]byte, error) { return encodeManifest(m) }); err != nil {
+		return fail(err)
+	}
+	if tx.sync != SyncNone {
+		// The txn dir entry must be durable before staged files appear,
+		// or a power loss could leave temp files no manifest names.
+		if err := j.fs.SyncDir(txnsDir); err != nil {
+			return fail(err)
+		}
+	}
+	for _, d := range m.Mkdirs {
+		if err := j.fs.Mkdir(d, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fail(err)
+		}
+	}
+	f, err := j.fs.Create(dir+"/pack", 0o600)
+	if err != nil {
+		return fail(err)
+	}
+	tx.packFile = f
+	tx.pack = &packWriter{f: f}
+	return tx, nil
+}
+
+// writeFile writes a journal file atomically: temp, fsync, rename, fsync dir.
+func (tx *Tx) writeFile(name string, content func() ([]byte, error)) error {
+	data, err := content()
+	if err != nil {
+		return err
+	}
+	tmp := name + ".tmp"
+	f, err := tx.j.fs.Create(tmp, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil && tx.sync != SyncNone {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = tx.j.fs.Rename(tmp, name)
+	}
+	if err == nil && tx.sync != SyncNone {
+		err = tx.j.fs.SyncDir(path.Dir(name))
+	}
+	if err != nil {
+		tx.j.fs.Remove(tmp)
+	}
+	return err
+}
+
+// stagedName is the temporary file of op n: in the target's own directory,
+// so the final rename stays inside one directory and one file system.
+func stagedName(id, p string, n int) string {
+	return path.Join(path.Dir(p), fmt.Sprintf(".txedit-%s-%d.tmp", id, n))
+}
+
+// IsTemp reports whether a file name is one of txedit's staging files;
+// walkers skip them.
+func IsTemp(name string) bool {
+	return strings.HasPrefix(name, ".txedit-") && strings.HasSuffix(name, ".tmp")
+}
+
+// parents returns the directories above p, outermost first.
+func parents(p string) []string {
+	var out []string
+	for d := path.Dir(p); d != "." && d != "/"; d = path.Dir(d) {
+		out = append(out, d)
+	}
+	for i, k := 0, len(out)-1; i < k; i, k = i+1, k-1 {
+		out[i], out[k] = out[k], out[i]
+	}
+	return out
+}
+
+// Staging is the data of one op.
+type Staging struct {
+	Old   []byte   // current content (nil when the file is absent)
+	Ident Identity // identity of the file Old was read from
+	New   []byte   // new content (ignored for deletes)
+	Diff  string   // the op's unified diff, kept for `txedit show`
+}
+
+// Stage records op i's before-image and diff in the pack and writes its new
+// content to the staging file with the target's mode and owner. It is safe
+// to call concurrently for different ops.
+func (tx *Tx) Stage(i int, s Staging) error {
+	op := tx.m.Ops[i]
+	if op.Old != nil {
+		if hash.Of(s.Old) != op.Old.Hash {
+			return fmt.Errorf("stage %s: before-image does not match the manifest", op.Path)
+		}
+		if err := tx.pack.add(recBefore, i, s.Old); err != nil {
+			return err
+		}
+		tx.idents[i], tx.identSet[i] = s.Ident, true
+	}
+	if s.Diff != "" {
+		if err := tx.pack.add(recDiff, i, []byte(s.Diff)); err != nil {
+			return err
+		}
+	}
+	if op.New == nil {
+		return nil
+	}
+	if hash.Of(s.New) != op.New.Hash {
+		return fmt.Errorf("stage %s: new content does not match the manifest", op.Path)
+	}
+	return tx.j.writeStaged(op.Staged, s.New, op.New, tx.sync == SyncFile)
+}
+
+// writeStaged writes a staging file: created 0600 (never readable by others
+// while half-written), owner and mode set from st, synced if asked.
+func (j *Journal) writeStaged(name string, data []byte, st *State, sync bool) error {
+	f, err := j.fs.Create(name, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil && (st.Uid != 0 || st.Gid != 0) {
+		// Keep the owner where we may; rename would otherwise hand the
+		// file to whoever ran txedit. Not permitted is not an error.
+		if cerr := f.Chown(st.Uid, st.Gid); cerr != nil && !errors.Is(cerr, fs.ErrPermission) {
+			err = cerr
+		}
+	}
+	if err == nil {
+		err = f.Chmod(st.Mode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky))
+	}
+	if err == nil && sync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		j.fs.Remove(name)
+	}
+	return err
+}
+
+// ConflictError reports a file that changed between the time it was
+// staged and the rename: someone wrote it behind txedit's back.
+type ConflictError struct {
+	Path string
+	Msg  string
+}
+
+func (e *ConflictError) Error() string { return e.Path + ": " + e.Msg }
+
+// ErrCommitUnknown reports that the commit mark was written but could not
+// be made durable: the transaction is committed unless the machine loses
+// power before the next sync.
+var ErrCommitUnknown = errors.New("commit mark written but its durability is unknown")
+
+// Commit makes the transaction take effect: a durability barrier, the
+// PREPARED mark, an identity re-check of every target, the renames, a
+// second barrier, and the COMMITTED mark, which is the commit point. On
+// failure before that point every file is rolled back and the error
+// returned.
+func (tx *Tx) Commit() error {
+	if tx.done {
+		return errors.New("transaction already finished")
+	}
+	err := tx.commit()
+	if err != nil && !tx.committed {
+		if rerr := tx.rollbackQuiet(); rerr != nil {
+			return fmt.Errorf("%w (and rolling back: %v)", err, rerr)
+		}
+	}
+	tx.done = true
+	return err
+}
+
+func (tx *Tx) commit() error {
+	fsys := tx.j.fs
+	if err := tx.barrier(tx.stagingDirs()); err != nil {
+		return err
+	}
+	// From here on a rollback classifies files by content, which is safe
+	// whether or not the mark below made it to disk.
+	tx.prepared = true
+	if err := tx.mark("prepared"); err != nil {
+		return err
+	}
+	for i, op := range tx.m.Ops {
+		fi, err := fsys.Lstat(op.Path)
+		switch {
+		case op.Old == nil:
+			if err == nil {
+				return &ConflictError{Path: op.Path, Msg: "was created by someone else meanwhile"}
+			}
+		case err != nil:
+			return &ConflictError{Path: op.Path, Msg: "disappeared meanwhile"}
+		case tx.identSet[i] && !sameVersion(IdentityOf(fi), tx.idents[i]):
+			return &ConflictError{Path: op.Path, Msg: "was modified by someone else meanwhile"}
+		}
+	}
+	for _, op := range tx.m.Ops {
+		var err error
+		switch {
+		case op.New == nil:
+			err = fsys.Remove(op.Path)
+		case op.Old == nil:
+			err = createNoClobber(fsys, op.Staged, op.Path)
+		default:
+			err = fsys.Rename(op.Staged, op.Path)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for _, d := range tx.m.Rmdirs {
+		removeEmptyDir(fsys, d)
+	}
+	if err := tx.barrier(tx.affectedDirs()); err != nil {
+		return err
+	}
+	// The commit point: the COMMITTED mark comes into existence.
+	created, err := tryCreateMark(fsys, tx.m.ID, "committed")
+	if !created {
+		if _, lerr := fsys.Lstat(txnsDir + "/" + tx.m.ID + ".committed"); errors.Is(lerr, fs.ErrNotExist) {
+			return err // certainly not committed: roll back
+		} else if lerr != nil {
+			// Whether the mark exists is unknown: leave the decision
+			// to recovery, which reads what is on disk.
+			tx.committed = true
+			return fmt.Errorf("%w: %v", ErrCommitUnknown, err)
+		}
+	}
+	tx.committed = true
+	if tx.packFile != nil {
+		tx.packFile.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrCommitUnknown, err)
+	}
+	if tx.sync != SyncNone {
+		if err := fsys.SyncDir(txnsDir); err != nil {
+			return fmt.Errorf("%w: %v", ErrCommitUnknown, err)
+		}
+	}
+	return nil
+}
+
+// Abort rolls back a transaction that was begun but not committed.
+func (tx *Tx) Abort() error {
+	if tx.done {
+		return nil
+	}
+	tx.done = true
+	return tx.rollbackQuiet()
+}
+
+func (tx *Tx) rollbackQuiet() error {
+	if tx.packFile != nil {
+		tx.packFile.Close()
+		tx.packFile = nil
+	}
+	_, err := tx.j.rollback(tx.m, tx.prepared)
+	return err
+}
+
+func sameVersion(a, b Identity) bool {
+	return a.Dev == b.Dev && a.Ino == b.Ino && a.Size == b.Size && a.Mtime == b.Mtime && a.Ctime == b.Ctime && a.Mode == b.Mode
+}
+
+// createNoClobber puts staged at name without replacing anything there:
+// link(2) fails if name exists. Where hard links are not supported it
+// falls back to a checked rename.
+func createNoClobber(fsys FS, staged, name string) error {
+	err := fsys.Link(staged, name)
+	if err == nil {
+		return fsys.Remove(staged)
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return &ConflictError{Path: name, Msg: "was created by someone else meanwhile"}
+	}
+	if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.EXDEV) || errors.Is(err, errors.ErrUnsupported) {
+		if _, lerr := fsys.Lstat(name); lerr == nil {
+			return &ConflictError{Path: name, Msg: "was created by someone else meanwhile"}
+		}
+		return fsys.Rename(staged, name)
+	}
+	return err
+}
+
+func removeEmptyDir(fsys FS, d string) {
+	// Remove fails on a non-empty directory, which is what we want: a
+	// directory someone else put files in stays.
+	fsys.Remove(d)
+}
+
+// mark creates a state mark beside the txn dir and makes it durable.
+func (tx *Tx) mark(state string) error {
+	if err := tx.markCreate(state); err != nil {
+		return err
+	}
+	if tx.sync != SyncNone {
+		return tx.j.fs.SyncDir(txnsDir)
+	}
+	return nil
+}
+
+func (tx *Tx) markCreate(state string) error {
+	return createMark(tx.j.fs, tx.m.ID, state)
+}
+
+func createMark(fsys FS, id, state string) error {
+	_, err := tryCreateMark(fsys, id, state)
+	return err
+}
+
+// tryCreateMark creates a state mark. created reports whether the mark
+// exists afterwards as far as this call knows, even if an error follows
+// (a failed close of the empty file).
+func tryCreateMark(fsys FS, id, state string) (created bool, err error) {
+	f, err := fsys.Create(txnsDir+"/"+id+"."+state, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, f.Close()
+}
+
+// stagingDirs lists the directories phase 1 wrote into.
+func (tx *Tx) stagingDirs() []string {
+	dirs := []string{tx.dir}
+	for _, op := range tx.m.Ops {
+		if op.New != nil {
+			dirs = append(dirs, path.Dir(op.Path))
+		}
+	}
+	for _, d := range tx.m.Mkdirs {
+		dirs = append(dirs, path.Dir(d))
+	}
+	return dirs
+}
+
+// affectedDirs lists the directories whose entries the renames changed.
+func (tx *Tx) affectedDirs() []string {
+	var dirs []string
+	for _, op := range tx.m.Ops {
+		dirs = append(dirs, path.Dir(op.Path))
+	}
+	for _, d := range tx.m.Rmdirs {
+		dirs = append(dirs, path.Dir(d))
+	}
+	return dirs
+}
+
+// barrier makes everything written so far durable: one syncfs per file
+// system, or an fsync of the pack and of every directory listed (staged
+// files were fsynced as they were written).
+func (tx *Tx) barrier(dirs []string) error {
+	switch tx.sync {
+	case SyncNone:
+		return nil
+	case SyncFilesystem:
+		err := syncFilesystems(tx.j.fs, dirs)
+		if !errors.Is(err, errors.ErrUnsupported) {
+			return err
+		}
+		tx.sync = SyncFile
+		// The staged files were written without fsync: sync them now.
+		for _, op := range tx.m.Ops {
+			if op.New != nil {
+				if err := syncFile(tx.j.fs, op.Staged); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return err
+				}
+			}
+		}
+	}
+	if tx.packFile != nil {
+		if err := tx.packFile.Sync(); err != nil {
+			return err
+		}
+	}
+	return syncDirs(tx.j.fs, dirs)
+}
+
+func syncFile(fsys FS, name string) error {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+// syncDirs fsyncs each distinct directory, deepest first, so a new
+// directory's own entries are durable before its parent's entry for it.
+func syncDirs(fsys FS, dirs []string) error {
+	for _, d := range uniqueDeepestFirst(dirs) {
+		if err := fsys.SyncDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// syncFilesystems calls SyncFS once per distinct file system the dirs are
+// on (usually one: the root's).
+func syncFilesystems(fsys FS, dirs []string) error {
+	devs := map[uint64]bool{}
+	for _, d := range append([]string{"."}, uniqueDeepestFirst(dirs)...) {
+		fi, err := fsys.Lstat(d)
+		if err != nil {
+			continue
+		}
+		dev := IdentityOf(fi).Dev
+		if devs[dev] {
+			continue
+		}
+		devs[dev] = true
+		if err := fsys.SyncFS(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func uniqueDeepestFirst(dirs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range dirs {
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	sort.SliceStable(out, func(i, k int) bool { return strings.Count(out[i], "/") > strings.Count(out[k], "/") })
+	return out
+}
