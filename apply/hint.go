@@ -58,7 +58,7 @@ func Hint(body []byte, old string) string {
 			best, bestLine = s, i
 		}
 	}
-	if bestLine < 0 || best < 0.6 {
+	if bestLine < 0 || best < 0.5 {
 		return "; no similar text found: read the file again"
 	}
 	return fmt.Sprintf("; the most similar line is %d: %q", bestLine+1, clip(strings.TrimSpace(lines[bestLine]), 120))

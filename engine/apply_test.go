@@ -114,7 +114,7 @@ func TestApplyMoveCopyDeleteCreateAndUndo(t *testing.T) {
 		t.Fatalf("apply: %+v", res)
 	}
 	after := readTree(t, dir)
-	want := map[string]string{"src/": "", "src/c.txt": "copy me\n", "old/": "", "keep.txt": "k\n",
+	want := map[string]string{"src/": "", "src/c.txt": "copy me\n", "keep.txt": "k\n",
 		"dst/": "", "dst/deep/": "", "dst/deep/m.txt": "moved me\n", "copies/": "", "copies/c.txt": "copy me\n",
 		"new/": "", "new/dir/": "", "new/dir/n.txt": "fresh\n"}
 	if treeString(after) != treeString(want) {

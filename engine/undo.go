@@ -24,6 +24,9 @@ type UndoOptions struct {
 	// current bytes are journaled, so the forced undo can be undone too.
 	Force  bool
 	DryRun bool
+	// Redo, with no ID, picks the newest undo transaction still in
+	// effect, so it re-applies what the last undo reverted.
+	Redo bool
 }
 
 // Undo reverts a committed transaction as a new transaction of its own:
@@ -37,7 +40,7 @@ func (w *Workspace) Undo(ctx context.Context, uo UndoOptions) (*plan.Result, err
 	if err != nil {
 		return failResult(res, wrapJournalErr(err))
 	}
-	target, err := pickUndo(entries, w.j, uo.ID)
+	target, err := pickUndo(entries, w.j, uo.ID, uo.Redo)
 	if err != nil {
 		return failResult(res, err)
 	}
@@ -176,7 +179,7 @@ func (w *Workspace) undoUnit(op *journal.Op, cur *fileInfo, before []byte) (*uni
 }
 
 // pickUndo finds the transaction Undo should revert.
-func pickUndo(entries []*journal.Entry, j *journal.Journal, id string) (*journal.Entry, error) {
+func pickUndo(entries []*journal.Entry, j *journal.Journal, id string, redo bool) (*journal.Entry, error) {
 	byID := map[string]*journal.Entry{}
 	for _, e := range entries {
 		byID[e.ID] = e
@@ -202,9 +205,12 @@ func pickUndo(entries []*journal.Entry, j *journal.Journal, id string) (*journal
 	}
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
-		if e.State == journal.StateCommitted && e.Manifest != nil && e.Manifest.Undoes == "" && undoneBy[e.ID] == "" {
+		if e.State == journal.StateCommitted && e.Manifest != nil && (e.Manifest.Undoes != "") == redo && undoneBy[e.ID] == "" {
 			return e, nil
 		}
+	}
+	if redo {
+		return nil, plan.Errorf(plan.CodeFileNotFound, "", "nothing to redo: no undo is in effect")
 	}
 	return nil, plan.Errorf(plan.CodeFileNotFound, "", "nothing to undo: no committed transaction is in effect")
 }

@@ -236,8 +236,23 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 		}
 	}
 	seen := map[string]bool{}
+	rmSeen := map[string]bool{}
+	for _, d := range m.Rmdirs {
+		rmSeen[d] = true
+	}
 	for i, op := range m.Ops {
 		op.Staged = stagedName(m.ID, op.Path, i)
+		if op.New == nil {
+			// A directory emptied by a delete goes too, as git and
+			// patch do; Remove leaves it if anything else is in it.
+			ps := parents(op.Path)
+			for k := len(ps) - 1; k >= 0; k-- {
+				if !rmSeen[ps[k]] {
+					rmSeen[ps[k]] = true
+					m.Rmdirs = append(m.Rmdirs, ps[k])
+				}
+			}
+		}
 		if op.Old == nil {
 			for _, d := range parents(op.Path) {
 				if seen[d] {
@@ -469,8 +484,10 @@ func (tx *Tx) commit() error {
 			return err
 		}
 	}
-	for _, d := range tx.m.Rmdirs {
-		removeEmptyDir(fsys, d)
+	for _, d := range uniqueDeepestFirst(tx.m.Rmdirs) {
+		if err := removeEmptyDir(fsys, d); err != nil {
+			return err
+		}
 	}
 	if err := tx.barrier(tx.affectedDirs()); err != nil {
 		return err
@@ -544,10 +561,15 @@ func createNoClobber(fsys FS, staged, name string) error {
 	return err
 }
 
-func removeEmptyDir(fsys FS, d string) {
-	// Remove fails on a non-empty directory, which is what we want: a
-	// directory someone else put files in stays.
-	fsys.Remove(d)
+// removeEmptyDir removes d if it is empty. A directory that holds
+// anything (someone else's files) stays; that is not an error.
+func removeEmptyDir(fsys FS, d string) error {
+	err := fsys.Remove(d)
+	if err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist) ||
+		errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.ENOTDIR) {
+		return nil
+	}
+	return err
 }
 
 // mark creates a state mark beside the txn dir and makes it durable.

@@ -57,8 +57,8 @@ type Manifest struct {
 	Ops     []*Op     `json:"ops"`
 	// Mkdirs lists directories the transaction creates, parents first.
 	Mkdirs []string `json:"mkdirs,omitempty"`
-	// Rmdirs lists directories it removes if they end up empty,
-	// deepest first (undo of a transaction that created them).
+	// Rmdirs lists directories it removes if they end up empty: those an
+	// undone transaction created, and the parents of deleted files.
 	Rmdirs []string `json:"rmdirs,omitempty"`
 }
 

@@ -158,9 +158,12 @@ func (j *Journal) rollback(m *Manifest, prepared bool) (*Report, error) {
 	if prepared {
 		blobs := &blobReader{fsys: j.fs, dir: dir}
 		defer blobs.close()
-		for i := len(m.Rmdirs) - 1; i >= 0; i-- {
-			if _, err := j.fs.Lstat(m.Rmdirs[i]); errors.Is(err, fs.ErrNotExist) {
-				if err := j.fs.Mkdir(m.Rmdirs[i], 0o777); err != nil {
+		// Directories the transaction removed come back first,
+		// shallowest first.
+		rm := uniqueDeepestFirst(m.Rmdirs)
+		for i := len(rm) - 1; i >= 0; i-- {
+			if _, err := j.fs.Lstat(rm[i]); errors.Is(err, fs.ErrNotExist) {
+				if err := j.fs.Mkdir(rm[i], 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
 					return rep, err
 				}
 			}
@@ -206,7 +209,9 @@ func (j *Journal) rollback(m *Manifest, prepared bool) (*Report, error) {
 		}
 	}
 	for i := len(m.Mkdirs) - 1; i >= 0; i-- {
-		removeEmptyDir(j.fs, m.Mkdirs[i])
+		if err := removeEmptyDir(j.fs, m.Mkdirs[i]); err != nil {
+			return rep, err
+		}
 	}
 	if sync {
 		var dirs []string

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/txedit/txedit/plan"
+)
+
+func applyCmd() *command {
+	var dryRun bool
+	return &command{
+		name:  "apply",
+		flags: func(fs *flag.FlagSet) { fs.BoolVar(&dryRun, "dry-run", false, "preview only: print the diff, write nothing") },
+		run: func(ctx context.Context, e *env, args []string) int {
+			if len(args) > 1 {
+				return e.usageErr("apply takes at most one request file")
+			}
+			var data []byte
+			var err error
+			if len(args) == 0 || args[0] == "-" {
+				data, err = io.ReadAll(e.stdin)
+			} else {
+				data, err = os.ReadFile(args[0])
+			}
+			if err != nil {
+				return e.fail(plan.Errorf(plan.CodeInvalidRequest, "", "reading the request: %v", err))
+			}
+			req, err := plan.Parse(data)
+			if err != nil {
+				return e.fail(err)
+			}
+			if dryRun {
+				req.DryRun = true
+			}
+			w, err := e.open(nil)
+			if err != nil {
+				return e.fail(err)
+			}
+			defer w.Close()
+			res, _ := w.Apply(ctx, req)
+			if e.json {
+				e.printJSON(res)
+				return exitCode(res.Code)
+			}
+			if res.DryRun {
+				e.printDiff(res.Diff)
+			} else if res.TransactionID != "" {
+				if _, diff, err := w.Show(res.TransactionID); err == nil {
+					e.printStat(diff)
+				}
+			}
+			e.printResult(res)
+			return exitCode(res.Code)
+		},
+	}
+}
+
+// printResult prints a human summary of a write result.
+func (e *env) printResult(res *plan.Result) {
+	for _, f := range res.Files {
+		for _, fe := range f.FailedEdits {
+			fmt.Fprintf(e.stderr, "txedit: %s\n", fe.Error)
+		}
+		if len(f.FailedEdits) == 0 && f.Error != "" {
+			fmt.Fprintf(e.stderr, "txedit: %s\n", f.Error)
+		}
+	}
+	switch {
+	case res.DryRun && res.Success:
+		fmt.Fprintf(e.stdout, "dry run: %d file(s) would change; nothing was written\n", res.FilesModified)
+	case res.DryRun:
+		fmt.Fprintf(e.stderr, "txedit: dry run failed: %s\n", res.Error)
+	case res.Success && res.TransactionID == "":
+		fmt.Fprintln(e.stdout, "nothing to change")
+	case res.TransactionID != "":
+		fmt.Fprintf(e.stdout, "committed %s: %d file(s) changed (txedit undo %s reverts it)\n", res.TransactionID, res.FilesModified, res.TransactionID)
+		if !res.Success {
+			fmt.Fprintf(e.stderr, "txedit: %s\n", res.Error)
+		}
+	default:
+		if n := countFailures(res); n > 0 {
+			fmt.Fprintf(e.stderr, "txedit: nothing was written: %d edit(s) failed and the request is atomic\n", n)
+		} else {
+			fmt.Fprintf(e.stderr, "txedit: error: %s\n", strings.TrimPrefix(res.Error, string(res.Code)+": "))
+		}
+	}
+}
+
+func countFailures(res *plan.Result) int {
+	n := 0
+	for _, f := range res.Files {
+		n += f.EditsFailed
+	}
+	return n
+}
+
+// printStat prints a git-style diffstat of a combined diff.
+func (e *env) printStat(diff string) {
+	for _, f := range splitDiff(diff) {
+		fmt.Fprintf(e.stdout, " %s %s", f.status, f.name)
+		if f.add+f.del > 0 {
+			fmt.Fprintf(e.stdout, " (+%d -%d)", f.add, f.del)
+		}
+		fmt.Fprintln(e.stdout)
+	}
+}
+
+type fileStat struct {
+	status, name string
+	add, del     int
+}
+
+func splitDiff(diff string) []fileStat {
+	var out []fileStat
+	var cur *fileStat
+	for _, line := range strings.Split(diff, "\n") {
+		switch {
+		case strings.HasPrefix(line, "diff --git "):
+			out = append(out, fileStat{status: "M", name: diffName(line)})
+			cur = &out[len(out)-1]
+		case cur == nil:
+		case strings.HasPrefix(line, "new file mode"):
+			cur.status = "A"
+		case strings.HasPrefix(line, "deleted file mode"):
+			cur.status = "D"
+		case strings.HasPrefix(line, "rename to "):
+			cur.status = "R"
+			cur.name = strings.TrimPrefix(line, "rename to ")
+		case strings.HasPrefix(line, "+++ "), strings.HasPrefix(line, "--- "):
+		case strings.HasPrefix(line, "+"):
+			cur.add++
+		case strings.HasPrefix(line, "-"):
+			cur.del++
+		}
+	}
+	return out
+}
+
+func diffName(header string) string {
+	rest := strings.TrimPrefix(header, "diff --git ")
+	if i := strings.LastIndex(rest, " b/"); i >= 0 {
+		return rest[i+3:]
+	}
+	return rest
+}
+
+// printDiff prints a unified diff, coloured on a terminal.
+func (e *env) printDiff(diff string) {
+	if !e.color {
+		fmt.Fprint(e.stdout, diff)
+		return
+	}
+	const (
+		bold  = "\x1b[1m"
+		red   = "\x1b[31m"
+		green = "\x1b[32m"
+		cyan  = "\x1b[36m"
+		reset = "\x1b[0m"
+	)
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(diff, "\n") {
+		body := strings.TrimSuffix(line, "\n")
+		nl := line[len(body):]
+		switch {
+		case strings.HasPrefix(line, "diff --git"), strings.HasPrefix(line, "--- "), strings.HasPrefix(line, "+++ "),
+			strings.HasPrefix(line, "new file"), strings.HasPrefix(line, "deleted file"), strings.HasPrefix(line, "rename "):
+			b.WriteString(bold + body + reset + nl)
+		case strings.HasPrefix(line, "@@"):
+			b.WriteString(cyan + body + reset + nl)
+		case strings.HasPrefix(line, "+"):
+			b.WriteString(green + body + reset + nl)
+		case strings.HasPrefix(line, "-"):
+			b.WriteString(red + body + reset + nl)
+		default:
+			b.WriteString(line)
+		}
+	}
+	fmt.Fprint(e.stdout, b.String())
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/txedit/txedit/engine"
+	"github.com/txedit/txedit/plan"
+)
+
+const usage = `txedit: transactional file edits for agents and people
+
+Usage:
+  txedit apply   [--dry-run] [--json] [FILE|-]   run a write request (fs_write JSON); stdin if no FILE
+  txedit undo    [TXID] [--force] [--dry-run]     revert the newest transaction still in effect (or TXID)
+  txedit redo    [--force] [--dry-run]            re-apply what the last undo reverted
+  txedit log     [-n N] [--json]                  list transactions, newest first
+  txedit show    TXID [--json]                    print a transaction and its diff
+  txedit recover [--json]                         roll back transactions interrupted by a crash
+  txedit gc      [--json]                         apply journal retention (newest 200, or 1 GiB)
+
+Every command takes --root DIR (default: the current directory) and --json.
+Flags may stand before or after arguments. Exit status: 0 success, 1 the
+operation failed (in atomic mode nothing was written), 2 bad usage or an
+unparseable request.
+`
+
+// env is what a command runs against: the streams and common flags.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	root           string
+	json           bool
+	color          bool
+	redo           bool
+}
+
+type command struct {
+	name  string
+	flags func(fs *flag.FlagSet)
+	run   func(ctx context.Context, e *env, args []string) int
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(stdout, usage)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmds := map[string]func() *command{
+		"apply": applyCmd, "undo": undoCmd, "redo": redoCmd, "log": logCmd, "show": showCmd, "recover": recoverCmd, "gc": gcCmd,
+	}
+	mk, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "txedit: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	c := mk()
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	fs := flag.NewFlagSet("txedit "+c.name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&e.root, "root", ".", "workspace root directory")
+	fs.BoolVar(&e.json, "json", false, "machine-readable JSON output")
+	if c.flags != nil {
+		c.flags(fs)
+	}
+	pos, err := parseInterleaved(fs, args[1:])
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	e.color = !e.json && isTerminal(stdout) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return c.run(ctx, e, pos)
+}
+
+// parseInterleaved parses flags that may stand before or after positional
+// arguments (the standard flag package stops at the first positional).
+// "--" ends the flags.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if len(args) > 0 && len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func (e *env) open(opts *engine.Options) (*engine.Workspace, error) {
+	if opts == nil {
+		opts = &engine.Options{}
+	}
+	w, err := engine.Open(e.root, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range w.Recovered {
+		e.warnRecovered(r.ID, len(r.Conflicts), r.Damaged)
+	}
+	return w, nil
+}
+
+func (e *env) warnRecovered(id string, conflicts int, damaged string) {
+	msg := fmt.Sprintf("txedit: rolled back transaction %s, interrupted before its commit point", id)
+	if conflicts > 0 {
+		msg += fmt.Sprintf(" (%d file(s) changed by others were left alone: see txedit show %s)", conflicts, id)
+	}
+	if damaged != "" {
+		msg = fmt.Sprintf("txedit: transaction %s has a damaged manifest (%s); its files were not checked", id, damaged)
+	}
+	fmt.Fprintln(e.stderr, msg)
+}
+
+// fail prints an error and returns its exit status.
+func (e *env) fail(err error) int {
+	code := plan.CodeOf(err)
+	if e.json {
+		e.printJSON(map[string]any{"success": false, "code": code, "error": err.Error()})
+	} else {
+		fmt.Fprintf(e.stderr, "txedit: error: %s\n", strings.TrimPrefix(err.Error(), string(code)+": "))
+	}
+	return exitCode(code)
+}
+
+// exitCode is the one place codes become exit statuses.
+func exitCode(code plan.Code) int {
+	switch code {
+	case "":
+		return 0
+	case plan.CodeInvalidRequest:
+		return 2
+	default:
+		return 1
+	}
+}
+
+func (e *env) printJSON(v any) {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+func (e *env) usageErr(format string, args ...any) int {
+	fmt.Fprintf(e.stderr, "txedit: "+format+"\n", args...)
+	return 2
+}

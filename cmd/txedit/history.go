@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/txedit/txedit/engine"
+)
+
+func redoCmd() *command {
+	c := undoCmd()
+	c.name = "redo"
+	run := c.run
+	c.run = func(ctx context.Context, e *env, args []string) int {
+		if len(args) > 0 {
+			return e.usageErr("redo takes no arguments (to redo a given undo, run txedit undo UNDO-TXID)")
+		}
+		e.redo = true
+		return run(ctx, e, args)
+	}
+	return c
+}
+
+func undoCmd() *command {
+	var force, dryRun bool
+	return &command{
+		name: "undo",
+		flags: func(fs *flag.FlagSet) {
+			fs.BoolVar(&force, "force", false, "undo even files that changed since (their current bytes are journaled)")
+			fs.BoolVar(&dryRun, "dry-run", false, "print what would be undone, write nothing")
+		},
+		run: func(ctx context.Context, e *env, args []string) int {
+			if len(args) > 1 {
+				return e.usageErr("undo takes at most one transaction id")
+			}
+			uo := engine.UndoOptions{Force: force, DryRun: dryRun, Redo: e.redo}
+			if len(args) == 1 {
+				uo.ID = args[0]
+			}
+			w, err := e.open(nil)
+			if err != nil {
+				return e.fail(err)
+			}
+			defer w.Close()
+			res, err := w.Undo(ctx, uo)
+			if e.json {
+				e.printJSON(res)
+				return exitCode(res.Code)
+			}
+			if err != nil {
+				return e.fail(err)
+			}
+			if dryRun {
+				e.printDiff(res.Diff)
+				fmt.Fprintf(e.stdout, "dry run: %d file(s) would be restored; nothing was written\n", res.FilesModified)
+				return 0
+			}
+			if res.TransactionID == "" {
+				fmt.Fprintln(e.stdout, "nothing to undo: the files already are as before")
+				return 0
+			}
+			if _, diff, err := w.Show(res.TransactionID); err == nil {
+				e.printStat(diff)
+			}
+			log, _ := w.Log(1)
+			summary := ""
+			if len(log) == 1 {
+				summary = ": " + log[0].Summary
+			}
+			fmt.Fprintf(e.stdout, "committed %s%s (txedit undo %s reverts it)\n", res.TransactionID, summary, res.TransactionID)
+			return 0
+		},
+	}
+}
+
+func logCmd() *command {
+	var limit int
+	return &command{
+		name:  "log",
+		flags: func(fs *flag.FlagSet) { fs.IntVar(&limit, "n", 0, "show at most N transactions") },
+		run: func(ctx context.Context, e *env, args []string) int {
+			if len(args) > 0 {
+				return e.usageErr("log takes no arguments")
+			}
+			w, err := e.open(&engine.Options{Mode: engine.ModePlan})
+			if err != nil {
+				return e.fail(err)
+			}
+			defer w.Close()
+			log, err := w.Log(limit)
+			if err != nil {
+				return e.fail(err)
+			}
+			if e.json {
+				if log == nil {
+					log = []*engine.TxnInfo{}
+				}
+				e.printJSON(log)
+				return 0
+			}
+			if len(log) == 0 {
+				fmt.Fprintln(e.stdout, "no transactions yet")
+			}
+			for _, t := range log {
+				state := t.State
+				if t.UndoneBy != "" {
+					state = "undone by " + t.UndoneBy
+				}
+				fmt.Fprintf(e.stdout, "%s  %s  %-11s %3d file(s)  %s\n", t.ID, t.Time.Local().Format(time.DateTime), state, len(t.Files), t.Summary)
+			}
+			return 0
+		},
+	}
+}
+
+func showCmd() *command {
+	return &command{
+		name: "show",
+		run: func(ctx context.Context, e *env, args []string) int {
+			if len(args) != 1 {
+				return e.usageErr("show takes one transaction id (see txedit log)")
+			}
+			w, err := e.open(&engine.Options{Mode: engine.ModePlan})
+			if err != nil {
+				return e.fail(err)
+			}
+			defer w.Close()
+			info, diff, err := w.Show(args[0])
+			if err != nil {
+				return e.fail(err)
+			}
+			if e.json {
+				e.printJSON(struct {
+					*engine.TxnInfo
+					Diff string `json:"diff"`
+				}{info, diff})
+				return 0
+			}
+			state := info.State
+			if info.UndoneBy != "" {
+				state += " (by " + info.UndoneBy + ")"
+			}
+			fmt.Fprintf(e.stdout, "transaction %s\nDate:    %s\nState:   %s\nSummary: %s\n", info.ID, info.Time.Local().Format(time.RFC1123Z), state, info.Summary)
+			if info.Undoes != "" {
+				fmt.Fprintf(e.stdout, "Undoes:  %s\n", info.Undoes)
+			}
+			for _, f := range info.Files {
+				note := ""
+				if f.Note != "" {
+					note = " (" + f.Note + ")"
+				}
+				fmt.Fprintf(e.stdout, "  %-6s %s%s\n", f.Kind, f.Path, note)
+			}
+			fmt.Fprintln(e.stdout)
+			e.printDiff(diff)
+			return 0
+		},
+	}
+}
+
+func recoverCmd() *command {
+	return &command{
+		name: "recover",
+		run: func(ctx context.Context, e *env, args []string) int {
+			if len(args) > 0 {
+				return e.usageErr("recover takes no arguments")
+			}
+			// Open recovers; report what it did.
+			w, err := engine.Open(e.root, nil)
+			if err != nil {
+				return e.fail(err)
+			}
+			defer w.Close()
+			if e.json {
+				type rep struct {
+					ID        string `json:"id"`
+					Conflicts any    `json:"conflicts"`
+					Damaged   string `json:"damaged,omitempty"`
+				}
+				out := []rep{}
+				for _, r := range w.Recovered {
+					out = append(out, rep{r.ID, r.Conflicts, r.Damaged})
+				}
+				e.printJSON(map[string]any{"success": true, "recovered": out})
+				return 0
+			}
+			if len(w.Recovered) == 0 {
+				fmt.Fprintln(e.stdout, "nothing to recover")
+			}
+			for _, r := range w.Recovered {
+				fmt.Fprintf(e.stdout, "rolled back %s\n", r.ID)
+				for _, c := range r.Conflicts {
+					fmt.Fprintf(e.stdout, "  left alone: %s: %s", c.Path, c.Reason)
+					if c.SavedAs != "" {
+						fmt.Fprintf(e.stdout, " (its bytes were saved as %s)", c.SavedAs)
+					}
+					fmt.Fprintln(e.stdout)
+				}
+				if r.Damaged != "" {
+					fmt.Fprintf(e.stdout, "  damaged manifest: %s\n", r.Damaged)
+				}
+			}
+			return 0
+		},
+	}
+}
+
+func gcCmd() *command {
+	return &command{
+		name: "gc",
+		run: func(ctx context.Context, e *env, args []string) int {
+			if len(args) > 0 {
+				return e.usageErr("gc takes no arguments")
+			}
+			w, err := e.open(nil)
+			if err != nil {
+				return e.fail(err)
+			}
+			defer w.Close()
+			removed, err := w.GC()
+			if err != nil {
+				return e.fail(err)
+			}
+			if e.json {
+				if removed == nil {
+					removed = []string{}
+				}
+				e.printJSON(map[string]any{"success": true, "removed": removed})
+				return 0
+			}
+			fmt.Fprintf(e.stdout, "removed %d transaction(s)%s\n", len(removed), strings.Repeat("", 0))
+			return 0
+		},
+	}
+}

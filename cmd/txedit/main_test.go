@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden output in testdata/script")
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"txedit": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+func TestScript(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       *update,
+	})
+}
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(dir+"/a.txt", []byte("a\n"), 0o644)
+	tests := []struct {
+		name  string
+		args  []string
+		stdin string
+		want  int
+	}{
+		{"ok", []string{"apply", "--root", dir}, `{"command":"append","path":"a.txt","new_str":"b"}`, 0},
+		{"flags after positional", []string{"apply", "-", "--root", dir, "--dry-run"}, `{"command":"append","path":"a.txt","new_str":"c"}`, 0},
+		{"edit failed", []string{"apply", "--root", dir}, `{"command":"str_replace","path":"a.txt","old_str":"zzz","new_str":"y"}`, 1},
+		{"unparseable request", []string{"apply", "--root", dir}, `{"command":`, 2},
+		{"unknown field", []string{"apply", "--root", dir}, `{"command":"append","path":"a.txt","new_str":"b","oops":1}`, 2},
+		{"invalid edit", []string{"apply", "--root", dir}, `{"command":"str_replace","path":"a.txt","old_str":"a"}`, 2},
+		{"unknown flag", []string{"apply", "--nope"}, ``, 2},
+		{"unknown command", []string{"frobnicate"}, ``, 2},
+		{"no command", nil, ``, 2},
+		{"outside root", []string{"apply", "--root", dir}, `{"command":"create","path":"../x","file_text":"x"}`, 1},
+		{"missing root", []string{"log", "--root", dir + "/nope"}, ``, 1},
+	}
+	for _, tc := range tests {
+		var out, errb bytes.Buffer
+		got := run(tc.args, strings.NewReader(tc.stdin), &out, &errb)
+		if got != tc.want {
+			t.Errorf("%s: exit %d, want %d\nstdout: %s\nstderr: %s", tc.name, got, tc.want, out.String(), errb.String())
+		}
+	}
+	if data, _ := os.ReadFile(dir + "/a.txt"); string(data) != "a\nb\n" {
+		t.Errorf("a.txt = %q: only the first request should have written", data)
+	}
+}
