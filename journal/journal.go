@@ -193,17 +193,18 @@ func idTime(id string) (time.Time, bool) {
 // Tx is a transaction being committed. Stage may be called concurrently for
 // different ops; the other methods are not safe for concurrent use.
 type Tx struct {
-	j         *Journal
-	m         *Manifest
-	dir       string
-	pack      *packWriter
-	packFile  File
-	idents    []Identity
-	identSet  []bool
-	sync      SyncMode
-	prepared  bool
-	committed bool
-	done      bool
+	j          *Journal
+	m          *Manifest
+	dir        string
+	pack       *packWriter
+	packFile   File
+	idents     []Identity
+	identSet   []bool
+	sync       SyncMode
+	prepared   bool
+	committed  bool
+	packSynced bool
+	done       bool
 }
 
 // Manifest returns the transaction's manifest (with its id).
@@ -654,10 +655,12 @@ func (tx *Tx) barrier(dirs []string) error {
 			}
 		}
 	}
-	if tx.packFile != nil {
+	if tx.packFile != nil && !tx.packSynced {
+		// The pack is written only before the first barrier.
 		if err := tx.packFile.Sync(); err != nil {
 			return err
 		}
+		tx.packSynced = true
 	}
 	return syncDirs(tx.j.fs, dirs)
 }

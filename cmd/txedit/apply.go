@@ -14,8 +14,10 @@ import (
 func applyCmd() *command {
 	var dryRun bool
 	return &command{
-		name:  "apply",
-		flags: func(fs *flag.FlagSet) { fs.BoolVar(&dryRun, "dry-run", false, "preview only: print the diff, write nothing") },
+		name: "apply",
+		flags: func(fs *flag.FlagSet) {
+			fs.BoolVar(&dryRun, "dry-run", false, "preview only: print the diff, write nothing")
+		},
 		run: func(ctx context.Context, e *env, args []string) int {
 			if len(args) > 1 {
 				return e.usageErr("apply takes at most one request file")

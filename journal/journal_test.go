@@ -1,0 +1,288 @@
+package journal_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/txedit/txedit/hash"
+	"github.com/txedit/txedit/internal/faultfs"
+	"github.com/txedit/txedit/journal"
+)
+
+func state(data string, mode os.FileMode) *journal.State {
+	return &journal.State{Hash: hash.Of([]byte(data)), Size: int64(len(data)), Mode: mode}
+}
+
+func setup(t *testing.T, files map[string]string) (string, *journal.OSFS) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, data := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(data), 0o644)
+	}
+	fsys, err := journal.NewOSFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fsys.Close() })
+	return dir, fsys
+}
+
+// commit runs a three-op transaction: modify a/x, create b/new/y, delete c/z.
+func commit(t *testing.T, fsys journal.FS, opts *journal.Options) (*journal.Manifest, error) {
+	t.Helper()
+	j := journal.New(fsys, opts)
+	l, err := j.Lock()
+	if err != nil {
+		return nil, err
+	}
+	defer l.Unlock()
+	m := &journal.Manifest{Command: "test", Summary: "three ops", Ops: []*journal.Op{
+		{Path: "a/x", Kind: journal.Modify, Old: state("old x\n", 0o644), New: state("new x\n", 0o644)},
+		{Path: "b/new/y", Kind: journal.Create, New: state("y\n", 0o644)},
+		{Path: "c/z", Kind: journal.Delete, Old: state("z\n", 0o644)},
+	}}
+	tx, err := l.Begin(m)
+	if err != nil {
+		return nil, err
+	}
+	ident := func(name string) journal.Identity {
+		fi, err := fsys.Lstat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return journal.IdentityOf(fi)
+	}
+	for i, s := range []journal.Staging{
+		{Old: []byte("old x\n"), Ident: ident("a/x"), New: []byte("new x\n"), Diff: "diff x\n"},
+		{New: []byte("y\n"), Diff: "diff y\n"},
+		{Old: []byte("z\n"), Ident: ident("c/z")},
+	} {
+		if err := tx.Stage(i, s); err != nil {
+			tx.Abort()
+			return nil, err
+		}
+	}
+	return m, tx.Commit()
+}
+
+var threeFiles = map[string]string{"a/x": "old x\n", "c/z": "z\n", "c/keep": "k\n"}
+
+// TestDurabilityTrace pins the order of every write and sync of a commit in
+// fsync mode: the staged files are synced before the PREPARED mark, the
+// directories are synced after the renames and before the COMMITTED mark.
+func TestDurabilityTrace(t *testing.T) {
+	_, inner := setup(t, threeFiles)
+	rec := &faultfs.FS{Inner: inner, Record: true}
+	if _, err := commit(t, rec, &journal.Options{Sync: journal.SyncFile}); err != nil {
+		t.Fatal(err)
+	}
+	id := regexp.MustCompile(`\d{8}-\d{6}-\d{6}-[0-9a-f]{4}`)
+	var got []string
+	for _, c := range rec.Calls {
+		op := strings.Fields(c)[0]
+		switch op {
+		case "lstat", "readdir", "open", "read", "readat", "close":
+			continue // reads do not order durability
+		}
+		got = append(got, id.ReplaceAllString(c, "ID"))
+	}
+	want := strings.Split(strings.TrimSpace(`
+mkdir .txedit
+create .txedit/.gitignore
+write .txedit/.gitignore
+mkdir .txedit/txns
+syncdir .txedit
+syncdir .
+lock .txedit/LOCK
+mkdir .txedit/txns/ID
+create .txedit/txns/ID/manifest.tmp
+write .txedit/txns/ID/manifest.tmp
+fsync .txedit/txns/ID/manifest.tmp
+rename .txedit/txns/ID/manifest.tmp .txedit/txns/ID/manifest
+syncdir .txedit/txns/ID
+syncdir .txedit/txns
+mkdir b
+mkdir b/new
+create .txedit/txns/ID/pack
+writeat .txedit/txns/ID/pack
+writeat .txedit/txns/ID/pack
+create a/.txedit-ID-0.tmp
+write a/.txedit-ID-0.tmp
+chmod a/.txedit-ID-0.tmp
+fsync a/.txedit-ID-0.tmp
+writeat .txedit/txns/ID/pack
+create b/new/.txedit-ID-1.tmp
+write b/new/.txedit-ID-1.tmp
+chmod b/new/.txedit-ID-1.tmp
+fsync b/new/.txedit-ID-1.tmp
+writeat .txedit/txns/ID/pack
+fsync .txedit/txns/ID/pack
+syncdir .txedit/txns/ID
+syncdir b/new
+syncdir a
+syncdir .
+syncdir b
+create .txedit/txns/ID.prepared
+syncdir .txedit/txns
+rename a/.txedit-ID-0.tmp a/x
+link b/new/.txedit-ID-1.tmp b/new/y
+remove b/new/.txedit-ID-1.tmp
+remove c/z
+remove c
+syncdir b/new
+syncdir a
+syncdir c
+syncdir .
+create .txedit/txns/ID.committed
+syncdir .txedit/txns`), "\n")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("durability trace:\n%s\n\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestCommitAndReadBack(t *testing.T) {
+	dir, fsys := setup(t, threeFiles)
+	m, err := commit(t, fsys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) string { b, _ := os.ReadFile(filepath.Join(dir, name)); return string(b) }
+	if read("a/x") != "new x\n" || read("b/new/y") != "y\n" || read("c/keep") != "k\n" {
+		t.Errorf("tree after commit: a/x=%q b/new/y=%q", read("a/x"), read("b/new/y"))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "c/z")); err == nil {
+		t.Error("c/z still exists")
+	}
+	j := journal.New(fsys, nil)
+	if before, err := j.Before(m, 0); err != nil || string(before) != "old x\n" {
+		t.Errorf("Before(0) = %q, %v", before, err)
+	}
+	if diffs, err := j.Diffs(m); err != nil || diffs[0] != "diff x\n" || diffs[1] != "diff y\n" || diffs[2] != "" {
+		t.Errorf("Diffs = %q, %v", diffs, err)
+	}
+	ents, _ := j.List()
+	if len(ents) != 1 || ents[0].State != journal.StateCommitted || ents[0].Manifest.Summary != "three ops" {
+		t.Errorf("List = %+v", ents)
+	}
+	if id, err := j.Resolve(m.ID[:10]); err != nil || id != m.ID {
+		t.Errorf("Resolve(prefix) = %q, %v", id, err)
+	}
+	if _, err := j.Resolve("nope"); !errors.Is(err, journal.ErrUnknownTxn) {
+		t.Errorf("Resolve(nope) = %v", err)
+	}
+}
+
+func TestStaleIdentityAborts(t *testing.T) {
+	dir, fsys := setup(t, threeFiles)
+	j := journal.New(fsys, nil)
+	l, _ := j.Lock()
+	defer l.Unlock()
+	m := &journal.Manifest{Ops: []*journal.Op{{Path: "a/x", Kind: journal.Modify, Old: state("old x\n", 0o644), New: state("new\n", 0o644)}}}
+	tx, _ := l.Begin(m)
+	fi, _ := fsys.Lstat("a/x")
+	if err := tx.Stage(0, journal.Staging{Old: []byte("old x\n"), Ident: journal.IdentityOf(fi), New: []byte("new\n")}); err != nil {
+		t.Fatal(err)
+	}
+	// Someone writes the file between staging and the rename.
+	time.Sleep(5 * time.Millisecond)
+	os.WriteFile(filepath.Join(dir, "a/x"), []byte("theirs\n"), 0o644)
+	err := tx.Commit()
+	var ce *journal.ConflictError
+	if !errors.As(err, &ce) || ce.Path != "a/x" {
+		t.Fatalf("Commit = %v, want a ConflictError for a/x", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a/x")); string(b) != "theirs\n" {
+		t.Errorf("their write was lost: %q", b)
+	}
+	ents, _ := j.List()
+	if ents[0].State != journal.StateRolledBack {
+		t.Errorf("state = %s", ents[0].State)
+	}
+}
+
+func TestManifestCorruption(t *testing.T) {
+	dir, fsys := setup(t, threeFiles)
+	m, err := commit(t, fsys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, ".txedit/txns", m.ID, "manifest")
+	good, _ := os.ReadFile(p)
+	if _, err := journal.DecodeManifest(good); err != nil {
+		t.Fatalf("good manifest: %v", err)
+	}
+	flipped := append([]byte{}, good...)
+	flipped[10] ^= 1
+	for name, bad := range map[string][]byte{"flipped": flipped, "truncated": good[:len(good)/2], "empty": nil, "no sum": good[:strings.LastIndex(string(good), "\nsum")]} {
+		if _, err := journal.DecodeManifest(bad); !errors.Is(err, journal.ErrCorrupt) {
+			t.Errorf("%s manifest: %v, want ErrCorrupt", name, err)
+		}
+	}
+	// A damaged before-image is detected, never restored.
+	pack := filepath.Join(dir, ".txedit/txns", m.ID, "pack")
+	data, _ := os.ReadFile(pack)
+	i := strings.Index(string(data), "old x")
+	data[i] = 'O'
+	os.WriteFile(pack, data, 0o600)
+	if _, err := journal.New(fsys, nil).Before(m, 0); !errors.Is(err, journal.ErrCorrupt) {
+		t.Errorf("damaged before-image: %v, want ErrCorrupt", err)
+	}
+}
+
+func TestLockBusy(t *testing.T) {
+	_, fsys := setup(t, nil)
+	j := journal.New(fsys, &journal.Options{LockTimeout: 50 * time.Millisecond})
+	l, err := j.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := j.Lock(); !errors.Is(err, journal.ErrBusy) {
+		t.Fatalf("second Lock = %v, want ErrBusy", err)
+	}
+	if d := time.Since(start); d < 40*time.Millisecond {
+		t.Errorf("gave up after %v, before the timeout", d)
+	}
+	l.Unlock()
+	l2, err := j.Lock()
+	if err != nil {
+		t.Fatalf("Lock after Unlock: %v", err)
+	}
+	l2.Unlock()
+}
+
+func TestGCRetention(t *testing.T) {
+	_, fsys := setup(t, map[string]string{"f": "0"})
+	j := journal.New(fsys, &journal.Options{Keep: 2})
+	var ids []string
+	for i := 0; i < 4; i++ {
+		l, _ := j.Lock()
+		old, new := string(rune('0'+i)), string(rune('1'+i))
+		m := &journal.Manifest{Ops: []*journal.Op{{Path: "f", Kind: journal.Modify, Old: state(old, 0o644), New: state(new, 0o644)}}}
+		tx, _ := l.Begin(m)
+		fi, _ := fsys.Lstat("f")
+		tx.Stage(0, journal.Staging{Old: []byte(old), Ident: journal.IdentityOf(fi), New: []byte(new)})
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.ID)
+		l.Unlock()
+	}
+	l, _ := j.Lock()
+	removed, err := l.GC()
+	l.Unlock()
+	if err != nil || len(removed) != 2 || removed[0] != ids[1] || removed[1] != ids[0] {
+		t.Fatalf("GC removed %v, %v; want the two oldest %v", removed, err, ids[:2])
+	}
+	ents, _ := j.List()
+	if len(ents) != 2 || ents[0].ID != ids[2] {
+		t.Errorf("left: %+v", ents)
+	}
+}
