@@ -290,6 +290,9 @@ func TestUnifiedAppliesWithGitAndPatch(t *testing.T) {
 	for _, tool := range tools {
 		t.Run(tool.name, func(t *testing.T) {
 			if _, err := exec.LookPath(tool.name); err != nil {
+				if os.Getenv("CI") != "" {
+					t.Fatalf("%s is not installed; .ci/run installs it", tool.name)
+				}
 				t.Skipf("%s not installed", tool.name)
 			}
 			dir := setup(t)

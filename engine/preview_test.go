@@ -97,6 +97,9 @@ func TestPreviewGoldens(t *testing.T) {
 				{"patch", "-p1", "-F0", "-s", "--no-backup-if-mismatch"},
 			} {
 				if _, err := exec.LookPath(tool[0]); err != nil {
+					if os.Getenv("CI") != "" {
+						t.Fatalf("%s is not installed; .ci/run installs it", tool[0])
+					}
 					t.Logf("%s not installed: skipping it", tool[0])
 					continue
 				}
