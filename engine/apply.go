@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/txedit/txedit/apply"
 	"github.com/txedit/txedit/hash"
@@ -35,7 +36,14 @@ type task struct {
 // journal. The result is never nil; when Success is false the returned
 // error is the *plan.Error behind result.Code.
 func (w *Workspace) Apply(ctx context.Context, req *plan.Request) (*plan.Result, error) {
+	v, release := w.view()
+	defer release()
+	return v.apply(ctx, req)
+}
+
+func (w *Workspace) apply(ctx context.Context, req *plan.Request) (*plan.Result, error) {
 	res := &plan.Result{DryRun: req.DryRun, Files: []*plan.FileResult{}}
+	clock := time.Now()
 	p, err := plan.Compile(req)
 	if err != nil {
 		return failResult(res, err)
@@ -49,6 +57,7 @@ func (w *Workspace) Apply(ctx context.Context, req *plan.Request) (*plan.Result,
 		}
 	}
 	tasks := w.prepare(p)
+	w.phase("plan", &clock)
 	for _, t := range tasks {
 		res.Files = append(res.Files, t.res)
 	}
@@ -61,6 +70,7 @@ func (w *Workspace) Apply(ctx context.Context, req *plan.Request) (*plan.Result,
 	if err != nil {
 		return failResult(res, err)
 	}
+	w.phase("edit", &clock)
 	failures, firstErr := 0, error(nil)
 	for _, t := range tasks {
 		summarize(t)

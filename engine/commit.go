@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/sourcegraph/conc/panics"
 	"github.com/sourcegraph/conc/pool"
@@ -31,6 +32,11 @@ type unit struct {
 // commit is pass 2: under the workspace lock, re-read and re-verify every
 // source, stage new contents in parallel, and commit through the journal.
 func (w *Workspace) commit(ctx context.Context, m *journal.Manifest, units []*unit) error {
+	// A fresh view: directory handles from the unlocked pass are not
+	// trusted under the lock.
+	w, release := w.view()
+	defer release()
+	clock := time.Now()
 	l, err := w.j.Lock()
 	if err != nil {
 		return wrapJournalErr(err)
@@ -40,7 +46,9 @@ func (w *Workspace) commit(ctx context.Context, m *journal.Manifest, units []*un
 	if err != nil {
 		return wrapJournalErr(err)
 	}
+	w.phase("lock", &clock)
 	err = w.forEach(ctx, len(units), func(i int) error { return w.stage(tx, units[i]) })
+	w.phase("stage", &clock)
 	if err != nil {
 		if aerr := tx.Abort(); aerr != nil {
 			err = fmt.Errorf("%w (rolling back: %v)", err, aerr)
@@ -50,7 +58,9 @@ func (w *Workspace) commit(ctx context.Context, m *journal.Manifest, units []*un
 	if err := tx.Commit(); err != nil {
 		return wrapJournalErr(err)
 	}
+	w.phase("commit", &clock)
 	l.GCIfNeeded()
+	w.phase("gc", &clock)
 	return nil
 }
 

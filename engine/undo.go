@@ -35,6 +35,12 @@ type UndoOptions struct {
 // their mode, moved files move back. If a file changed since, Undo refuses
 // with conflict and names every such file, unless Force is set.
 func (w *Workspace) Undo(ctx context.Context, uo UndoOptions) (*plan.Result, error) {
+	v, release := w.view()
+	defer release()
+	return v.undo(ctx, uo)
+}
+
+func (w *Workspace) undo(ctx context.Context, uo UndoOptions) (*plan.Result, error) {
 	res := &plan.Result{DryRun: uo.DryRun, Files: []*plan.FileResult{}}
 	entries, err := w.j.List()
 	if err != nil {

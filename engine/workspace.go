@@ -9,9 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gobwas/glob"
@@ -67,6 +65,10 @@ type Options struct {
 	// transactions within 1 GiB of before-images).
 	Keep      int
 	KeepBytes int64
+	// Timings, if set, is told how long each phase of a write took
+	// ("plan", "edit", "lock", "stage", "commit"): for benchmarks and
+	// diagnostics.
+	Timings func(phase string, d time.Duration)
 }
 
 // Workspace is a directory tree that txedit reads and edits. All access
@@ -142,7 +144,7 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 	if w.denyW, err = compileGlobs(o.DenyWrite); err != nil {
 		return nil, err
 	}
-	w.j = journal.New(w.fsys, &journal.Options{Sync: o.Sync, LockTimeout: o.LockTimeout, Keep: o.Keep, KeepBytes: o.KeepBytes})
+	w.j = journal.New(w.fsys, &journal.Options{Sync: o.Sync, LockTimeout: o.LockTimeout, Keep: o.Keep, KeepBytes: o.KeepBytes, Workers: o.Workers})
 	if o.Mode != ModePlan {
 		reports, err := w.j.RecoverIfNeeded()
 		if err != nil {
@@ -154,12 +156,36 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 	return w, nil
 }
 
+// phase reports a phase's duration to Options.Timings and starts the next.
+func (w *Workspace) phase(name string, start *time.Time) {
+	if w.opts.Timings != nil {
+		now := time.Now()
+		w.opts.Timings(name, now.Sub(*start))
+		*start = now
+	}
+}
+
 // Close releases the workspace.
 func (w *Workspace) Close() error {
 	if w.closer != nil {
 		return w.closer()
 	}
 	return nil
+}
+
+// view returns the workspace working through a file-system view that keeps
+// directory handles open, for the length of one operation, and the
+// function that ends it. Without such a view it returns w itself.
+func (w *Workspace) view() (*Workspace, func()) {
+	dc, ok := w.fsys.(journal.DirCacher)
+	if !ok {
+		return w, func() {}
+	}
+	fsys, release := dc.WithDirCache()
+	v := *w
+	v.fsys = fsys
+	v.j = w.j.WithFS(fsys)
+	return &v, release
 }
 
 // Root returns the workspace's absolute root directory.
@@ -482,27 +508,6 @@ func wrapJournalErr(err error) error {
 	return &plan.Error{Code: plan.CodeIOError, Index: -1, Msg: err.Error(), Err: err}
 }
 
-var (
-	umaskOnce sync.Once
-	umask     fs.FileMode = 0o022
-)
-
 // createMode is the mode of files txedit creates: 0666 less the umask, as
-// any editor would give them. The umask is read from /proc (Linux) rather
-// than set and reset, which would race with other goroutines.
-func createMode() fs.FileMode {
-	umaskOnce.Do(func() {
-		data, err := os.ReadFile("/proc/self/status")
-		if err != nil {
-			return
-		}
-		for _, line := range strings.Split(string(data), "\n") {
-			if v, ok := strings.CutPrefix(line, "Umask:"); ok {
-				if n, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
-					umask = fs.FileMode(n)
-				}
-			}
-		}
-	})
-	return 0o666 &^ umask
-}
+// any editor would give them.
+func createMode() fs.FileMode { return 0o666 &^ journal.Umask() }

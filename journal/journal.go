@@ -6,12 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/sourcegraph/conc/panics"
+	"github.com/sourcegraph/conc/pool"
 
 	"github.com/txedit/txedit/hash"
 )
@@ -55,6 +61,8 @@ type Options struct {
 	// transactions (default 200) within KeepBytes of packs (default 1 GiB).
 	Keep      int
 	KeepBytes int64
+	// Workers bounds the renames and checks run at once (default 4).
+	Workers int
 }
 
 // Journal is the on-disk transaction log of one workspace. It is safe for
@@ -62,6 +70,14 @@ type Options struct {
 type Journal struct {
 	fs   FS
 	opts Options
+}
+
+// WithFS returns the same journal working through another view of its file
+// system (one that caches directory handles, say).
+func (j *Journal) WithFS(fsys FS) *Journal {
+	c := *j
+	c.fs = fsys
+	return &c
 }
 
 // New returns the journal of the workspace fsys is rooted at. Nothing is
@@ -82,6 +98,9 @@ func New(fsys FS, opts *Options) *Journal {
 	}
 	if j.opts.KeepBytes == 0 {
 		j.opts.KeepBytes = 1 << 30
+	}
+	if j.opts.Workers <= 0 {
+		j.opts.Workers = 4
 	}
 	return j
 }
@@ -387,20 +406,23 @@ func (tx *Tx) Stage(i int, s Staging) error {
 // writeStaged writes a staging file: created 0600 (never readable by others
 // while half-written), owner and mode set from st, synced if asked.
 func (j *Journal) writeStaged(name string, data []byte, st *State, sync bool) error {
-	f, err := j.fs.Create(name, 0o600)
+	perm := st.Mode & fs.ModePerm
+	f, err := j.fs.Create(name, perm)
 	if err != nil {
 		return err
 	}
 	_, err = f.Write(data)
-	if err == nil && (st.Uid != 0 || st.Gid != 0) {
+	if err == nil && st.Uid >= 0 && (st.Uid != os.Geteuid() || st.Gid != os.Getegid()) && (st.Uid != 0 || st.Gid != 0) {
 		// Keep the owner where we may; rename would otherwise hand the
 		// file to whoever ran txedit. Not permitted is not an error.
 		if cerr := f.Chown(st.Uid, st.Gid); cerr != nil && !errors.Is(cerr, fs.ErrPermission) {
 			err = cerr
 		}
 	}
-	if err == nil {
-		err = f.Chmod(st.Mode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky))
+	if want := st.Mode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); err == nil && want != perm&^umask() {
+		// The umask took bits the file had, or setuid/setgid/sticky
+		// must be set again (after the chown, which clears them).
+		err = f.Chmod(want)
 	}
 	if err == nil && sync {
 		err = f.Sync()
@@ -413,6 +435,35 @@ func (j *Journal) writeStaged(name string, data []byte, st *State, sync bool) er
 	}
 	return err
 }
+
+var (
+	umaskOnce sync.Once
+	umaskBits fs.FileMode = 0o022
+)
+
+// umask returns the process's umask, read from /proc on Linux rather than
+// set and reset (which would race with other goroutines creating files).
+// Where it cannot be read, 022 is assumed: a wrong guess only costs an
+// extra chmod, or leaves bits the umask would have removed anyway.
+func umask() fs.FileMode {
+	umaskOnce.Do(func() {
+		data, err := os.ReadFile("/proc/self/status")
+		if err != nil {
+			return
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(line, "Umask:"); ok {
+				if n, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
+					umaskBits = fs.FileMode(n)
+				}
+			}
+		}
+	})
+	return umaskBits
+}
+
+// Umask returns the process's umask.
+func Umask() fs.FileMode { return umask() }
 
 // ConflictError reports a file that changed between the time it was
 // staged and the rename: someone wrote it behind txedit's back.
@@ -458,7 +509,14 @@ func (tx *Tx) commit() error {
 	if err := tx.mark("prepared"); err != nil {
 		return err
 	}
-	for i, op := range tx.m.Ops {
+	if rv, ok := fsys.(Revalidator); ok {
+		if err := rv.Revalidate(); err != nil {
+			return err
+		}
+	}
+	// Every target must still be the file that was staged against.
+	err := tx.parallel(len(tx.m.Ops), func(i int) error {
+		op := tx.m.Ops[i]
 		fi, err := fsys.Lstat(op.Path)
 		switch {
 		case op.Old == nil:
@@ -470,17 +528,28 @@ func (tx *Tx) commit() error {
 		case tx.identSet[i] && !sameVersion(IdentityOf(fi), tx.idents[i]):
 			return &ConflictError{Path: op.Path, Msg: "was modified by someone else meanwhile"}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	for _, op := range tx.m.Ops {
-		var err error
-		switch {
-		case op.New == nil:
-			err = fsys.Remove(op.Path)
-		case op.Old == nil:
-			err = createNoClobber(fsys, op.Staged, op.Path)
-		default:
-			err = fsys.Rename(op.Staged, op.Path)
-		}
+	// The renames. Files are independent (recovery classifies each one on
+	// its own), so they run in parallel; creates go before deletes, so a
+	// moved file is never in neither place.
+	for _, deletes := range []bool{false, true} {
+		err := tx.parallel(len(tx.m.Ops), func(i int) error {
+			op := tx.m.Ops[i]
+			switch {
+			case (op.New == nil) != deletes:
+				return nil
+			case op.New == nil:
+				return fsys.Remove(op.Path)
+			case op.Old == nil:
+				return createNoClobber(fsys, op.Staged, op.Path)
+			default:
+				return fsys.Rename(op.Staged, op.Path)
+			}
+		})
 		if err != nil {
 			return err
 		}
@@ -518,6 +587,58 @@ func (tx *Tx) commit() error {
 		}
 	}
 	return nil
+}
+
+// parallel runs fn(0..n-1) on up to Options.Workers goroutines and returns
+// the first error; after an error no new call starts.
+func (tx *Tx) parallel(n int, fn func(i int) error) error {
+	workers := min(tx.j.opts.Workers, n)
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			if err := fn(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var (
+		next  atomic.Int64
+		mu    sync.Mutex
+		first error
+		stop  atomic.Bool
+	)
+	var caught panics.Catcher
+	p := pool.New().WithMaxGoroutines(workers)
+	for w := 0; w < workers; w++ {
+		p.Go(func() {
+			caught.Try(func() {
+				for !stop.Load() {
+					i := int(next.Add(1) - 1)
+					if i >= n {
+						return
+					}
+					if err := fn(i); err != nil {
+						mu.Lock()
+						if first == nil {
+							first = err
+						}
+						mu.Unlock()
+						stop.Store(true)
+					}
+				}
+			})
+			if caught.Recovered() != nil {
+				stop.Store(true)
+			}
+		})
+	}
+	p.Wait()
+	if r := caught.Recovered(); r != nil {
+		// Re-raise the worker's own panic value in the caller, as if
+		// the loop had run here.
+		panic(r.Value)
+	}
+	return first
 }
 
 // Abort rolls back a transaction that was begun but not committed.

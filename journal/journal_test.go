@@ -80,7 +80,7 @@ var threeFiles = map[string]string{"a/x": "old x\n", "c/z": "z\n", "c/keep": "k\
 func TestDurabilityTrace(t *testing.T) {
 	_, inner := setup(t, threeFiles)
 	rec := &faultfs.FS{Inner: inner, Record: true}
-	if _, err := commit(t, rec, &journal.Options{Sync: journal.SyncFile}); err != nil {
+	if _, err := commit(t, rec, &journal.Options{Sync: journal.SyncFile, Workers: 1}); err != nil {
 		t.Fatal(err)
 	}
 	id := regexp.MustCompile(`\d{8}-\d{6}-\d{6}-[0-9a-f]{4}`)
@@ -115,12 +115,10 @@ writeat .txedit/txns/ID/pack
 writeat .txedit/txns/ID/pack
 create a/.txedit-ID-0.tmp
 write a/.txedit-ID-0.tmp
-chmod a/.txedit-ID-0.tmp
 fsync a/.txedit-ID-0.tmp
 writeat .txedit/txns/ID/pack
 create b/new/.txedit-ID-1.tmp
 write b/new/.txedit-ID-1.tmp
-chmod b/new/.txedit-ID-1.tmp
 fsync b/new/.txedit-ID-1.tmp
 writeat .txedit/txns/ID/pack
 fsync .txedit/txns/ID/pack
@@ -284,5 +282,46 @@ func TestGCRetention(t *testing.T) {
 	ents, _ := j.List()
 	if len(ents) != 2 || ents[0].ID != ids[2] {
 		t.Errorf("left: %+v", ents)
+	}
+}
+
+func TestDirCacheRevalidate(t *testing.T) {
+	dir, fsys := setup(t, map[string]string{"a/x": "1\n"})
+	view, release := fsys.WithDirCache()
+	defer release()
+	if _, err := view.Lstat("a/x"); err != nil { // caches a handle on a/
+		t.Fatal(err)
+	}
+	rv := view.(journal.Revalidator)
+	if err := rv.Revalidate(); err != nil {
+		t.Fatalf("untouched: %v", err)
+	}
+	// Someone moves the directory away and puts another in its place.
+	os.Rename(filepath.Join(dir, "a"), filepath.Join(dir, "a.old"))
+	os.Mkdir(filepath.Join(dir, "a"), 0o755)
+	var ce *journal.ConflictError
+	if err := rv.Revalidate(); !errors.As(err, &ce) || ce.Path != "a" {
+		t.Fatalf("swapped directory: %v, want a ConflictError for a", err)
+	}
+	// A directory the view itself removes and re-creates is not stale.
+	view2, release2 := fsys.WithDirCache()
+	defer release2()
+	view2.Lstat("a/y")
+	if err := view2.Remove("a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := view2.Mkdir("a", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := view2.Create("a/y", 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := os.Stat(filepath.Join(dir, "a/y")); err != nil {
+		t.Errorf("create after re-mkdir went to a stale handle: %v", err)
+	}
+	if err := view2.(journal.Revalidator).Revalidate(); err != nil {
+		t.Errorf("after its own re-mkdir: %v", err)
 	}
 }

@@ -40,6 +40,10 @@ type FS struct {
 	// Record, if set, collects "op name" for every call.
 	Record bool
 
+	// parent, for a view made by WithDirCache: calls count and fail
+	// there, so a view shares its creator's fault schedule.
+	parent *FS
+
 	mu      sync.Mutex
 	n       int
 	dead    bool
@@ -63,6 +67,9 @@ func (f *FS) Disarm() {
 }
 
 func (f *FS) step(op, name string) error {
+	if f.parent != nil {
+		return f.parent.step(op, name)
+	}
 	f.mu.Lock()
 	if f.dead {
 		f.mu.Unlock()
@@ -195,10 +202,36 @@ func (f *FS) Lock(name string, timeout time.Duration) (func() error, error) {
 		once.Do(func() { err = unlock() })
 		return err
 	}
-	f.mu.Lock()
-	f.locks = append(f.locks, release)
-	f.mu.Unlock()
+	top := f
+	for top.parent != nil {
+		top = top.parent
+	}
+	top.mu.Lock()
+	top.locks = append(top.locks, release)
+	top.mu.Unlock()
 	return release, nil
+}
+
+// WithDirCache forwards the inner file system's directory-handle view
+// (journal.DirCacher), wrapped so that its calls count and fail here too.
+func (f *FS) WithDirCache() (journal.FS, func()) {
+	dc, ok := f.Inner.(journal.DirCacher)
+	if !ok {
+		return f, func() {}
+	}
+	inner, release := dc.WithDirCache()
+	return &FS{Inner: inner, parent: f}, release
+}
+
+// Revalidate forwards journal.Revalidator.
+func (f *FS) Revalidate() error {
+	if err := f.step("revalidate", "."); err != nil {
+		return err
+	}
+	if rv, ok := f.Inner.(journal.Revalidator); ok {
+		return rv.Revalidate()
+	}
+	return nil
 }
 
 type file struct {

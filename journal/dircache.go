@@ -1,0 +1,285 @@
+package journal
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// DirCacher is implemented by file systems that can keep directory
+// handles open for the length of one operation, so that a name costs one
+// system call instead of a walk from the root.
+type DirCacher interface {
+	// WithDirCache returns such a view and the function that closes its
+	// handles. The view must not outlive the operation.
+	WithDirCache() (FS, func())
+}
+
+// Revalidator is implemented by views that cache directory handles:
+// Revalidate fails if a cached directory is no longer the one at its path
+// (it was moved or replaced), which the commit checks before its renames.
+type Revalidator interface {
+	Revalidate() error
+}
+
+// maxCachedDirs bounds the open directory handles of one view; beyond it
+// names are resolved from the root as without a cache.
+const maxCachedDirs = 512
+
+// WithDirCache implements [DirCacher].
+func (o *OSFS) WithDirCache() (FS, func()) {
+	c := &cachedFS{o: o, dirs: map[string]*os.Root{}}
+	return c, c.release
+}
+
+// cachedFS is an OSFS view whose directory handles are opened through the
+// root once (os.Root.OpenRoot, so still confined) and then reused.
+type cachedFS struct {
+	o       *OSFS
+	mu      sync.Mutex
+	dirs    map[string]*os.Root
+	retired []*os.Root
+}
+
+func (c *cachedFS) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range c.dirs {
+		r.Close()
+	}
+	for _, r := range c.retired {
+		r.Close()
+	}
+	c.dirs, c.retired = map[string]*os.Root{}, nil
+}
+
+// dir returns a handle on directory d, or nil to walk from the root.
+func (c *cachedFS) dir(d string) (*os.Root, error) {
+	if d == "." || d == "" {
+		return c.o.root, nil
+	}
+	c.mu.Lock()
+	r, ok := c.dirs[d]
+	full := len(c.dirs) >= maxCachedDirs
+	c.mu.Unlock()
+	if ok {
+		return r, nil
+	}
+	if full {
+		return nil, nil
+	}
+	r, err := c.o.root.OpenRoot(d)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if prev, ok := c.dirs[d]; ok {
+		r.Close()
+		return prev, nil
+	}
+	c.dirs[d] = r
+	return r, nil
+}
+
+// at splits name into a directory handle and a base name; with no handle
+// the caller uses the root and the whole name.
+func (c *cachedFS) at(name string) (*os.Root, string, error) {
+	d, base := path.Split(name)
+	d = strings.TrimSuffix(d, "/")
+	if base == "" || base == "." || base == ".." || d == "" {
+		return c.o.root, name, nil
+	}
+	r, err := c.dir(d)
+	if err != nil {
+		return nil, "", err
+	}
+	if r == nil {
+		return c.o.root, name, nil
+	}
+	return r, base, nil
+}
+
+// forget drops cached handles at or below name after the engine itself
+// removed, created or renamed it.
+func (c *cachedFS) forget(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for d, r := range c.dirs {
+		if d == name || strings.HasPrefix(d, name+"/") {
+			delete(c.dirs, d)
+			c.retired = append(c.retired, r) // may be in use: close at release
+		}
+	}
+}
+
+// Revalidate implements [Revalidator]: every cached handle must still be
+// the directory that a fresh walk from the root finds at its path.
+func (c *cachedFS) Revalidate() error {
+	c.mu.Lock()
+	dirs := make(map[string]*os.Root, len(c.dirs))
+	for d, r := range c.dirs {
+		dirs[d] = r
+	}
+	c.mu.Unlock()
+	for d, r := range dirs {
+		held, err := r.Stat(".")
+		if err != nil {
+			return &ConflictError{Path: d, Msg: "directory vanished while the transaction ran"}
+		}
+		now, err := c.o.root.Lstat(d)
+		if err != nil || !os.SameFile(held, now) {
+			return &ConflictError{Path: d, Msg: "directory was moved or replaced while the transaction ran"}
+		}
+	}
+	return nil
+}
+
+func (c *cachedFS) Open(name string) (File, error) {
+	r, base, err := c.at(name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := r.OpenFile(base, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fixPath(err, name)
+	}
+	return osFile{f}, nil
+}
+
+func (c *cachedFS) Create(name string, perm fs.FileMode) (File, error) {
+	r, base, err := c.at(name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := r.OpenFile(base, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return nil, fixPath(err, name)
+	}
+	return osFile{f}, nil
+}
+
+func (c *cachedFS) Lstat(name string) (fs.FileInfo, error) {
+	r, base, err := c.at(name)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := r.Lstat(base)
+	return fi, fixPath(err, name)
+}
+
+func (c *cachedFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	r, err := c.dir(name)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		return c.o.ReadDir(name)
+	}
+	f, err := r.Open(".")
+	if err != nil {
+		return nil, fixPath(err, name)
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
+func (c *cachedFS) Readlink(name string) (string, error) {
+	r, base, err := c.at(name)
+	if err != nil {
+		return "", err
+	}
+	s, err := r.Readlink(base)
+	return s, fixPath(err, name)
+}
+
+func (c *cachedFS) Mkdir(name string, perm fs.FileMode) error {
+	r, base, err := c.at(name)
+	if err != nil {
+		return err
+	}
+	c.forget(name)
+	return fixPath(r.Mkdir(base, perm), name)
+}
+
+func sameDir(a, b string) bool { return path.Dir(a) == path.Dir(b) }
+
+func (c *cachedFS) Rename(oldname, newname string) error {
+	defer c.forget(oldname)
+	defer c.forget(newname)
+	if sameDir(oldname, newname) {
+		r, b1, err := c.at(oldname)
+		if err != nil {
+			return err
+		}
+		if r != c.o.root {
+			return r.Rename(b1, path.Base(newname))
+		}
+	}
+	return c.o.Rename(oldname, newname)
+}
+
+func (c *cachedFS) Link(oldname, newname string) error {
+	if sameDir(oldname, newname) {
+		r, b1, err := c.at(oldname)
+		if err != nil {
+			return err
+		}
+		if r != c.o.root {
+			return r.Link(b1, path.Base(newname))
+		}
+	}
+	return c.o.Link(oldname, newname)
+}
+
+func (c *cachedFS) Remove(name string) error {
+	r, base, err := c.at(name)
+	if err != nil {
+		return err
+	}
+	err = r.Remove(base)
+	if err == nil {
+		c.forget(name)
+	}
+	return fixPath(err, name)
+}
+
+func (c *cachedFS) SyncDir(name string) error {
+	r, err := c.dir(name)
+	if err != nil {
+		return err
+	}
+	if r == nil {
+		return c.o.SyncDir(name)
+	}
+	f, err := r.Open(".")
+	if err != nil {
+		return fixPath(err, name)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
+		return err
+	}
+	return nil
+}
+
+func (c *cachedFS) SyncFS(name string) error { return c.o.SyncFS(name) }
+
+func (c *cachedFS) Lock(name string, timeout time.Duration) (func() error, error) {
+	return c.o.Lock(name, timeout)
+}
+
+// fixPath makes a *fs.PathError from a directory handle name the whole
+// root-relative path, as errors from the root do.
+func fixPath(err error, name string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path != name {
+		return &fs.PathError{Op: pe.Op, Path: name, Err: pe.Err}
+	}
+	return err
+}
