@@ -129,6 +129,7 @@ syncdir .
 syncdir b
 create .txedit/txns/ID.prepared
 syncdir .txedit/txns
+revalidate .
 rename a/.txedit-ID-0.tmp a/x
 link b/new/.txedit-ID-1.tmp b/new/y
 remove b/new/.txedit-ID-1.tmp
