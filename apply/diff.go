@@ -203,19 +203,27 @@ func diffRange(a, b []string, a0, a1, b0, b1 int, out *[]edit) {
 	for a0 < a1 && b0 < b1 && a[a1-1] == b[b1-1] {
 		a1, b1 = a1-1, b1-1
 	}
+	n := (a1 - a0) + (b1 - b0)
 	switch {
 	case a0 == a1 && b0 == b1:
 		return
-	case a0 == a1 || b0 == b1:
+	case a0 == a1 || b0 == b1 || (a1-a0 == 1 && b1-b0 == 1):
 		*out = append(*out, edit{a0, a1, b0, b1})
 		return
-	case (a1-a0)+(b1-b0) <= myersLimit:
+	case n <= 8:
 		myersRange(a, b, a0, a1, b0, b1, out)
 		return
 	}
+	// Patience first: lines unique on both sides anchor the diff (most
+	// source lines are), which leaves small gaps and reads well. Myers
+	// handles what has no anchors, up to its memory limit.
 	anchors := uniqueAnchors(a, b, a0, a1, b0, b1)
 	if len(anchors) == 0 {
-		*out = append(*out, edit{a0, a1, b0, b1})
+		if n <= myersLimit {
+			myersRange(a, b, a0, a1, b0, b1, out)
+		} else {
+			*out = append(*out, edit{a0, a1, b0, b1})
+		}
 		return
 	}
 	pa, pb := a0, b0
@@ -253,27 +261,28 @@ func myersRange(a, b []string, a0, a1, b0, b1 int, out *[]edit) {
 // increasing in both: the anchors of a patience diff. Its cost is
 // O(n log n), so big files diff in bounded memory.
 func uniqueAnchors(a, b []string, a0, a1, b0, b1 int) [][2]int {
-	type seen struct{ ca, cb, ia, ib int }
-	m := make(map[string]*seen, a1-a0)
+	type seen struct{ ca, cb, ib int32 }
+	slots := make([]seen, 0, a1-a0)
+	m := make(map[string]int32, a1-a0)
 	for i := a0; i < a1; i++ {
-		s := m[a[i]]
-		if s == nil {
-			s = &seen{}
-			m[a[i]] = s
+		k, ok := m[a[i]]
+		if !ok {
+			k = int32(len(slots))
+			slots = append(slots, seen{})
+			m[a[i]] = k
 		}
-		s.ca++
-		s.ia = i
+		slots[k].ca++
 	}
 	for j := b0; j < b1; j++ {
-		if s := m[b[j]]; s != nil {
-			s.cb++
-			s.ib = j
+		if k, ok := m[b[j]]; ok {
+			slots[k].cb++
+			slots[k].ib = int32(j)
 		}
 	}
 	var pairs [][2]int
 	for i := a0; i < a1; i++ {
-		if s := m[a[i]]; s.ca == 1 && s.cb == 1 {
-			pairs = append(pairs, [2]int{i, s.ib})
+		if s := slots[m[a[i]]]; s.ca == 1 && s.cb == 1 {
+			pairs = append(pairs, [2]int{i, int(s.ib)})
 		}
 	}
 	// Longest increasing subsequence of the b indexes (patience sorting).
