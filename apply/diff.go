@@ -310,3 +310,16 @@ func uniqueAnchors(a, b []string, a0, a1, b0, b1 int) [][2]int {
 	}
 	return seq
 }
+
+// Plain renders a `diff -u` style diff of two texts under the given labels,
+// without git's headers; "" when they are equal.
+func Plain(oldLabel, newLabel string, old, new []byte) string {
+	if string(old) == string(new) {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("--- " + oldLabel + tabIfSpace(oldLabel) + "\n")
+	b.WriteString("+++ " + newLabel + tabIfSpace(newLabel) + "\n")
+	writeHunks(&b, splitLines(string(old)), splitLines(string(new)))
+	return b.String()
+}

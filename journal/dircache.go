@@ -283,3 +283,6 @@ func fixPath(err error, name string) error {
 	}
 	return err
 }
+
+// OpenDir implements [DirOpener].
+func (c *cachedFS) OpenDir(name string) (DirHandle, error) { return c.o.OpenDir(name) }

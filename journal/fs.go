@@ -123,3 +123,44 @@ var errNotRegular = errors.New("not a regular file")
 // ErrNotRegular reports a FIFO, device, socket or directory where a regular
 // file was expected.
 var ErrNotRegular = errNotRegular
+
+// DirOpener is implemented by file systems that can open a directory as a
+// handle, so that its entries are listed and opened relative to it (one
+// system call a file instead of a walk from the root). Walkers use it when
+// present and fall back to ReadDir and Open by path.
+type DirOpener interface {
+	OpenDir(name string) (DirHandle, error)
+}
+
+// DirHandle is an open directory.
+type DirHandle interface {
+	ReadDir() ([]fs.DirEntry, error)
+	// Open opens the entry name (one path component) for reading.
+	Open(name string) (File, error)
+	Close() error
+}
+
+// OpenDir opens directory name of fsys, through DirOpener when fsys has it.
+func OpenDir(fsys FS, name string) (DirHandle, error) {
+	if d, ok := fsys.(DirOpener); ok {
+		return d.OpenDir(name)
+	}
+	if _, err := fsys.ReadDir(name); err != nil {
+		return nil, err
+	}
+	return pathDir{fsys, name}, nil
+}
+
+type pathDir struct {
+	fsys FS
+	name string
+}
+
+func (d pathDir) ReadDir() ([]fs.DirEntry, error) { return d.fsys.ReadDir(d.name) }
+func (d pathDir) Open(name string) (File, error) {
+	if d.name == "." {
+		return d.fsys.Open(name)
+	}
+	return d.fsys.Open(d.name + "/" + name)
+}
+func (d pathDir) Close() error { return nil }

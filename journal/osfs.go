@@ -120,3 +120,45 @@ func (o *OSFS) Lock(name string, timeout time.Duration) (func() error, error) {
 		return f.Close()
 	}, nil
 }
+
+// OpenDir implements [DirOpener].
+func (o *OSFS) OpenDir(name string) (DirHandle, error) {
+	r := o.root
+	if name != "." && name != "" {
+		sub, err := o.root.OpenRoot(name)
+		if err != nil {
+			return nil, err
+		}
+		r = sub
+	}
+	return &osDir{r: r, own: r != o.root}, nil
+}
+
+type osDir struct {
+	r   *os.Root
+	own bool
+}
+
+func (d *osDir) ReadDir() ([]fs.DirEntry, error) {
+	f, err := d.r.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
+func (d *osDir) Open(name string) (File, error) {
+	f, err := d.r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	return osFile{f}, nil
+}
+
+func (d *osDir) Close() error {
+	if d.own {
+		return d.r.Close()
+	}
+	return nil
+}

@@ -1,0 +1,496 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"github.com/gobwas/glob"
+	"io/fs"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/txedit/txedit/apply"
+	"github.com/txedit/txedit/hash"
+	"github.com/txedit/txedit/internal/walk"
+	"github.com/txedit/txedit/journal"
+	"github.com/txedit/txedit/plan"
+)
+
+// Read runs an fs_read request and returns one result per path, in
+// request order; a failure of one path does not stop the others.
+func (w *Workspace) Read(ctx context.Context, req *plan.ReadRequest) ([]*plan.ReadResult, error) {
+	v, release := w.view()
+	defer release()
+	return v.read(ctx, req)
+}
+
+func (w *Workspace) read(ctx context.Context, req *plan.ReadRequest) ([]*plan.ReadResult, error) {
+	mode := strings.ToLower(req.Mode)
+	paths := req.Paths
+	if req.Path != "" {
+		paths = append([]string{req.Path}, paths...)
+	}
+	if mode == "image" {
+		paths = append(paths, req.ImagePaths...)
+	}
+	switch mode {
+	case "line", "directory", "search", "image":
+	case "":
+		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "missing mode: Line, Directory, Search or Image")
+	default:
+		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "unknown mode %q: want Line, Directory, Search or Image", req.Mode)
+	}
+	if len(paths) == 0 {
+		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "fs_read needs path or paths")
+	}
+	if mode == "search" && req.Pattern == "" {
+		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "Search mode needs a pattern")
+	}
+	out := make([]*plan.ReadResult, len(paths))
+	err := w.forEach(ctx, len(paths), func(i int) error {
+		r := &plan.ReadResult{Path: paths[i]}
+		var err error
+		switch mode {
+		case "line":
+			err = w.readLines(r, req)
+		case "directory":
+			depth := 0
+			if req.Depth != nil {
+				depth = *req.Depth
+			}
+			err = w.readDirectory(ctx, r, depth)
+		case "search":
+			err = w.readSearch(r, req)
+		case "image":
+			err = w.readImage(r)
+		}
+		if err != nil {
+			pe := asPlanErr(err)
+			r.Success, r.Code, r.Error = false, pe.Code, pe.Error()
+		} else {
+			r.Success = true
+		}
+		out[i] = r
+		return nil
+	})
+	return out, err
+}
+
+// openForRead resolves, checks policy and reads a file for a read tool.
+func (w *Workspace) openForRead(p string) (string, *fileInfo, error) {
+	rel, err := w.resolve(p)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := w.checkPolicy(p, rel, false); err != nil {
+		return "", nil, err
+	}
+	fi, err := w.readFile(p, rel, false)
+	if err != nil {
+		return "", nil, err
+	}
+	if !fi.exists {
+		return "", nil, plan.Errorf(plan.CodeFileNotFound, p, "no such file")
+	}
+	return rel, fi, nil
+}
+
+func stamp(fi *fileInfo) string {
+	return time.Unix(0, fi.ident.Mtime).UTC().Format(time.RFC3339Nano)
+}
+
+func (w *Workspace) readLines(r *plan.ReadResult, req *plan.ReadRequest) error {
+	_, fi, err := w.openForRead(r.Path)
+	if err != nil {
+		return err
+	}
+	if apply.IsBinary(fi.data) {
+		return plan.Errorf(plan.CodeBinaryFile, r.Path, "is binary (a NUL byte in its first 8000 bytes); use Image mode for images")
+	}
+	n := countLines(fi.data)
+	start, end := 1, -1
+	if req.StartLine != nil {
+		start = *req.StartLine
+	}
+	if req.EndLine != nil {
+		end = *req.EndLine
+	}
+	if start < 0 {
+		start = n + 1 + start
+	}
+	if end < 0 {
+		end = n + 1 + end
+	}
+	switch {
+	case req.StartLine != nil && *req.StartLine == 0, req.EndLine != nil && *req.EndLine == 0:
+		return plan.Errorf(plan.CodeInvalidRequest, r.Path, "line numbers are 1-based (negative counts from the end); 0 is not a line")
+	case start < 1:
+		start = 1
+	}
+	if end > n {
+		end = n
+	}
+	r.FileHash = hash.Of(fi.data).String()
+	r.LastModified = stamp(fi)
+	r.TotalLines = n
+	if n == 0 {
+		r.ContentHash = r.FileHash
+		return nil
+	}
+	if start > n {
+		return plan.Errorf(plan.CodeLineOutOfRange, r.Path, "start_line %d is past the end: the file has %d lines", start, n)
+	}
+	if end < start {
+		return plan.Errorf(plan.CodeInvalidRequest, r.Path, "end_line %d is before start_line %d", end, start)
+	}
+	r.StartLine, r.EndLine = start, end
+	if start == 1 && end == n {
+		r.Content, r.ContentHash = string(fi.data), r.FileHash
+	} else {
+		lo, hi, _ := hash.LineSpan(fi.data, start, end)
+		r.Content = string(fi.data[lo:hi])
+		r.ContentHash = hash.Token{Sum: hash.Of(fi.data[lo:hi]), Start: start, End: end}.String()
+	}
+	if !utf8.ValidString(r.Content) {
+		r.Warning = "the file is not valid UTF-8: invalid bytes show as U+FFFD here and cannot be matched by str_replace; edit such lines with replace_lines"
+	}
+	return nil
+}
+
+func countLines(data []byte) int {
+	n := bytes.Count(data, []byte{'\n'})
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+func (w *Workspace) readDirectory(ctx context.Context, r *plan.ReadResult, depth int) error {
+	ents, err := w.List(ctx, r.Path, ListOptions{Depth: depth})
+	if err != nil {
+		return err
+	}
+	r.Entries = ents
+	var b strings.Builder
+	for _, e := range ents {
+		name := e.Path
+		if e.Target != "" {
+			name += " -> " + e.Target
+		}
+		fmt.Fprintf(&b, "%s %10d %s %s\n", e.Mode, e.Size, e.Modified[:19], name)
+	}
+	r.Content = b.String()
+	return nil
+}
+
+func (w *Workspace) readSearch(r *plan.ReadResult, req *plan.ReadRequest) error {
+	rel, fi, err := w.openForRead(r.Path)
+	if err != nil {
+		return err
+	}
+	if apply.IsBinary(fi.data) {
+		return plan.Errorf(plan.CodeBinaryFile, r.Path, "is binary; Search mode reads text")
+	}
+	ctxLines := 2
+	if req.ContextLines != nil {
+		ctxLines = *req.ContextLines
+	}
+	s, err := newSearcher(req.Pattern, true, false, true)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	s.search(fi.data, func(bl block) bool {
+		m := &plan.Match{Path: rel, Line: bl.Line, Text: trimEOL(fi.data[bl.Start:bl.End]),
+			Before: linesBefore(fi.data, bl.Start, ctxLines), After: linesAfter(fi.data, bl.End, ctxLines)}
+		r.Matches = append(r.Matches, m)
+		for i, l := range m.Before {
+			fmt.Fprintf(&b, "Line %d: %s\n", m.Line-len(m.Before)+i, l)
+		}
+		fmt.Fprintf(&b, "Line %d: %s\n", m.Line, m.Text)
+		for i, l := range m.After {
+			fmt.Fprintf(&b, "Line %d: %s\n", m.Line+1+i, l)
+		}
+		b.WriteString("--\n")
+		return true
+	})
+	r.Content = strings.TrimSuffix(b.String(), "--\n")
+	r.FileHash, r.ContentHash, r.LastModified = hash.Of(fi.data).String(), hash.Of(fi.data).String(), stamp(fi)
+	return nil
+}
+
+// maxImage bounds images returned inline.
+const maxImage = 20 << 20
+
+func (w *Workspace) readImage(r *plan.ReadResult) error {
+	rel, fi, err := w.openForRead(r.Path)
+	if err != nil {
+		return err
+	}
+	if len(fi.data) > maxImage {
+		return plan.Errorf(plan.CodeTooLarge, r.Path, "is %d bytes; images are returned up to %d", len(fi.data), maxImage)
+	}
+	mt := imageType(fi.data)
+	if mt == "" {
+		return plan.Errorf(plan.CodeInvalidRequest, r.Path, "is not an image txedit recognises (PNG, JPEG, GIF, WebP, BMP, TIFF, ICO, SVG)")
+	}
+	r.Images = []*plan.Image{{Path: rel, Data: base64.StdEncoding.EncodeToString(fi.data), MediaType: mt}}
+	r.FileHash, r.ContentHash, r.LastModified = hash.Of(fi.data).String(), hash.Of(fi.data).String(), stamp(fi)
+	return nil
+}
+
+// imageType names an image's media type from its first bytes.
+func imageType(b []byte) string {
+	switch {
+	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
+		return "image/png"
+	case bytes.HasPrefix(b, []byte{0xFF, 0xD8, 0xFF}):
+		return "image/jpeg"
+	case bytes.HasPrefix(b, []byte("GIF87a")), bytes.HasPrefix(b, []byte("GIF89a")):
+		return "image/gif"
+	case len(b) >= 12 && bytes.Equal(b[:4], []byte("RIFF")) && bytes.Equal(b[8:12], []byte("WEBP")):
+		return "image/webp"
+	case bytes.HasPrefix(b, []byte("BM")) && len(b) > 14:
+		return "image/bmp"
+	case bytes.HasPrefix(b, []byte("II*\x00")), bytes.HasPrefix(b, []byte("MM\x00*")):
+		return "image/tiff"
+	case bytes.HasPrefix(b, []byte{0, 0, 1, 0}):
+		return "image/x-icon"
+	}
+	head := b
+	if len(head) > 1024 {
+		head = head[:1024]
+	}
+	if t := bytes.TrimSpace(head); bytes.HasPrefix(t, []byte("<svg")) || (bytes.HasPrefix(t, []byte("<?xml")) && bytes.Contains(t, []byte("<svg"))) {
+		return "image/svg+xml"
+	}
+	return ""
+}
+
+// ListOptions configure List.
+type ListOptions struct {
+	// Depth is how many levels below the directory to include (0: its
+	// own entries).
+	Depth int
+	// Ignore holds globs of entries to leave out (a glob without "/"
+	// matches the name at any depth).
+	Ignore []string
+}
+
+// List lists a directory like ls -la: every entry (dot-files too) but
+// txedit's journal, sorted by path, with kind, size, mode and time.
+// Subdirectories are listed down to Depth; .git is listed, not entered.
+func (w *Workspace) List(ctx context.Context, p string, lo ListOptions) ([]*plan.DirEntry, error) {
+	start, isDir, err := w.readTarget(p)
+	if err != nil {
+		return nil, err
+	}
+	if !isDir {
+		return nil, plan.Errorf(plan.CodeNotRegular, p, "is not a directory")
+	}
+	ignores, err := compileGlobs(lo.Ignore)
+	if err != nil {
+		return nil, err
+	}
+	var out []*plan.DirEntry
+	var visit func(dir string, depth int) error
+	visit = func(dir string, depth int) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		name := dir
+		if name == "" {
+			name = "."
+		}
+		ents, err := w.fsys.ReadDir(name)
+		if err != nil {
+			return ioErr(name, err)
+		}
+	entries:
+		for _, e := range ents {
+			rel := join(dir, e.Name())
+			if rel == journal.Dir || journal.IsTemp(e.Name()) {
+				continue
+			}
+			for _, g := range ignores {
+				if g.Match(relTo(start, rel)) {
+					continue entries
+				}
+			}
+			info, err := e.Info()
+			if err != nil {
+				continue
+			}
+			de := &plan.DirEntry{Path: rel, Name: e.Name(), Size: info.Size(), Mode: info.Mode().String(),
+				Modified: info.ModTime().UTC().Format(time.RFC3339Nano), Kind: kindOf(info.Mode())}
+			if de.Kind == "symlink" {
+				de.Target, _ = w.fsys.Readlink(rel)
+			}
+			out = append(out, de)
+			if de.Kind == "dir" && depth < lo.Depth && e.Name() != ".git" {
+				if err := visit(rel, depth+1); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := visit(start, 0); err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "dir"
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	case m.IsRegular():
+		return "file"
+	}
+	return "other"
+}
+
+func join(dir, name string) string {
+	if dir == "" || dir == "." {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// GlobOptions configure Glob.
+type GlobOptions struct {
+	Pattern  string // relative to Path; without "/" it matches base names at any depth
+	Path     string // directory to search (default: the root)
+	Hidden   bool   // include dot-files
+	NoIgnore bool   // do not honour .gitignore / .ignore
+	Limit    int    // at most this many files (0: all)
+}
+
+// Glob returns the files under Path matching Pattern ("**" crosses
+// directories, braces and classes work), sorted by path, root-relative.
+func (w *Workspace) Glob(ctx context.Context, o GlobOptions) (*plan.GlobResult, error) {
+	res := &plan.GlobResult{Files: []string{}}
+	fail := func(err error) (*plan.GlobResult, error) {
+		res.Code, res.Error = plan.CodeOf(err), err.Error()
+		return res, err
+	}
+	if o.Pattern == "" {
+		return fail(plan.Errorf(plan.CodeInvalidRequest, "", "glob needs a pattern"))
+	}
+	pat := strings.TrimPrefix(o.Pattern, "./")
+	anchored := strings.Contains(pat, "/")
+	g, err := globCompiler.Compile(strings.TrimPrefix(pat, "/"))
+	if err != nil {
+		return fail(plan.Errorf(plan.CodeInvalidRequest, "", "bad glob %q: %v", o.Pattern, err))
+	}
+	v, release := w.view()
+	defer release()
+	start, isDir, err := v.readTarget(o.Path)
+	if err != nil {
+		return fail(err)
+	}
+	if !isDir {
+		return fail(plan.Errorf(plan.CodeNotRegular, o.Path, "is not a directory"))
+	}
+	var mu sync.Mutex
+	_, err = walk.Walk(ctx, v.fsys, walk.Options{Dir: start, Hidden: o.Hidden, NoIgnore: o.NoIgnore, Workers: v.opts.Workers,
+		Prune: func(rel string) bool { return v.checkPolicy(rel, rel, false) != nil }},
+		func(e *walk.Entry) error {
+			subject := e.Name
+			if anchored {
+				subject = relTo(start, e.Path)
+			}
+			if g.Match(subject) && v.checkPolicy(e.Path, e.Path, false) == nil {
+				mu.Lock()
+				res.Files = append(res.Files, e.Path)
+				mu.Unlock()
+			}
+			return nil
+		})
+	if err != nil {
+		return fail(err)
+	}
+	sort.Strings(res.Files)
+	if o.Limit > 0 && len(res.Files) > o.Limit {
+		res.Files, res.Truncated = res.Files[:o.Limit], true
+	}
+	res.Success = true
+	return res, nil
+}
+
+// FindOptions configure Find, the ADK toolset's find_files (find -name).
+type FindOptions struct {
+	Dir  string
+	Name string // shell pattern on the base name; empty matches all
+	Type string // "f", "d" or "" for both
+}
+
+// Find lists files and directories under Dir whose names match, skipping
+// hidden ones as find_files does, and returns paths relative to Dir.
+func (w *Workspace) Find(ctx context.Context, o FindOptions) ([]string, error) {
+	if o.Type != "" && o.Type != "f" && o.Type != "d" {
+		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "type %q: want f or d", o.Type)
+	}
+	var g interface{ Match(string) bool }
+	if o.Name != "" {
+		p, err := glob.Compile(o.Name)
+		if err != nil {
+			return nil, plan.Errorf(plan.CodeInvalidRequest, "", "bad name pattern %q: %v", o.Name, err)
+		}
+		g = p
+	}
+	v, release := w.view()
+	defer release()
+	start, isDir, err := v.readTarget(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if !isDir {
+		return nil, plan.Errorf(plan.CodeNotRegular, o.Dir, "is not a directory")
+	}
+	var mu sync.Mutex
+	out := []string{}
+	_, err = walk.Walk(ctx, v.fsys, walk.Options{Dir: start, NoIgnore: true, Dirs: o.Type != "f", Workers: v.opts.Workers},
+		func(e *walk.Entry) error {
+			if (o.Type == "d" && !e.IsDir) || (g != nil && !g.Match(e.Name)) || v.checkPolicy(e.Path, e.Path, false) != nil {
+				return nil
+			}
+			mu.Lock()
+			out = append(out, relTo(start, e.Path))
+			mu.Unlock()
+			return nil
+		})
+	sort.Strings(out)
+	return out, err
+}
+
+// Identical is what Diff returns for files with the same content.
+const Identical = "Files are identical."
+
+// Diff compares two files as diff -u does, through the same renderer as
+// dry runs; it returns Identical when they are the same.
+func (w *Workspace) Diff(ctx context.Context, a, b string) (string, error) {
+	ra, fa, err := w.openForRead(a)
+	if err != nil {
+		return "", err
+	}
+	rb, fb, err := w.openForRead(b)
+	if err != nil {
+		return "", err
+	}
+	if bytes.Equal(fa.data, fb.data) {
+		return Identical, nil
+	}
+	if apply.IsBinary(fa.data) || apply.IsBinary(fb.data) {
+		return fmt.Sprintf("Binary files %s and %s differ\n", ra, rb), nil
+	}
+	return apply.Plain(ra, rb, fa.data, fb.data), nil
+}

@@ -1,0 +1,408 @@
+// Package walk is the one tree walker of txedit: grep, glob, find and
+// pattern_replace all use it. It walks in parallel with a bounded number
+// of workers, honours .gitignore, .ignore and .git/info/exclude the way
+// ripgrep does (a .ignore beats a .gitignore, a nearer file beats a
+// farther one, the last matching line of a file wins), skips dot-files
+// unless asked, never enters .git or .txedit, and does not follow symlinks.
+// Entries arrive in no particular order: callers sort.
+package walk
+
+import (
+	"context"
+	"io/fs"
+	"path"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/txedit/txedit/internal/ignore"
+	"github.com/txedit/txedit/journal"
+)
+
+// Options configure a walk.
+type Options struct {
+	// Dir is the root-relative directory to walk ("" or "." for the root).
+	Dir string
+	// Hidden includes names that start with a dot.
+	Hidden bool
+	// NoIgnore disregards .gitignore, .ignore and .git/info/exclude.
+	NoIgnore bool
+	// MaxDepth limits the depth: 1 reports only Dir's own entries; 0 is
+	// unlimited.
+	MaxDepth int
+	// Workers bounds the goroutines (default 4).
+	Workers int
+	// Dirs makes the walk report directories as well as files.
+	Dirs bool
+	// Prune, if set, is asked about each directory that is not ignored;
+	// true skips it and everything below.
+	Prune func(rel string) bool
+	// Override, if set, decides before the ignore files do (ripgrep's -g
+	// globs): decided means its answer stands, even against .gitignore.
+	Override func(rel string, isDir bool) (ignored, decided bool)
+}
+
+// Entry is a regular file (or, with Options.Dirs, a directory) found by a
+// walk.
+type Entry struct {
+	Path  string // root-relative, "/"-separated
+	Name  string
+	IsDir bool
+	Depth int // 1 for entries of the walked directory itself
+	Info  fs.DirEntry
+	dir   *handle
+}
+
+// Open opens the file for reading, relative to its directory's handle.
+func (e *Entry) Open() (journal.File, error) { return e.dir.d.Open(e.Name) }
+
+// Stats counts what a walk skipped.
+type Stats struct {
+	Errors []error // unreadable directories, reported and skipped
+}
+
+type handle struct {
+	d    journal.DirHandle
+	refs atomic.Int32
+}
+
+func (h *handle) release() {
+	if h.refs.Add(-1) == 0 {
+		h.d.Close()
+	}
+}
+
+// rules is the chain of ignore files that apply in a directory.
+type rules struct {
+	parent    *rules
+	gitignore *ignore.List
+	dotignore *ignore.List
+	exclude   *ignore.List // .git/info/exclude of a repository root
+	repoRoot  bool
+}
+
+// ignored applies ripgrep's precedence: .ignore files nearest first, then
+// .gitignore files nearest first up to the repository root, then the
+// repository's info/exclude.
+func (r *rules) ignored(p string, isDir bool) bool {
+	for x := r; x != nil; x = x.parent {
+		if x.dotignore != nil {
+			if ig, ok := x.dotignore.Match(p, isDir); ok {
+				return ig
+			}
+		}
+	}
+	for x := r; x != nil; x = x.parent {
+		if x.gitignore != nil {
+			if ig, ok := x.gitignore.Match(p, isDir); ok {
+				return ig
+			}
+		}
+		if x.repoRoot {
+			break
+		}
+	}
+	for x := r; x != nil; x = x.parent {
+		if x.repoRoot {
+			if x.exclude != nil {
+				if ig, ok := x.exclude.Match(p, isDir); ok {
+					return ig
+				}
+			}
+			break
+		}
+	}
+	return false
+}
+
+type job struct {
+	dir   string // root-relative, "" for the root
+	depth int    // depth of the directory itself (the walked dir is 0)
+	rules *rules
+	// A file batch: entries of an open directory.
+	files []fs.DirEntry
+	h     *handle
+}
+
+type walker struct {
+	ctx   context.Context
+	fsys  journal.FS
+	opts  Options
+	fn    func(*Entry) error
+	mu    sync.Mutex
+	cond  *sync.Cond
+	queue []job
+	open  int // jobs queued or running
+	err   error
+	stats Stats
+}
+
+// fileBatch is how many files of one directory one job handles, so that a
+// huge directory is shared among the workers.
+const fileBatch = 64
+
+// Walk walks opts.Dir and calls fn for every file (and directory, with
+// Options.Dirs) that is not skipped. fn is called from several goroutines
+// at once. An error from fn, or the context's end, stops the walk and is
+// returned; unreadable directories are skipped and listed in Stats.
+func Walk(ctx context.Context, fsys journal.FS, opts Options, fn func(*Entry) error) (*Stats, error) {
+	start := strings.Trim(path.Clean("/"+opts.Dir), "/")
+	if opts.Workers <= 0 {
+		opts.Workers = 4
+	}
+	w := &walker{ctx: ctx, fsys: fsys, opts: opts, fn: fn}
+	w.cond = sync.NewCond(&w.mu)
+	var r *rules
+	if !opts.NoIgnore {
+		// Ignore files above the walked directory apply too (within the
+		// workspace root; nothing outside it is read).
+		var dirs []string
+		if start != "" {
+			dirs = append(dirs, "")
+			parts := strings.Split(start, "/")
+			for i := 1; i < len(parts); i++ {
+				dirs = append(dirs, strings.Join(parts[:i], "/"))
+			}
+		}
+		for _, d := range dirs {
+			r = w.loadRules(r, d, nil)
+		}
+	}
+	w.push(job{dir: start, depth: 0, rules: r})
+	var wg sync.WaitGroup
+	for i := 0; i < opts.Workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				j, ok := w.pop()
+				if !ok {
+					return
+				}
+				w.do(j)
+				w.done()
+			}
+		}()
+	}
+	wg.Wait()
+	return &w.stats, w.err
+}
+
+func (w *walker) push(j job) {
+	w.mu.Lock()
+	w.queue = append(w.queue, j)
+	w.open++
+	w.mu.Unlock()
+	w.cond.Signal()
+}
+
+func (w *walker) pop() (job, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for len(w.queue) == 0 && w.open > 0 && w.err == nil {
+		w.cond.Wait()
+	}
+	if w.err != nil || len(w.queue) == 0 {
+		return job{}, false
+	}
+	j := w.queue[len(w.queue)-1]
+	w.queue = w.queue[:len(w.queue)-1]
+	return j, true
+}
+
+func (w *walker) done() {
+	w.mu.Lock()
+	w.open--
+	if w.open == 0 {
+		w.cond.Broadcast()
+	}
+	w.mu.Unlock()
+}
+
+func (w *walker) fail(err error) {
+	w.mu.Lock()
+	if w.err == nil {
+		w.err = err
+	}
+	w.mu.Unlock()
+	w.cond.Broadcast()
+}
+
+func (w *walker) failed() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err != nil
+}
+
+func join(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+func (w *walker) do(j job) {
+	if err := w.ctx.Err(); err != nil {
+		w.fail(err)
+		return
+	}
+	if j.files != nil {
+		w.files(j)
+		return
+	}
+	name := j.dir
+	if name == "" {
+		name = "."
+	}
+	d, err := journal.OpenDir(w.fsys, name)
+	if err != nil {
+		w.skip(err)
+		return
+	}
+	ents, err := d.ReadDir()
+	if err != nil {
+		d.Close()
+		w.skip(err)
+		return
+	}
+	r := j.rules
+	if !w.opts.NoIgnore {
+		r = w.loadRules(r, j.dir, &dirSource{d, ents})
+	}
+	h := &handle{d: d}
+	h.refs.Store(1)
+	defer h.release()
+	var files []fs.DirEntry
+	for _, e := range ents {
+		n := e.Name()
+		if n == ".git" || n == journal.Dir || journal.IsTemp(n) || (!w.opts.Hidden && n[0] == '.') {
+			continue
+		}
+		p := join(j.dir, n)
+		switch t := e.Type(); {
+		case t.IsDir():
+			if w.skipped(r, p, true) {
+				continue
+			}
+			if w.opts.Prune != nil && w.opts.Prune(p) {
+				continue
+			}
+			if w.opts.Dirs {
+				if err := w.fn(&Entry{Path: p, Name: n, IsDir: true, Depth: j.depth + 1, Info: e, dir: h}); err != nil {
+					w.fail(err)
+					return
+				}
+			}
+			if w.opts.MaxDepth == 0 || j.depth+1 < w.opts.MaxDepth {
+				w.push(job{dir: p, depth: j.depth + 1, rules: r})
+			}
+		case t.IsRegular():
+			if w.skipped(r, p, false) {
+				continue
+			}
+			files = append(files, e)
+		}
+	}
+	for len(files) > 0 {
+		n := min(fileBatch, len(files))
+		h.refs.Add(1)
+		w.push(job{dir: j.dir, depth: j.depth, files: files[:n], h: h})
+		files = files[n:]
+	}
+}
+
+func (w *walker) skipped(r *rules, p string, isDir bool) bool {
+	if w.opts.Override != nil {
+		if ig, ok := w.opts.Override(p, isDir); ok {
+			return ig
+		}
+	}
+	return r != nil && r.ignored(p, isDir)
+}
+
+func (w *walker) files(j job) {
+	defer j.h.release()
+	for _, e := range j.files {
+		if w.failed() {
+			return
+		}
+		ent := &Entry{Path: join(j.dir, e.Name()), Name: e.Name(), Depth: j.depth + 1, Info: e, dir: j.h}
+		if err := w.fn(ent); err != nil {
+			w.fail(err)
+			return
+		}
+	}
+}
+
+func (w *walker) skip(err error) {
+	w.mu.Lock()
+	w.stats.Errors = append(w.stats.Errors, err)
+	w.mu.Unlock()
+}
+
+// dirSource lets loadRules read ignore files through an open directory.
+type dirSource struct {
+	d    journal.DirHandle
+	ents []fs.DirEntry
+}
+
+// loadRules adds the ignore files of directory dir (if any) to the chain.
+func (w *walker) loadRules(parent *rules, dir string, src *dirSource) *rules {
+	var names map[string]fs.FileMode
+	if src != nil {
+		names = map[string]fs.FileMode{}
+		for _, e := range src.ents {
+			switch e.Name() {
+			case ".gitignore", ".ignore", ".git":
+				names[e.Name()] = e.Type()
+			}
+		}
+	} else {
+		names = map[string]fs.FileMode{}
+		for _, n := range []string{".gitignore", ".ignore", ".git"} {
+			if fi, err := w.fsys.Lstat(join(dir, n)); err == nil {
+				names[n] = fi.Mode().Type()
+			}
+		}
+	}
+	if len(names) == 0 {
+		return parent
+	}
+	read := func(name string) []byte {
+		var f journal.File
+		var err error
+		if src != nil && !strings.Contains(name, "/") {
+			f, err = src.d.Open(name)
+		} else {
+			f, err = w.fsys.Open(join(dir, name))
+		}
+		if err != nil {
+			return nil
+		}
+		defer f.Close()
+		var buf []byte
+		tmp := make([]byte, 4096)
+		for len(buf) < 1<<20 {
+			n, err := f.Read(tmp)
+			buf = append(buf, tmp[:n]...)
+			if err != nil {
+				break
+			}
+		}
+		return buf
+	}
+	r := &rules{parent: parent}
+	if t, ok := names[".gitignore"]; ok && t.IsRegular() {
+		r.gitignore = ignore.Parse(dir, read(".gitignore"))
+	}
+	if t, ok := names[".ignore"]; ok && t.IsRegular() {
+		r.dotignore = ignore.Parse(dir, read(".ignore"))
+	}
+	if _, ok := names[".git"]; ok {
+		r.repoRoot = true
+		if data := read(".git/info/exclude"); data != nil {
+			r.exclude = ignore.Parse(dir, data)
+		}
+	}
+	return r
+}
