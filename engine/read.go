@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/txedit/txedit/apply"
 	"github.com/txedit/txedit/hash"
@@ -23,12 +24,32 @@ import (
 // Read runs an fs_read request and returns one result per path, in
 // request order; a failure of one path does not stop the others.
 func (w *Workspace) Read(ctx context.Context, req *plan.ReadRequest) ([]*plan.ReadResult, error) {
-	v, release := w.view()
-	defer release()
-	return v.read(ctx, req)
+	var out []*plan.ReadResult
+	err := w.ReadEach(ctx, req, func(r *plan.ReadResult) error {
+		out = append(out, r)
+		return nil
+	})
+	return out, err
 }
 
-func (w *Workspace) read(ctx context.Context, req *plan.ReadRequest) ([]*plan.ReadResult, error) {
+// ReadEach is Read delivering each result to fn as soon as it and all
+// before it are ready, in request order, from the calling goroutine. The
+// paths are read in parallel, but only a bounded window ahead of fn, so a
+// batch read of a whole tree holds a few files in memory, not the tree.
+func (w *Workspace) ReadEach(ctx context.Context, req *plan.ReadRequest, fn func(*plan.ReadResult) error) error {
+	return ReadEachMapped(ctx, w, req, func(r *plan.ReadResult) *plan.ReadResult { return r }, fn)
+}
+
+// ReadEachMapped is ReadEach with a step run on the reading goroutines
+// before delivery, such as encoding each result, so that step runs in
+// parallel too.
+func ReadEachMapped[T any](ctx context.Context, w *Workspace, req *plan.ReadRequest, mapFn func(*plan.ReadResult) T, fn func(T) error) error {
+	v, release := w.view()
+	defer release()
+	return readEach(ctx, v, req, mapFn, fn)
+}
+
+func readEach[T any](ctx context.Context, w *Workspace, req *plan.ReadRequest, mapFn func(*plan.ReadResult) T, fn func(T) error) error {
 	mode := strings.ToLower(req.Mode)
 	paths := req.Paths
 	if req.Path != "" {
@@ -40,19 +61,18 @@ func (w *Workspace) read(ctx context.Context, req *plan.ReadRequest) ([]*plan.Re
 	switch mode {
 	case "line", "directory", "search", "image":
 	case "":
-		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "missing mode: Line, Directory, Search or Image")
+		return plan.Errorf(plan.CodeInvalidRequest, "", "missing mode: Line, Directory, Search or Image")
 	default:
-		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "unknown mode %q: want Line, Directory, Search or Image", req.Mode)
+		return plan.Errorf(plan.CodeInvalidRequest, "", "unknown mode %q: want Line, Directory, Search or Image", req.Mode)
 	}
 	if len(paths) == 0 {
-		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "fs_read needs path or paths")
+		return plan.Errorf(plan.CodeInvalidRequest, "", "fs_read needs path or paths")
 	}
 	if mode == "search" && req.Pattern == "" {
-		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "Search mode needs a pattern")
+		return plan.Errorf(plan.CodeInvalidRequest, "", "Search mode needs a pattern")
 	}
-	out := make([]*plan.ReadResult, len(paths))
-	err := w.forEach(ctx, len(paths), func(i int) error {
-		r := &plan.ReadResult{Path: paths[i]}
+	one := func(p string) *plan.ReadResult {
+		r := &plan.ReadResult{Path: p}
 		var err error
 		switch mode {
 		case "line":
@@ -74,10 +94,59 @@ func (w *Workspace) read(ctx context.Context, req *plan.ReadRequest) ([]*plan.Re
 		} else {
 			r.Success = true
 		}
-		out[i] = r
-		return nil
-	})
-	return out, err
+		return r
+	}
+	return ordered(ctx, len(paths), w.opts.Workers, func(i int) T { return mapFn(one(paths[i])) }, fn)
+}
+
+// ordered runs produce(0..n-1) on workers goroutines, at most a window of
+// 4×workers results ahead of the consumer, and hands the results to
+// consume in index order on the calling goroutine.
+func ordered[T any](ctx context.Context, n, workers int, produce func(int) T, consume func(T) error) error {
+	window := 4 * workers
+	slots := make([]chan T, n)
+	for i := range slots {
+		slots[i] = make(chan T, 1)
+	}
+	sem := make(chan struct{}, window)
+	next := make(chan int)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		defer close(next)
+		for i := 0; i < n; i++ {
+			select {
+			case sem <- struct{}{}:
+			case <-done:
+				return
+			}
+			select {
+			case next <- i:
+			case <-done:
+				return
+			}
+		}
+	}()
+	for k := 0; k < workers; k++ {
+		go func() {
+			for i := range next {
+				slots[i] <- produce(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		var r T
+		select {
+		case r = <-slots[i]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		<-sem
+		if err := consume(r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // openForRead resolves, checks policy and reads a file for a read tool.
@@ -148,11 +217,13 @@ func (w *Workspace) readLines(r *plan.ReadResult, req *plan.ReadRequest) error {
 		return plan.Errorf(plan.CodeInvalidRequest, r.Path, "end_line %d is before start_line %d", end, start)
 	}
 	r.StartLine, r.EndLine = start, end
+	// fi.data is this read's own buffer and is never written again, so
+	// the content can share it instead of copying it.
 	if start == 1 && end == n {
-		r.Content, r.ContentHash = string(fi.data), r.FileHash
+		r.Content, r.ContentHash = unsafe.String(&fi.data[0], len(fi.data)), r.FileHash
 	} else {
 		lo, hi, _ := hash.LineSpan(fi.data, start, end)
-		r.Content = string(fi.data[lo:hi])
+		r.Content = unsafe.String(&fi.data[lo], hi-lo)
 		r.ContentHash = hash.Token{Sum: hash.Of(fi.data[lo:hi]), Start: start, End: end}.String()
 	}
 	if !utf8.ValidString(r.Content) {

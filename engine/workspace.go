@@ -9,7 +9,9 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gobwas/glob"
@@ -83,6 +85,9 @@ type Workspace struct {
 	opts     Options
 	denyR    []*glob.Pattern
 	denyW    []*glob.Pattern
+	// dirs caches, for one operation's view, directories known to hold
+	// no symlink on the way from the root (see resolve).
+	dirs *sync.Map
 	// Recovered lists what recovery did when the workspace was opened.
 	Recovered []*journal.Report
 }
@@ -184,6 +189,7 @@ func (w *Workspace) view() (*Workspace, func()) {
 	fsys, release := dc.WithDirCache()
 	v := *w
 	v.fsys = fsys
+	v.dirs = &sync.Map{}
 	v.j = w.j.WithFS(fsys)
 	return &v, release
 }
@@ -264,6 +270,15 @@ func (w *Workspace) resolve1(p string) (string, bool, error) {
 	rest := strings.Split(filepath.ToSlash(name), "/")
 	var done []string
 	hops := 0
+	// Within one operation, a directory already walked and found free of
+	// symlinks need not be walked again: skip straight to it.
+	if w.dirs != nil && len(rest) > 1 && !slices.Contains(rest, "..") && !slices.Contains(rest, ".") && !slices.Contains(rest, "") {
+		dir := strings.Join(rest[:len(rest)-1], "/")
+		if _, ok := w.dirs.Load(dir); ok {
+			done = strings.Split(dir, "/")
+			rest = rest[len(rest)-1:]
+		}
+	}
 	for len(rest) > 0 {
 		c := rest[0]
 		rest = rest[1:]
@@ -323,6 +338,9 @@ func (w *Workspace) resolve1(p string) (string, bool, error) {
 	}
 	if len(done) == 0 {
 		return ".", false, nil
+	}
+	if w.dirs != nil && hops == 0 && len(done) > 1 {
+		w.dirs.Store(path.Join(done[:len(done)-1]...), true)
 	}
 	return path.Join(done...), false, nil
 }

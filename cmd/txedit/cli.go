@@ -23,6 +23,9 @@ Usage:
   txedit apply   [--dry-run] [--json] [FILE|-]   run a write request (fs_write JSON); stdin if no FILE
   txedit undo    [TXID] [--force] [--dry-run]     revert the newest transaction still in effect (or TXID)
   txedit redo    [--force] [--dry-run]            re-apply what the last undo reverted
+  txedit read    [--json] [FILE|-]                run a read request (fs_read JSON: Line, Directory, Search, Image)
+  txedit grep    [-i -n -A N -B N -C N -l -c -g GLOB -t TYPE -U -F --hidden --no-ignore] PATTERN [PATH]
+  txedit glob    [--hidden] [--no-ignore] PATTERN [PATH]
   txedit log     [-n N] [--json]                  list transactions, newest first
   txedit show    TXID [--json]                    print a transaction and its diff
   txedit recover [--json]                         roll back transactions interrupted by a crash
@@ -30,8 +33,8 @@ Usage:
 
 Every command takes --root DIR (default: the current directory) and --json.
 Flags may stand before or after arguments. Exit status: 0 success, 1 the
-operation failed (in atomic mode nothing was written), 2 bad usage or an
-unparseable request.
+operation failed (in atomic mode nothing was written; for grep and glob:
+nothing matched), 2 bad usage or an unparseable request.
 `
 
 // env is what a command runs against: the streams and common flags.
@@ -59,7 +62,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 	cmds := map[string]func() *command{
-		"apply": applyCmd, "undo": undoCmd, "redo": redoCmd, "log": logCmd, "show": showCmd, "recover": recoverCmd, "gc": gcCmd,
+		"apply": applyCmd, "undo": undoCmd, "redo": redoCmd, "read": readCmd, "grep": grepCmd, "glob": globCmd, "log": logCmd, "show": showCmd, "recover": recoverCmd, "gc": gcCmd,
 	}
 	mk, ok := cmds[args[0]]
 	if !ok {
@@ -92,6 +95,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // arguments (the standard flag package stops at the first positional).
 // "--" ends the flags.
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	args = expandShort(fs, args)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -107,6 +111,47 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// expandShort turns grep-style short flags into what package flag parses:
+// "-C3" into "-C" "3" and "-in" into "-i" "-n", when the letters are flags
+// of fs and "-C3" is not itself a flag. Everything after "--" is left.
+func expandShort(fs *flag.FlagSet, args []string) []string {
+	var out []string
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if len(a) < 3 || a[0] != '-' || a[1] == '-' || strings.Contains(a, "=") || fs.Lookup(a[1:]) != nil {
+			out = append(out, a)
+			continue
+		}
+		first := fs.Lookup(a[1:2])
+		if first != nil && !isBool(first) {
+			out = append(out, a[:2], a[2:])
+			continue
+		}
+		split := true
+		for _, c := range a[1:] {
+			if f := fs.Lookup(string(c)); f == nil || !isBool(f) {
+				split = false
+				break
+			}
+		}
+		if !split {
+			out = append(out, a)
+			continue
+		}
+		for _, c := range a[1:] {
+			out = append(out, "-"+string(c))
+		}
+	}
+	return out
+}
+
+func isBool(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 func isTerminal(w io.Writer) bool {
