@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"path"
 	"sort"
@@ -118,10 +117,11 @@ func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 				}
 				bp := bufPool.Get().(*[]byte)
 				defer bufPool.Put(bp)
-				data, err := readEntry(e, bp)
+				data, err := e.ReadInto(*bp, 1<<40)
 				if err != nil {
 					return nil // unreadable files are skipped, as rg does
 				}
+				*bp = data
 				if data, ok := searchable(data); ok {
 					searchOne(e.Path, data)
 				}
@@ -158,45 +158,6 @@ func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 }
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
-
-// readEntry reads a walked file into *bp (reused across files).
-func readEntry(e *walk.Entry, bp *[]byte) ([]byte, error) {
-	f, err := e.Open()
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	need := int(fi.Size()) + 1
-	if cap(*bp) < need {
-		*bp = make([]byte, 0, need)
-	}
-	buf := (*bp)[:0]
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if n == 0 {
-			break
-		}
-	}
-	*bp = buf
-	return buf, nil
-}
 
 // readTarget resolves the path a read-side tool works on (default: the
 // root) and reports whether it is a directory.

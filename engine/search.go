@@ -20,17 +20,120 @@ import (
 type searcher struct {
 	re        *regexp.Regexp
 	multiline bool
-	// literal is set when the pattern is a plain string: bytes.Index
-	// finds it without the regexp.
-	literal []byte
-	// fold means literal and lits are lower-case and are searched in a
-	// lower-cased copy of the buffer.
-	fold bool
+	// literal is set when the pattern is a plain string: it is found
+	// without the regexp.
+	literal *finder
 	// lits, if set, is a set of strings of which every match contains
 	// at least one: lines holding none of them are not run through the
 	// regexp.
-	lits [][]byte
+	lits []*finder
 }
+
+// finder finds a literal, case-sensitively with bytes.Index, or ignoring
+// ASCII case by looking for its rarest letter in both cases (two SIMD
+// IndexByte scans) and checking the rest at each hit, without copying or
+// lower-casing the buffer.
+type finder struct {
+	lit  []byte
+	fold bool
+	rare int // index in lit of the byte scanned for when folding
+	lo   byte
+	up   byte
+}
+
+func newFinder(lit []byte, fold bool) *finder {
+	f := &finder{lit: lit, fold: fold}
+	best := 1 << 30
+	for i, c := range lit {
+		if fold {
+			c = lower(c)
+		}
+		if r := byteRank[c]; r < best {
+			best, f.rare = r, i
+		}
+	}
+	c := lit[f.rare]
+	f.lo, f.up = c, c
+	if fold {
+		f.lo, f.up = lower(c), upper(c)
+	}
+	return f
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func upper(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
+}
+
+// index returns the first occurrence at or after from, or -1.
+func (f *finder) index(b []byte, from int) int {
+	n := len(f.lit)
+	if n < 3 && !f.fold {
+		if i := bytes.Index(b[from:], f.lit); i >= 0 {
+			return from + i
+		}
+		return -1
+	}
+	nextLo, nextUp := -2, -2 // -2: not looked for yet
+	if f.lo == f.up {
+		nextUp = -1
+	}
+	for pos := from + f.rare; pos < len(b); {
+		if nextLo != -1 && nextLo < pos {
+			nextLo = indexFrom(b, f.lo, pos)
+		}
+		if nextUp != -1 && nextUp < pos {
+			nextUp = indexFrom(b, f.up, pos)
+		}
+		at := nextLo
+		if at < 0 || (nextUp >= 0 && nextUp < at) {
+			at = nextUp
+		}
+		if at < 0 {
+			return -1
+		}
+		start := at - f.rare
+		if start >= from && start+n <= len(b) && f.equal(b[start:start+n]) {
+			return start
+		}
+		pos = at + 1
+	}
+	return -1
+}
+
+func (f *finder) equal(b []byte) bool {
+	if f.fold {
+		return bytes.EqualFold(b, f.lit)
+	}
+	return bytes.Equal(b, f.lit)
+}
+
+func indexFrom(b []byte, c byte, from int) int {
+	if i := bytes.IndexByte(b[from:], c); i >= 0 {
+		return from + i
+	}
+	return -1
+}
+
+// byteRank orders bytes from rare to common in source code, so a finder
+// scans for the rarest byte of its literal (as ripgrep does). Bytes not
+// listed, non-ASCII ones among them, count as the rarest.
+var byteRank = func() (r [256]int) {
+	const order = "`~^|@#$%?!&;<>[]'QJZXKVBWYFGPMHDUCLqjzxkvbwyfg0123456789ONTISRAE:+-*{}\"/_=pmhducl,().itnsroae \t\n"
+	for i := 0; i < len(order); i++ {
+		r[order[i]] = i + 1
+	}
+	return
+}()
 
 func newSearcher(pattern string, ignoreCase, multiline, literal bool) (*searcher, error) {
 	if literal {
@@ -58,7 +161,7 @@ func newSearcher(pattern string, ignoreCase, multiline, literal bool) (*searcher
 	if tree.Op == syntax.OpLiteral && len(tree.Rune) > 0 {
 		lit, fold := literalOf(tree)
 		if !fold || foldSafe(lit) {
-			s.literal, s.fold = lit, fold
+			s.literal = newFinder(lit, fold)
 		}
 	}
 	if s.literal == nil && !multiline {
@@ -70,7 +173,9 @@ func newSearcher(pattern string, ignoreCase, multiline, literal bool) (*searcher
 				}
 			}
 			if usable {
-				s.lits, s.fold = lits, fold
+				for _, l := range lits {
+					s.lits = append(s.lits, newFinder(l, fold))
+				}
 			}
 		}
 	}
@@ -233,12 +338,17 @@ func (s *searcher) search(buf []byte, emit func(block) bool) int {
 	if len(buf) == 0 {
 		return 0
 	}
-	hay := buf
-	if s.fold && (s.literal != nil || s.lits != nil) {
-		hay = asciiLower(buf)
-	}
-	if s.literal == nil && s.lits != nil && !containsAny(hay, s.lits) {
-		return 0
+	var next []int // next occurrence of each of s.lits, -2 if not looked for
+	if s.lits != nil {
+		next = make([]int, len(s.lits))
+		found := false
+		for i, f := range s.lits {
+			next[i] = f.index(buf, 0)
+			found = found || next[i] >= 0
+		}
+		if !found {
+			return 0
+		}
 	}
 	n, line, lineAt := 0, 1, 0
 	lineNo := func(at int) int {
@@ -247,7 +357,7 @@ func (s *searcher) search(buf []byte, emit func(block) bool) int {
 		return line
 	}
 	for pos := 0; pos < len(buf); {
-		ms, me, ok := s.next(buf, hay, pos)
+		ms, me, ok := s.next(buf, next, pos)
 		if !ok {
 			break
 		}
@@ -272,14 +382,16 @@ func (s *searcher) search(buf []byte, emit func(block) bool) int {
 	return n
 }
 
-// next finds the first match at or after pos.
-func (s *searcher) next(buf, hay []byte, pos int) (int, int, bool) {
+// next finds the first match at or after pos. next holds each literal's
+// next occurrence, kept between calls so that a rare literal is not
+// searched for again from every position.
+func (s *searcher) next(buf []byte, next []int, pos int) (int, int, bool) {
 	if s.literal != nil {
-		i := bytes.Index(hay[pos:], s.literal)
+		i := s.literal.index(buf, pos)
 		if i < 0 {
 			return 0, 0, false
 		}
-		return pos + i, pos + i + len(s.literal), true
+		return i, i + len(s.literal.lit), true
 	}
 	if s.lits == nil {
 		loc := s.re.FindIndex(buf[pos:])
@@ -291,9 +403,12 @@ func (s *searcher) next(buf, hay []byte, pos int) (int, int, bool) {
 	// Run the regexp only on lines that hold one of the literals.
 	for pos < len(buf) {
 		at := -1
-		for _, l := range s.lits {
-			if i := bytes.Index(hay[pos:], l); i >= 0 && (at < 0 || pos+i < at) {
-				at = pos + i
+		for i, f := range s.lits {
+			if next[i] >= 0 && next[i] < pos {
+				next[i] = f.index(buf, pos)
+			}
+			if next[i] >= 0 && (at < 0 || next[i] < at) {
+				at = next[i]
 			}
 		}
 		if at < 0 {
@@ -310,15 +425,6 @@ func (s *searcher) next(buf, hay []byte, pos int) (int, int, bool) {
 		pos = le + 1
 	}
 	return 0, 0, false
-}
-
-func containsAny(hay []byte, lits [][]byte) bool {
-	for _, l := range lits {
-		if bytes.Contains(hay, l) {
-			return true
-		}
-	}
-	return false
 }
 
 // binaryPrefix is what ripgrep looks at before searching a file found by a

@@ -79,7 +79,7 @@ func IdentityOf(fi fs.FileInfo) Identity {
 	switch s := fi.Sys().(type) {
 	case *syscall.Stat_t:
 		id.Dev, id.Ino, id.Nlink = uint64(s.Dev), uint64(s.Ino), uint64(s.Nlink)
-		id.Ctime = s.Ctim.Sec*1e9 + s.Ctim.Nsec
+		id.Ctime = ctime(s)
 		id.Uid, id.Gid = int(s.Uid), int(s.Gid)
 	case *Identity:
 		id.Dev, id.Ino, id.Nlink, id.Ctime, id.Uid, id.Gid = s.Dev, s.Ino, s.Nlink, s.Ctime, s.Uid, s.Gid
@@ -138,6 +138,21 @@ type DirHandle interface {
 	// Open opens the entry name (one path component) for reading.
 	Open(name string) (File, error)
 	Close() error
+}
+
+// SubDirOpener is implemented by directory handles that open a child
+// directory relative to themselves (one system call, no walk from the
+// root). name is one path component; symlinks are not followed.
+type SubDirOpener interface {
+	OpenSubDir(name string) (DirHandle, error)
+}
+
+// FileReader is implemented by directory handles that can read a whole
+// file in one go, cheaper than Open and Read: the file's bytes are read
+// into buf (reused, grown as needed) and returned. A file longer than max
+// is an error. Walkers use it when present.
+type FileReader interface {
+	ReadFile(name string, buf []byte, max int64) ([]byte, error)
 }
 
 // OpenDir opens directory name of fsys, through DirOpener when fsys has it.

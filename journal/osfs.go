@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -137,15 +138,15 @@ func (o *OSFS) OpenDir(name string) (DirHandle, error) {
 type osDir struct {
 	r   *os.Root
 	own bool
+
+	once    sync.Once
+	dirFile *os.File // the directory itself, opened once
+	dirFd   int
+	dirErr  error
 }
 
 func (d *osDir) ReadDir() ([]fs.DirEntry, error) {
-	f, err := d.r.Open(".")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.ReadDir(-1)
+	return d.readDirRaw()
 }
 
 func (d *osDir) Open(name string) (File, error) {
@@ -156,7 +157,24 @@ func (d *osDir) Open(name string) (File, error) {
 	return osFile{f}, nil
 }
 
+// OpenSubDir implements [SubDirOpener].
+func (d *osDir) OpenSubDir(name string) (DirHandle, error) {
+	if fi, err := d.r.Lstat(name); err != nil {
+		return nil, err
+	} else if !fi.IsDir() {
+		return nil, &fs.PathError{Op: "opendir", Path: name, Err: syscall.ENOTDIR}
+	}
+	sub, err := d.r.OpenRoot(name)
+	if err != nil {
+		return nil, err
+	}
+	return &osDir{r: sub, own: true}, nil
+}
+
 func (d *osDir) Close() error {
+	if d.dirFile != nil {
+		d.dirFile.Close()
+	}
 	if d.own {
 		return d.r.Close()
 	}

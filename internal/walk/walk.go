@@ -9,6 +9,8 @@ package walk
 
 import (
 	"context"
+	"errors"
+	"io"
 	"io/fs"
 	"path"
 	"strings"
@@ -55,6 +57,37 @@ type Entry struct {
 
 // Open opens the file for reading, relative to its directory's handle.
 func (e *Entry) Open() (journal.File, error) { return e.dir.d.Open(e.Name) }
+
+// ReadInto reads the whole file into buf (reused, grown as needed): one
+// openat, read and close on a file system that supports it. Files longer
+// than max are an error.
+func (e *Entry) ReadInto(buf []byte, max int64) ([]byte, error) {
+	if fr, ok := e.dir.d.(journal.FileReader); ok {
+		return fr.ReadFile(e.Name, buf, max)
+	}
+	f, err := e.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) > max {
+				return nil, errors.New("file too large")
+			}
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF || (err == nil && n == 0) {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
 
 // Stats counts what a walk skipped.
 type Stats struct {
@@ -119,6 +152,8 @@ type job struct {
 	dir   string // root-relative, "" for the root
 	depth int    // depth of the directory itself (the walked dir is 0)
 	rules *rules
+	// open, if set, is the directory already opened through its parent.
+	open journal.DirHandle
 	// A file batch: entries of an open directory.
 	files []fs.DirEntry
 	h     *handle
@@ -196,6 +231,15 @@ func (w *walker) push(j job) {
 	w.cond.Signal()
 }
 
+// maxOpenAhead bounds the directories opened ahead of their turn.
+const maxOpenAhead = 64
+
+func (w *walker) queued() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.queue)
+}
+
 func (w *walker) pop() (job, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -254,10 +298,13 @@ func (w *walker) do(j job) {
 	if name == "" {
 		name = "."
 	}
-	d, err := journal.OpenDir(w.fsys, name)
-	if err != nil {
-		w.skip(err)
-		return
+	d := j.open
+	if d == nil {
+		var err error
+		if d, err = journal.OpenDir(w.fsys, name); err != nil {
+			w.skip(err)
+			return
+		}
 	}
 	ents, err := d.ReadDir()
 	if err != nil {
@@ -294,7 +341,17 @@ func (w *walker) do(j job) {
 				}
 			}
 			if w.opts.MaxDepth == 0 || j.depth+1 < w.opts.MaxDepth {
-				w.push(job{dir: p, depth: j.depth + 1, rules: r})
+				child := job{dir: p, depth: j.depth + 1, rules: r}
+				// Open the child through this directory's handle (one
+				// system call) while few directories wait, so that a wide
+				// tree cannot hold too many descriptors open; otherwise
+				// the child is opened by path when its turn comes.
+				if so, ok := d.(journal.SubDirOpener); ok && w.queued() < maxOpenAhead {
+					if h, err := so.OpenSubDir(n); err == nil {
+						child.open = h
+					}
+				}
+				w.push(child)
 			}
 		case t.IsRegular():
 			if w.skipped(r, p, false) {

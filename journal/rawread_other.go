@@ -1,0 +1,42 @@
+//go:build !linux
+
+package journal
+
+import (
+	"io"
+	"io/fs"
+)
+
+// ReadFile implements [FileReader] through Open where there is no raw path.
+func (d *osDir) ReadFile(name string, buf []byte, max int64) ([]byte, error) {
+	f, err := d.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (d *osDir) fd() (int, error) { return 0, nil }
+
+func (d *osDir) readDirRaw() ([]fs.DirEntry, error) {
+	f, err := d.r.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
