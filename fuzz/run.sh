@@ -13,6 +13,7 @@ targets=(
 	"./apply FuzzUnified"
 	"./journal FuzzDecodeManifest"
 	"./journal FuzzReadPack"
+	"./internal/ignore FuzzWildmatch"
 )
 for t in "${targets[@]}"; do
 	set -- $t

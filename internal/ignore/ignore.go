@@ -109,26 +109,35 @@ func (l *List) Match(path string, isDir bool) (ignored, decided bool) {
 // Wildmatch matches text against a glob in git's pathname mode: "*" and
 // "?" do not match "/", "**" as a whole segment matches any number of
 // directories ("**/" leading, "/**/" inside, "/**" trailing), and other
-// runs of "*" are plain "*".
+// runs of "*" are plain "*". Like git's wildmatch it gives up early when
+// the text runs out, so its time is polynomial whatever the pattern.
 func Wildmatch(pattern, text string) bool {
-	return wild(pattern, text, true)
+	return wild(pattern, text, true) == matched
 }
 
-func wild(p, t string, atSegmentStart bool) bool {
+const (
+	matched = iota
+	noMatch
+	abortAll        // the text ran out: no later start can match either
+	abortToStarStar // a "*" met a "/": only an enclosing "**" may go on
+)
+
+func wild(p, t string, atSegmentStart bool) int {
 	for len(p) > 0 {
-		switch c := p[0]; c {
+		c := p[0]
+		if len(t) == 0 && c != '*' {
+			return abortAll
+		}
+		switch c {
 		case '\\':
-			if len(p) < 2 {
-				return false
-			}
-			if len(t) == 0 || t[0] != p[1] {
-				return false
+			if len(p) < 2 || t[0] != p[1] {
+				return noMatch
 			}
 			atSegmentStart = p[1] == '/'
 			p, t = p[2:], t[1:]
 		case '?':
-			if len(t) == 0 || t[0] == '/' {
-				return false
+			if t[0] == '/' {
+				return noMatch
 			}
 			atSegmentStart = false
 			p, t = p[1:], t[1:]
@@ -140,60 +149,67 @@ func wild(p, t string, atSegmentStart bool) bool {
 			rest := p[n:]
 			if n >= 2 && atSegmentStart && (rest == "" || rest[0] == '/') {
 				if rest == "" {
-					return true // trailing "**": everything below
+					return matched // trailing "**": everything below
 				}
 				// "**/": zero or more whole directories.
 				rest = rest[1:]
 				for i := 0; ; {
-					if wild(rest, t[i:], true) {
-						return true
+					if r := wild(rest, t[i:], true); r != noMatch && r != abortToStarStar {
+						return r
 					}
 					j := strings.IndexByte(t[i:], '/')
 					if j < 0 {
-						return false
+						return abortAll
 					}
 					i += j + 1
 				}
 			}
 			if rest == "" {
-				return !strings.Contains(t, "/")
-			}
-			for i := 0; i <= len(t); i++ {
-				if wild(rest, t[i:], false) {
-					return true
+				if strings.Contains(t, "/") {
+					return abortToStarStar
 				}
-				if i < len(t) && t[i] == '/' {
-					return false
+				return matched
+			}
+			for i := 0; i < len(t); i++ {
+				r := wild(rest, t[i:], false)
+				if r != noMatch {
+					return r
+				}
+				if t[i] == '/' {
+					return abortToStarStar
 				}
 			}
-			return false
+			return abortAll
 		case '[':
-			if len(t) == 0 || t[0] == '/' {
-				return false
+			if t[0] == '/' {
+				return noMatch
 			}
 			ok, n := bracket(p, t[0])
 			if n == 0 { // not a valid class: "[" is literal
 				if t[0] != '[' {
-					return false
+					return noMatch
 				}
 				p, t = p[1:], t[1:]
 				atSegmentStart = false
 				continue
 			}
 			if !ok {
-				return false
+				return noMatch
 			}
 			p, t = p[n:], t[1:]
 			atSegmentStart = false
 		default:
-			if len(t) == 0 || t[0] != c {
-				return false
+			if t[0] != c {
+				return noMatch
 			}
 			atSegmentStart = c == '/'
 			p, t = p[1:], t[1:]
 		}
 	}
-	return len(t) == 0
+	if len(t) == 0 {
+		return matched
+	}
+	return noMatch
 }
 
 var posixClasses = map[string]func(byte) bool{
