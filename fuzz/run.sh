@@ -14,6 +14,7 @@ targets=(
 	"./journal FuzzDecodeManifest"
 	"./journal FuzzReadPack"
 	"./internal/ignore FuzzWildmatch"
+	"./apply FuzzSed"
 )
 for t in "${targets[@]}"; do
 	set -- $t

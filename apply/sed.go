@@ -1,0 +1,299 @@
+package apply
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+
+	"github.com/txedit/txedit/plan"
+)
+
+// Sed is a compiled sed substitution, s<d>REGEX<d>REPLACEMENT<d>FLAGS,
+// applied line by line as `sed -E` does.
+//
+// REGEX is Go RE2 syntax matched leftmost-longest; "\<d>" stands for the
+// delimiter character itself (which the regex then reads as it would any
+// such character, as GNU sed does), and the delimiter does not end the
+// regex inside a bracket expression. In REPLACEMENT, "&" and "\0" are the
+// whole match, "\1"–"\9" groups, "\n" a newline, "\t" a tab, "\r" a
+// carriage return, "\&", "\\" and "\<d>" literal; any other "\c" is c.
+// GNU's case conversions (\U, \L, \u, \l, \E) are refused. FLAGS are any
+// of g (every match of a line), i or I (ignore case) and a number N (only
+// the Nth match; with g, the Nth and those after it).
+type Sed struct {
+	re     *regexp.Regexp // line-scoped, leftmost-longest
+	scan   *regexp.Regexp // (?m) variant that finds candidate lines fast
+	lit    []byte         // the literal searched for, when literal
+	pieces []piece
+	global bool
+	nth    int // 1-based; 1 when no number was given
+}
+
+// piece of a replacement: literal bytes, or group g (0: whole match).
+type piece struct {
+	lit   []byte
+	group int
+}
+
+func sedErr(format string, args ...any) error {
+	return plan.Errorf(plan.CodeInvalidRequest, "", "sed_pattern: "+format, args...)
+}
+
+// ParseSed compiles a substitution. With literal, REGEX and REPLACEMENT
+// are plain strings (only "\<d>" is unescaped).
+func ParseSed(expr string, literal bool) (*Sed, error) {
+	if len(expr) < 2 || expr[0] != 's' {
+		return nil, sedErr("%q is not a substitution: want s/REGEX/REPLACEMENT/FLAGS", expr)
+	}
+	d := expr[1]
+	if d == '\\' || d == '\n' {
+		return nil, sedErr("the delimiter may not be a backslash or a newline")
+	}
+	pat, i, err := sedPart(expr, 2, d, true)
+	if err != nil {
+		return nil, err
+	}
+	repl, i, err := sedPart(expr, i, d, false)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sed{nth: 1}
+	flags := expr[i:]
+	num := ""
+	ci := false
+	for k := 0; k < len(flags); k++ {
+		switch c := flags[k]; {
+		case c == 'g':
+			s.global = true
+		case c == 'i' || c == 'I':
+			ci = true
+		case c >= '0' && c <= '9':
+			num += string(c)
+		default:
+			return nil, sedErr("unsupported flag %q (txedit supports g, i and a number)", c)
+		}
+	}
+	if num != "" {
+		n, err := strconv.Atoi(num)
+		if err != nil || n == 0 {
+			return nil, sedErr("the number flag must be 1 or more")
+		}
+		s.nth = n
+	}
+	if literal {
+		s.lit = []byte(pat)
+		pat = regexp.QuoteMeta(pat)
+		s.pieces = []piece{{lit: []byte(unescapeLiteral(repl, d)), group: -1}}
+	}
+	prefix := ""
+	if ci {
+		prefix = "(?i)"
+		s.lit = nil
+	}
+	if s.re, err = regexp.Compile(prefix + pat); err != nil {
+		return nil, sedErr("bad regular expression: %v", err)
+	}
+	s.re.Longest()
+	if s.scan, err = regexp.Compile("(?m)" + prefix + pat); err != nil {
+		return nil, sedErr("bad regular expression: %v", err)
+	}
+	if !literal {
+		if s.pieces, err = parseReplacement(repl, d, s.re.NumSubexp()); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// sedPart reads a part of the expression up to the unescaped delimiter
+// and returns it with "\<d>" turned into d, and the index after the
+// delimiter. In the regex part the delimiter does not end a bracket
+// expression.
+func sedPart(expr string, i int, d byte, regex bool) (string, int, error) {
+	var b []byte
+	for i < len(expr) {
+		c := expr[i]
+		switch {
+		case c == '\\' && i+1 < len(expr):
+			if expr[i+1] == d {
+				b = append(b, d)
+			} else {
+				b = append(b, c, expr[i+1])
+			}
+			i += 2
+		case c == '[' && regex:
+			end := bracketEnd(expr, i)
+			if end < 0 {
+				return "", 0, sedErr("unterminated bracket expression in %q", expr)
+			}
+			b = append(b, expr[i:end]...)
+			i = end
+		case c == d:
+			return string(b), i + 1, nil
+		default:
+			b = append(b, c)
+			i++
+		}
+	}
+	return "", 0, sedErr("unterminated substitution %q: want s%c…%c…%c", expr, d, d, d)
+}
+
+// bracketEnd returns the index after the bracket expression starting at
+// expr[i] ('['), or -1: "]" right after "[" or "[^" is literal, and
+// "[:class:]" runs are skipped.
+func bracketEnd(expr string, i int) int {
+	j := i + 1
+	if j < len(expr) && expr[j] == '^' {
+		j++
+	}
+	if j < len(expr) && expr[j] == ']' {
+		j++
+	}
+	for j < len(expr) {
+		switch {
+		case expr[j] == '[' && j+1 < len(expr) && (expr[j+1] == ':' || expr[j+1] == '.' || expr[j+1] == '='):
+			end := bytes.Index([]byte(expr[j+2:]), []byte{expr[j+1], ']'})
+			if end < 0 {
+				return -1
+			}
+			j += end + 4
+		case expr[j] == '\\' && j+1 < len(expr):
+			j += 2
+		case expr[j] == ']':
+			return j + 1
+		default:
+			j++
+		}
+	}
+	return -1
+}
+
+func unescapeLiteral(s string, d byte) string {
+	return string(bytes.ReplaceAll([]byte(s), []byte{'\\', d}, []byte{d}))
+}
+
+func parseReplacement(r string, d byte, groups int) ([]piece, error) {
+	var out []piece
+	var lit []byte
+	flush := func() {
+		if len(lit) > 0 {
+			out = append(out, piece{lit: lit, group: -1})
+			lit = nil
+		}
+	}
+	for i := 0; i < len(r); i++ {
+		c := r[i]
+		switch {
+		case c == '&':
+			flush()
+			out = append(out, piece{group: 0})
+		case c == '\\' && i+1 < len(r):
+			i++
+			switch e := r[i]; {
+			case e >= '0' && e <= '9':
+				g := int(e - '0')
+				if g > groups {
+					return nil, sedErr("invalid reference \\%d: the regex has %d group(s)", g, groups)
+				}
+				flush()
+				out = append(out, piece{group: g})
+			case e == 'n':
+				lit = append(lit, '\n')
+			case e == 't':
+				lit = append(lit, '\t')
+			case e == 'r':
+				lit = append(lit, '\r')
+			case e == 'U' || e == 'L' || e == 'u' || e == 'l' || e == 'E':
+				return nil, sedErr("case conversion \\%c is not supported", e)
+			default:
+				lit = append(lit, e)
+			}
+		default:
+			lit = append(lit, c)
+		}
+	}
+	flush()
+	return out, nil
+}
+
+// Apply runs the substitution on every line of content (a line's "\n" is
+// not part of what the regex sees; a "\r" before it is) and returns the
+// new content and the number of replacements. Content with no match comes
+// back as the same slice.
+func (s *Sed) Apply(content []byte) ([]byte, int) {
+	var out []byte
+	n, done := 0, 0 // done: content[:done] is already in out
+	for pos := 0; pos < len(content); {
+		// Find the next line that may match, without looking at each line.
+		var at int
+		if s.lit != nil {
+			i := bytes.Index(content[pos:], s.lit)
+			if i < 0 {
+				break
+			}
+			at = pos + i
+		} else {
+			loc := s.scan.FindIndex(content[pos:])
+			if loc == nil {
+				break
+			}
+			at = pos + loc[0]
+		}
+		ls := bytes.LastIndexByte(content[:at], '\n') + 1
+		le := len(content)
+		next := le
+		if i := bytes.IndexByte(content[at:], '\n'); i >= 0 {
+			le, next = at+i, at+i+1
+		}
+		if at == len(content) && ls == len(content) {
+			break // an empty match after the final newline is on no line
+		}
+		if repl, k := s.line(content[ls:le]); k > 0 {
+			if out == nil {
+				out = make([]byte, 0, len(content)+64)
+			}
+			out = append(out, content[done:ls]...)
+			out = append(out, repl...)
+			done = le
+			n += k
+		}
+		pos = next
+	}
+	if n == 0 {
+		return content, 0
+	}
+	return append(out, content[done:]...), n
+}
+
+// line substitutes in one line (without its newline).
+func (s *Sed) line(l []byte) ([]byte, int) {
+	ms := s.re.FindAllSubmatchIndex(l, -1)
+	if len(ms) < s.nth {
+		return nil, 0
+	}
+	var b []byte
+	last, n := 0, 0
+	for k, m := range ms {
+		if k+1 < s.nth {
+			continue
+		}
+		if k+1 > s.nth && !s.global {
+			break
+		}
+		b = append(b, l[last:m[0]]...)
+		for _, p := range s.pieces {
+			if p.group < 0 {
+				b = append(b, p.lit...)
+			} else if lo, hi := m[2*p.group], m[2*p.group+1]; lo >= 0 {
+				b = append(b, l[lo:hi]...)
+			}
+		}
+		last = m[1]
+		n++
+	}
+	return append(b, l[last:]...), n
+}
+
+// String returns the regex as compiled, for messages.
+func (s *Sed) String() string { return fmt.Sprint(s.re) }

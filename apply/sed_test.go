@@ -1,0 +1,145 @@
+package apply
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/txedit/txedit/plan"
+)
+
+var sedInputs = map[string]string{
+	"plain":   "hello world\nfoo bar baz foo\nprice: $5 & 10%\n  indented line\nfunc Foo(a, b int) error {\nabcabc\nthe end\n",
+	"crlf":    "first line\r\nfoo bar\r\nlast foo\r\n",
+	"noeol":   "one two\nthree foo\nfour foo foo",
+	"latin1":  "caf\xe9 au lait\nna\xefve foo\n\xff\xfe bytes\n",
+	"empty":   "",
+	"oneline": "x",
+}
+
+// sedConformance lists patterns valid in both GNU sed -E and txedit; each
+// is checked on every input against the real sed (LC_ALL=C).
+var sedConformance = []string{
+	`s/foo/FOO/`,
+	`s/foo/FOO/g`,
+	`s/o/0/2`,
+	`s/o/0/2g`,
+	`s/FOO/x/i`,
+	`s/FOO/x/gI`,
+	`s/^/> /`,
+	`s/$/;/`,
+	`s/^$/EMPTY/`,
+	`s/(\w+) (\w+)/\2 \1/`,
+	`s/([a-z]+)([0-9]*)/<\1|\2>/g`,
+	`s/a|ab/X/g`,
+	`s/(a|ab)(c|bcd)?/[\1]/g`,
+	`s/b*/-/g`,
+	`s/x*/-/g`,
+	`s/[aeiou]/V/g`,
+	`s/[^a-z ]/#/g`,
+	`s/[[:digit:]]+/N/g`,
+	`s/[[:space:]]+/_/g`,
+	`s/[]]/R/g`,
+	`s|/|SLASH|g`,
+	`s#o#0#g`,
+	`s,foo\,bar,X,`,
+	`s/a\/b/X/`,
+	`s/foo/&&/`,
+	`s/foo/\&/`,
+	`s/foo/a\\b/`,
+	`s/ /\n/`,
+	`s/o/\t/g`,
+	`s/\$5/five dollars/`,
+	`s/.*/[&]/`,
+	`s/.$/!/`,
+	`s/^(.)(.*)$/\2\1/`,
+	`s/l{2}/LL/`,
+	`s/(foo|bar) ?/\1_/g`,
+	`s/\bfoo\b/W/g`,
+	`s/e\r$/E/`,
+	`s/(c)(a)(f)/\3\2\1/`,
+	`s/.//3`,
+	`s/[a-z]+/(&)/3g`,
+	`s/\./DOT/g`,
+	`s/%/ percent/`,
+}
+
+func TestSedMatchesGNUSed(t *testing.T) {
+	sed, err := exec.LookPath("sed")
+	if err != nil || exec.Command(sed, "--version").Run() != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("GNU sed is needed")
+		}
+		t.Skip("GNU sed not installed")
+	}
+	if len(sedConformance) < 30 {
+		t.Fatalf("only %d conformance patterns", len(sedConformance))
+	}
+	for _, pat := range sedConformance {
+		s, err := ParseSed(pat, false)
+		if err != nil {
+			t.Errorf("ParseSed(%q): %v", pat, err)
+			continue
+		}
+		for name, in := range sedInputs {
+			cmd := exec.Command(sed, "-E", pat)
+			cmd.Env = append(os.Environ(), "LC_ALL=C")
+			cmd.Stdin = strings.NewReader(in)
+			want, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("sed -E %q: %v", pat, err)
+			}
+			got, _ := s.Apply([]byte(in))
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s on %s:\n got %q\nwant %q", pat, name, got, want)
+			}
+		}
+	}
+}
+
+func TestSedParseErrors(t *testing.T) {
+	for _, bad := range []string{
+		"", "x/a/b/", "s", "s/a/b", "s/a", `s\a\b\`, "s/[a/b/", "s/a/b/0", "s/a/b/p", "s/a/b/w f",
+		`s/(a)/\2/`, `s/a/\U&/`, "s/(/x/",
+	} {
+		_, err := ParseSed(bad, false)
+		if plan.CodeOf(err) != plan.CodeInvalidRequest {
+			t.Errorf("ParseSed(%q) = %v, want invalid_request", bad, err)
+		}
+	}
+}
+
+func TestSedLiteral(t *testing.T) {
+	s, err := ParseSed(`s/a.b(c)/&\1$0/g`, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, n := s.Apply([]byte("a.b(c) axb(c) a.b(c)\n"))
+	if string(got) != "&\\1$0 axb(c) &\\1$0\n" || n != 2 {
+		t.Errorf("literal: %q, %d", got, n)
+	}
+	// Untouched content is returned as it is.
+	in := []byte("nothing here\n")
+	if out, n := s.Apply(in); n != 0 || &out[0] != &in[0] {
+		t.Error("no match should return the input slice")
+	}
+}
+
+// $ go test -fuzz=FuzzSed ./apply
+func FuzzSed(f *testing.F) {
+	for _, p := range sedConformance[:10] {
+		f.Add(p, sedInputs["plain"])
+	}
+	f.Fuzz(func(t *testing.T, pat, in string) {
+		s, err := ParseSed(pat, false)
+		if err != nil {
+			return
+		}
+		out, n := s.Apply([]byte(in))
+		if n == 0 && string(out) != in {
+			t.Fatalf("no replacement but the content changed")
+		}
+	})
+}
