@@ -29,6 +29,22 @@ type task struct {
 	newSum  hash.Sum
 	kept    []byte // new content, if the memory budget allowed keeping it
 	changed bool   // the transaction must touch this file
+
+	// sed is the request's pattern_replace, applied after the file's own
+	// edits when the pattern's walk found this file.
+	sed *apply.Sed
+}
+
+// produce computes a task's new content from the file's current bytes:
+// its edits, then the pattern. It is pure, so pass 2 can repeat it.
+func (t *task) produce(cur []byte, exists bool) (*apply.Outcome, int) {
+	out := apply.Edit(t.fo, cur, exists)
+	n := 0
+	if t.sed != nil && !(t.fo.Final != nil && t.fo.Final.Command == plan.Delete) && !apply.IsBinary(out.Content) {
+		out.Content, n = t.sed.Apply(out.Content)
+		out.Replacements += n
+	}
+	return out, n
 }
 
 // Apply runs a write request: plan, read and verify, edit (in parallel),
@@ -48,15 +64,23 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request) (*plan.Result,
 	if err != nil {
 		return failResult(res, err)
 	}
-	if p.Pattern != nil {
-		return failResult(res, plan.Errorf(plan.CodeInvalidRequest, "", "pattern_replace is not supported by this build yet"))
-	}
 	if !p.DryRun {
 		if err := w.approve(ctx, "fs_write", req); err != nil {
 			return failResult(res, err)
 		}
 	}
 	tasks := w.prepare(p)
+	if p.Pattern != nil {
+		more, skipped, err := w.patternTasks(ctx, p.Pattern, tasks)
+		if err != nil {
+			return failResult(res, err)
+		}
+		tasks = append(tasks, more...)
+		res.FilesSkipped = skipped
+		if p.Summary == "" {
+			p.Summary = fmt.Sprintf("replace %s in %s", p.Pattern.SedPattern, orRoot(p.Pattern.Directory))
+		}
+	}
 	w.phase("plan", &clock)
 	for _, t := range tasks {
 		res.Files = append(res.Files, t.res)
@@ -249,10 +273,13 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64) {
 	if t.fileErr != nil {
 		return
 	}
-	cur, err := w.readFile(t.fo.Path, t.src, true)
-	if err != nil {
-		t.fileErr = err
-		return
+	cur := t.cur // read already by a pattern_replace walk
+	if cur == nil || cur.ident.Nlink > 1 {
+		var err error
+		if cur, err = w.readFile(t.fo.Path, t.src, true); err != nil {
+			t.fileErr = err
+			return
+		}
 	}
 	t.cur = cur
 	if t.dst != "" {
@@ -261,8 +288,9 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64) {
 			return
 		}
 	}
-	t.out = apply.Edit(t.fo, cur.data, cur.exists)
-	if t.out.Applied == 0 {
+	var sedN int
+	t.out, sedN = t.produce(cur.data, cur.exists)
+	if t.out.Applied == 0 && sedN == 0 {
 		return
 	}
 	newData := t.out.Content
@@ -355,7 +383,7 @@ func summarize(t *task) {
 	}
 	wm := t.changed
 	r.WouldModify = &wm
-	if t.out.Applied > 0 && !(t.fo.Final != nil && t.fo.Final.Command == plan.Delete) {
+	if (t.out.Applied > 0 || t.changed) && !(t.fo.Final != nil && t.fo.Final.Command == plan.Delete) {
 		r.ContentHash = t.newSum.String()
 	}
 	if t.dst != "" {
@@ -405,7 +433,7 @@ func (w *Workspace) unitsFor(tasks []*task, p *plan.Plan) ([]*unit, *journal.Man
 		}
 		newState := &journal.State{Hash: t.newSum, Size: int64(len(t.out.Content)), Mode: mode, Uid: uid, Gid: gid}
 		u := &unit{src: t.src, old: old, newSum: t.newSum, kept: t.kept,
-			content: func(cur []byte, exists bool) []byte { return apply.Edit(t.fo, cur, exists).Content },
+			content: func(cur []byte, exists bool) []byte { out, _ := t.produce(cur, exists); return out.Content },
 			render:  func(old, new []byte) string { return w.renderDiff(t, old, new) }}
 		add := func(op *journal.Op) {
 			u.ops = append(u.ops, len(m.Ops))

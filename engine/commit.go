@@ -47,7 +47,12 @@ func (w *Workspace) commit(ctx context.Context, m *journal.Manifest, units []*un
 		return wrapJournalErr(err)
 	}
 	w.phase("lock", &clock)
-	err = w.forEach(ctx, len(units), func(i int) error { return w.stage(tx, units[i]) })
+	prog := w.progress("stage", len(units))
+	err = w.forEach(ctx, len(units), func(i int) error {
+		defer prog.add(1)
+		return w.stage(tx, units[i])
+	})
+	prog.end()
 	w.phase("stage", &clock)
 	if err != nil {
 		if aerr := tx.Abort(); aerr != nil {

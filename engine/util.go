@@ -20,3 +20,5 @@ func sortedStrings(s []string) []string {
 	sort.Strings(out)
 	return out
 }
+
+func sortStrings(s []string) { sort.Strings(s) }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gobwas/glob"
@@ -67,6 +68,11 @@ type Options struct {
 	// transactions within 1 GiB of before-images).
 	Keep      int
 	KeepBytes int64
+	// Progress, if set, is told how far long operations have come: phase
+	// "scan" (files looked at by a walk; total unknown, 0) and "stage"
+	// (files staged of a commit). It is called from worker goroutines,
+	// at most every 100 ms per phase, and once when a phase ends.
+	Progress func(phase string, done, total int)
 	// Timings, if set, is told how long each phase of a write took
 	// ("plan", "edit", "lock", "stage", "commit"): for benchmarks and
 	// diagnostics.
@@ -159,6 +165,38 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 		w.Recovered = reports
 	}
 	return w, nil
+}
+
+// progress is a throttled reporter for one phase of one operation.
+type progress struct {
+	fn    func(phase string, done, total int)
+	phase string
+	total int
+	done  atomic.Int64
+	last  atomic.Int64 // unix nanos of the last report
+}
+
+func (w *Workspace) progress(phase string, total int) *progress {
+	return &progress{fn: w.opts.Progress, phase: phase, total: total}
+}
+
+// add counts n more and reports if 100 ms passed since the last report.
+func (p *progress) add(n int) {
+	if p == nil || p.fn == nil {
+		return
+	}
+	done := p.done.Add(int64(n))
+	now := time.Now().UnixNano()
+	if last := p.last.Load(); now-last >= int64(100*time.Millisecond) && p.last.CompareAndSwap(last, now) {
+		p.fn(p.phase, int(done), p.total)
+	}
+}
+
+// end reports the final count.
+func (p *progress) end() {
+	if p != nil && p.fn != nil && p.last.Load() != 0 {
+		p.fn(p.phase, int(p.done.Load()), p.total)
+	}
 }
 
 // phase reports a phase's duration to Options.Timings and starts the next.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"time"
 
 	"golang.org/x/term"
 
@@ -23,6 +24,8 @@ Usage:
   txedit apply   [--dry-run] [--json] [FILE|-]   run a write request (fs_write JSON); stdin if no FILE
   txedit undo    [TXID] [--force] [--dry-run]     revert the newest transaction still in effect (or TXID)
   txedit redo    [--force] [--dry-run]            re-apply what the last undo reverted
+  txedit replace [--dry-run] [--glob G] [--exclude G]... [--literal] [--hidden] [--no-ignore] 's/RE/REP/FLAGS' [DIR]
+                                                  sed s/// across a tree as one undoable transaction
   txedit read    [--json] [FILE|-]                run a read request (fs_read JSON: Line, Directory, Search, Image)
   txedit grep    [-i -n -A N -B N -C N -l -c -g GLOB -t TYPE -U -F --hidden --no-ignore] PATTERN [PATH]
   txedit glob    [--hidden] [--no-ignore] PATTERN [PATH]
@@ -62,7 +65,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 	cmds := map[string]func() *command{
-		"apply": applyCmd, "undo": undoCmd, "redo": redoCmd, "read": readCmd, "grep": grepCmd, "glob": globCmd, "log": logCmd, "show": showCmd, "recover": recoverCmd, "gc": gcCmd,
+		"apply": applyCmd, "undo": undoCmd, "redo": redoCmd, "read": readCmd, "grep": grepCmd, "glob": globCmd, "replace": replaceCmd, "log": logCmd, "show": showCmd, "recover": recoverCmd, "gc": gcCmd,
 	}
 	mk, ok := cmds[args[0]]
 	if !ok {
@@ -162,6 +165,12 @@ func isTerminal(w io.Writer) bool {
 func (e *env) open(opts *engine.Options) (*engine.Workspace, error) {
 	if opts == nil {
 		opts = &engine.Options{}
+	}
+	if os.Getenv("TXEDIT_TIMINGS") != "" {
+		// Diagnostics for benchmarks: how long each phase of a write took.
+		opts.Timings = func(phase string, d time.Duration) {
+			fmt.Fprintf(e.stderr, "txedit: %-7s %v\n", phase, d.Round(100*time.Microsecond))
+		}
 	}
 	w, err := engine.Open(e.root, opts)
 	if err != nil {
