@@ -72,7 +72,9 @@ func Edit(f *plan.FileOps, cur []byte, exists bool) *Outcome {
 	}
 	if c := f.Create; c != nil {
 		text := []byte(c.Text)
-		if exists {
+		if c.Raw {
+			st = detect(text)
+		} else if exists {
 			// Writing a whole file over an existing one keeps its line
 			// endings and BOM, as every other edit does.
 			ts, body := split(text)

@@ -47,7 +47,7 @@ func (w *Workspace) commit(ctx context.Context, m *journal.Manifest, units []*un
 		return wrapJournalErr(err)
 	}
 	w.phase("lock", &clock)
-	prog := w.progress("stage", len(units))
+	prog := w.progress(ctx, "stage", len(units))
 	err = w.forEach(ctx, len(units), func(i int) error {
 		defer prog.add(1)
 		return w.stage(tx, units[i])

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -79,6 +80,20 @@ func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 	wantContent := res.Mode == "content"
 	searchOne := func(rel string, buf []byte) {
 		h := &fileHit{path: rel}
+		if req.Invert {
+			h.count = invertSearch(s, buf, func(b block) bool {
+				if wantContent {
+					h.matches = append(h.matches, &plan.Match{Path: rel, Line: b.Line, Text: trimEOL(buf[b.Start:b.End])})
+				}
+				return res.Mode != "files_with_matches"
+			})
+			if h.count > 0 {
+				mu.Lock()
+				hits = append(hits, h)
+				mu.Unlock()
+			}
+			return
+		}
 		h.count = s.search(buf, func(b block) bool {
 			if wantContent {
 				m := &plan.Match{Path: rel, Line: b.Line, Text: trimEOL(buf[b.Start:b.End])}
@@ -155,6 +170,38 @@ func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 	}
 	res.Success = true
 	return res, nil
+}
+
+// invertSearch emits, as one-line blocks, the lines of buf that no match
+// touches (grep -v).
+func invertSearch(s *searcher, buf []byte, emit func(block) bool) int {
+	n, pos, line := 0, 0, 1
+	stop := false
+	emitUpTo := func(end int) {
+		for pos < end && !stop {
+			le := len(buf)
+			if i := bytes.IndexByte(buf[pos:], '\n'); i >= 0 {
+				le = pos + i + 1
+			}
+			n++
+			if !emit(block{Start: pos, End: le, Line: line}) {
+				stop = true
+			}
+			pos = le
+			line++
+		}
+	}
+	s.search(buf, func(b block) bool {
+		emitUpTo(b.Start)
+		line += bytes.Count(buf[b.Start:b.End], []byte{'\n'})
+		if b.End == len(buf) && (len(buf) == 0 || buf[len(buf)-1] != '\n') {
+			line++
+		}
+		pos = b.End
+		return !stop
+	})
+	emitUpTo(len(buf))
+	return n
 }
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}

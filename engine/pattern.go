@@ -69,7 +69,7 @@ func (w *Workspace) patternTasks(ctx context.Context, pat *plan.Pattern, tasks [
 		budget  atomic.Int64
 	)
 	budget.Store(w.opts.MemoryBudget / 2)
-	prog := w.progress("scan", 0)
+	prog := w.progress(ctx, "scan", 0)
 	defer prog.end()
 	_, err = walk.Walk(ctx, w.fsys, walk.Options{Dir: start, Hidden: pat.Hidden, NoIgnore: pat.NoIgnore, MaxDepth: depth, Workers: w.opts.Workers,
 		Prune: func(rel string) bool {

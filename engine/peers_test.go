@@ -165,6 +165,7 @@ func TestGrepEqualsRipgrep(t *testing.T) {
 		{"multiline", plan.GrepRequest{Pattern: `err != nil \{\n\s*return err`, Multiline: true}, []string{"-U"}},
 		{"non-ascii", plan.GrepRequest{Pattern: `résumé|日本`}, nil},
 		{"no match", plan.GrepRequest{Pattern: `zzqqxxyy-no-such-text`}, nil},
+		{"invert", plan.GrepRequest{Pattern: `^\s*(//|$)|\{|\}|\(|\)`, Invert: true, Type: "go"}, []string{"-v", "-t", "go"}},
 	}
 	ctx := context.Background()
 	for _, tc := range cases {

@@ -176,8 +176,21 @@ type progress struct {
 	last  atomic.Int64 // unix nanos of the last report
 }
 
-func (w *Workspace) progress(phase string, total int) *progress {
-	return &progress{fn: w.opts.Progress, phase: phase, total: total}
+func (w *Workspace) progress(ctx context.Context, phase string, total int) *progress {
+	fn := w.opts.Progress
+	if f, ok := ctx.Value(progressKey{}).(func(string, int, int)); ok && f != nil {
+		fn = f
+	}
+	return &progress{fn: fn, phase: phase, total: total}
+}
+
+type progressKey struct{}
+
+// WithProgress returns a context whose operations report their progress
+// to fn instead of Options.Progress: for a server that relays progress to
+// the client of each call.
+func WithProgress(ctx context.Context, fn func(phase string, done, total int)) context.Context {
+	return context.WithValue(ctx, progressKey{}, fn)
 }
 
 // add counts n more and reports if 100 ms passed since the last report.

@@ -40,6 +40,7 @@ type Op struct {
 	Start, End int
 	Hash       *hash.Token // edit-level precondition, if any
 	NewPath    string      // move, copy
+	Raw        bool        // create: Text is the exact bytes
 }
 
 // FileOps is the compiled plan of one file: its operations grouped in the
@@ -245,7 +246,7 @@ func compileEdit(i int, e Edit) (*Op, string) {
 		}
 		return nil, fmt.Sprintf("unknown command %q", e.Command)
 	}
-	op := &Op{Index: i, Command: cmd}
+	op := &Op{Index: i, Command: cmd, Raw: e.Raw}
 	// Refuse fields that do not belong to the command: an agent that sends
 	// insert_line with str_replace has misunderstood something, and guessing
 	// which it meant is how edits land in the wrong place.

@@ -120,6 +120,7 @@ type GrepRequest struct {
 	IgnoreCase bool     `json:"-i,omitempty"`
 	HeadLimit  int      `json:"head_limit,omitempty"`
 	Multiline  bool     `json:"multiline,omitempty"`
+	Invert     bool     `json:"invert_match,omitempty"` // select lines that do not match
 	Literal    bool     `json:"literal,omitempty"`
 	Hidden     bool     `json:"hidden,omitempty"`
 	NoIgnore   bool     `json:"no_ignore,omitempty"`

@@ -75,6 +75,10 @@ type Edit struct {
 	EndLine     *int    `json:"end_line,omitempty"`
 	ContentHash string  `json:"content_hash,omitempty"`
 	NewPath     string  `json:"new_path,omitempty"`
+	// Raw marks a create whose file_text is the file's exact bytes (no
+	// line-ending or BOM adjustment). Tools that compute a whole new
+	// content from the file itself set it; it is not part of the wire.
+	Raw bool `json:"-"`
 }
 
 // IsAtomic reports the request's atomic setting (default true).
