@@ -240,3 +240,26 @@ func sortFailed(errs []*plan.Error) {
 		}
 	}
 }
+
+// ReplaceFirst replaces the first occurrence of old in content, matching
+// as str_replace does (in a CRLF file LF in old and new means CRLF), and
+// returns the new content and how many occurrences there are (0: nothing
+// was replaced). With all set it replaces every occurrence.
+func ReplaceFirst(content []byte, old, new string, all bool) ([]byte, int) {
+	st, _ := split(content)
+	o, n := st.convert(old), st.convert(new)
+	count := bytes.Count(content, []byte(o))
+	if count == 0 && o != old {
+		if c := bytes.Count(content, []byte(old)); c > 0 {
+			o, n, count = old, new, c
+		}
+	}
+	if count == 0 || old == "" {
+		return content, 0
+	}
+	times := 1
+	if all {
+		times = -1
+	}
+	return bytes.Replace(content, []byte(o), []byte(n), times), count
+}

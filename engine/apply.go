@@ -178,6 +178,34 @@ func failResult(res *plan.Result, err error) (*plan.Result, error) {
 	return res, err
 }
 
+// Authorize applies the permission mode and the approval callback to a
+// tool call that writes (execute false) or runs a command (execute true):
+// plan mode refuses both; default mode asks Approve before either;
+// acceptEdits asks only before commands; bypassPermissions asks nothing.
+// It returns a denied *plan.Error when the call may not go ahead.
+func (w *Workspace) Authorize(ctx context.Context, tool string, args any, execute bool) error {
+	if !execute {
+		return w.approve(ctx, tool, args)
+	}
+	switch w.opts.Mode {
+	case ModePlan:
+		return plan.Errorf(plan.CodeDenied, "", "the workspace is read-only (permission mode plan): commands are refused")
+	case ModeBypass:
+		return nil
+	}
+	if w.opts.Approve == nil {
+		return nil
+	}
+	ok, err := w.opts.Approve(ctx, tool, args)
+	if err != nil {
+		return &plan.Error{Code: plan.CodeDenied, Index: -1, Msg: "approval failed: " + err.Error(), Err: err}
+	}
+	if !ok {
+		return plan.Errorf(plan.CodeDenied, "", "%s was not approved", tool)
+	}
+	return nil
+}
+
 func (w *Workspace) approve(ctx context.Context, tool string, args any) error {
 	switch w.opts.Mode {
 	case ModePlan:

@@ -348,3 +348,10 @@ func (f *fileFilter) keepType(name string) bool {
 	}
 	return false
 }
+
+// IsDir reports whether p (resolved and confined like any path) is a
+// directory.
+func (w *Workspace) IsDir(p string) (bool, error) {
+	_, isDir, err := w.readTarget(p)
+	return isDir, err
+}

@@ -1,0 +1,201 @@
+// Package tools defines txedit's agent tool surfaces: five toolsets, each
+// a faithful dialect of one of the tool systems txedit speaks, all mapped
+// onto the one engine. A tool has a name, an agent-oriented description, a
+// JSON Schema for its arguments, annotations, example calls, and a handler
+// that shapes its result as its dialect does. The same definitions feed
+// `txedit tool`, `txedit schema` and the MCP server.
+//
+// Every write of every dialect goes through the engine's journal, so
+// `txedit undo` reverts it.
+//
+// Arguments are decoded leniently: fields a tool does not know are
+// ignored, since real clients add their own; a field of the wrong type is
+// an invalid_request.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/txedit/txedit/engine"
+	"github.com/txedit/txedit/plan"
+)
+
+// Env is what tool handlers run against.
+type Env struct {
+	W *engine.Workspace
+	// AllowExecute offers the execute tool (deepagents); off by default.
+	AllowExecute bool
+	// ExecTimeout bounds a command that gives no timeout (default 120s).
+	ExecTimeout time.Duration
+	// MaxOutput caps each of a command's stdout and stderr (default 1 MiB).
+	MaxOutput int
+}
+
+// Result is a tool's outcome.
+type Result struct {
+	// Value is the dialect's result, as `txedit tool` prints it.
+	Value any
+	// Text is what an agent reads (MCP text content); the JSON of Value
+	// when empty.
+	Text string
+	OK   bool
+	// Code is the stable error code of a failure.
+	Code plan.Code
+}
+
+// TextOf returns the text an agent reads.
+func (r Result) TextOf() string {
+	if r.Text != "" {
+		return r.Text
+	}
+	if s, ok := r.Value.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(r.Value)
+	return string(b)
+}
+
+// Tool is one tool of a toolset.
+type Tool struct {
+	Name        string
+	Description string
+	Schema      map[string]any // JSON Schema of the arguments: an object
+	ReadOnly    bool           // never writes
+	Execute     bool           // runs commands (offered only when allowed)
+	// Examples are argument objects that must satisfy Schema.
+	Examples []string
+	Run      func(ctx context.Context, env *Env, args json.RawMessage) Result
+	// Compact renders the arguments as one short line for people (seed
+	// 002's formatCompactParams).
+	Compact func(args map[string]any) string
+}
+
+// Toolset is one dialect's tools.
+type Toolset struct {
+	Name        string
+	Description string
+	Tools       []*Tool
+}
+
+// Tool returns the named tool, or nil.
+func (ts *Toolset) Tool(name string) *Tool {
+	for _, t := range ts.Tools {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// Offered returns the tools a server offers: only read tools when
+// readOnly, execute only when allowExecute.
+func (ts *Toolset) Offered(readOnly, allowExecute bool) []*Tool {
+	var out []*Tool
+	for _, t := range ts.Tools {
+		if (readOnly && !t.ReadOnly) || (t.Execute && !allowExecute) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+var registry = map[string]func() *Toolset{}
+
+func register(name string, mk func() *Toolset) { registry[name] = mk }
+
+// Names lists the toolsets.
+func Names() []string {
+	var n []string
+	for k := range registry {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// Default is the toolset used when none is named.
+const Default = "txedit"
+
+// Get returns a toolset by name.
+func Get(name string) (*Toolset, error) {
+	if name == "" {
+		name = Default
+	}
+	mk, ok := registry[name]
+	if !ok {
+		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "unknown toolset %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return mk(), nil
+}
+
+// Call runs a tool by name with JSON arguments, turning a panic into an
+// io_error result so that a server keeps serving.
+func Call(ctx context.Context, env *Env, t *Tool, args json.RawMessage) (res Result) {
+	defer func() {
+		if r := recover(); r != nil {
+			res = failure(plan.Errorf(plan.CodeIOError, "", "internal error in %s: %v", t.Name, r), nil)
+		}
+	}()
+	if len(strings.TrimSpace(string(args))) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	return t.Run(ctx, env, args)
+}
+
+// decode reads arguments leniently into v.
+func decode(args json.RawMessage, v any) error {
+	if err := json.Unmarshal(args, v); err != nil {
+		return plan.Errorf(plan.CodeInvalidRequest, "", "bad arguments: %v", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
+
+// failure makes a failed Result from an error; value, if not nil, is the
+// dialect's failure shape.
+func failure(err error, value any) Result {
+	code := plan.CodeOf(err)
+	if value == nil {
+		value = map[string]any{"success": false, "code": code, "error": err.Error()}
+	}
+	return Result{Value: value, OK: false, Code: code}
+}
+
+// Schema builders.
+
+func object(required []string, props map[string]any) map[string]any {
+	s := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s
+}
+
+func str(desc string) map[string]any  { return map[string]any{"type": "string", "description": desc} }
+func num(desc string) map[string]any  { return map[string]any{"type": "integer", "description": desc} }
+func flag(desc string) map[string]any { return map[string]any{"type": "boolean", "description": desc} }
+func strs(desc string) map[string]any {
+	return map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": desc}
+}
+func enum(desc string, vals ...string) map[string]any {
+	return map[string]any{"type": "string", "enum": vals, "description": desc}
+}
+
+// compactPath renders a path argument and extras for people.
+func compactPath(args map[string]any, key string, extra ...string) string {
+	s := fmt.Sprint(args[key])
+	if args[key] == nil {
+		s = "."
+	}
+	for _, e := range extra {
+		if e != "" {
+			s += " " + e
+		}
+	}
+	return s
+}
