@@ -29,10 +29,20 @@ Usage:
   txedit read    [--json] [FILE|-]                run a read request (fs_read JSON: Line, Directory, Search, Image)
   txedit grep    [-i -n -A N -B N -C N -l -c -g GLOB -t TYPE -U -F --hidden --no-ignore] PATTERN [PATH]
   txedit glob    [--hidden] [--no-ignore] PATTERN [PATH]
+  txedit tool    NAME [--toolset T] [--allow-execute]  run an agent tool: JSON arguments on stdin, result JSON on stdout
+  txedit schema  [--toolset T] [--format mcp|openai|anthropic]  print the toolset's tool definitions
+  txedit mcp     [--toolset T] [--read-only] [--allow-execute] [--deny-read G] [--deny-write G]
+                                                  serve the toolset over MCP (stdio)
   txedit log     [-n N] [--json]                  list transactions, newest first
   txedit show    TXID [--json]                    print a transaction and its diff
   txedit recover [--json]                         roll back transactions interrupted by a crash
   txedit gc      [--json]                         apply journal retention (newest 200, or 1 GiB)
+
+Toolsets: txedit (default: fs_read, fs_write, glob, grep, undo, history),
+claude (Read, Write, Edit, MultiEdit, LS, Glob, Grep), amazonq (fs_read,
+fs_write), deepagents (ls, read_file, write_file, edit_file, glob, grep,
+execute), adk (file_search, list_directory, read_file, write_file,
+copy_file, move_file, file_delete, grep_file, find_files, diff_files).
 
 Every command takes --root DIR (default: the current directory) and --json.
 Flags may stand before or after arguments. Exit status: 0 success, 1 the
@@ -65,7 +75,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 	cmds := map[string]func() *command{
-		"apply": applyCmd, "undo": undoCmd, "redo": redoCmd, "read": readCmd, "grep": grepCmd, "glob": globCmd, "replace": replaceCmd, "log": logCmd, "show": showCmd, "recover": recoverCmd, "gc": gcCmd,
+		"apply": applyCmd, "undo": undoCmd, "redo": redoCmd, "read": readCmd, "grep": grepCmd, "glob": globCmd, "replace": replaceCmd, "tool": toolCmd, "schema": schemaCmd, "mcp": mcpCmd, "log": logCmd, "show": showCmd, "recover": recoverCmd, "gc": gcCmd,
 	}
 	mk, ok := cmds[args[0]]
 	if !ok {

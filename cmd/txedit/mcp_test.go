@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/txedit/txedit/engine"
+	"github.com/txedit/txedit/engine/tools"
+)
+
+// connect serves a toolset over in-memory transports and returns a client
+// session from the Go SDK's own client.
+func connect(t *testing.T, dir, toolset string, readOnly bool, progress func(*mcp.ProgressNotificationClientRequest)) *mcp.ClientSession {
+	t.Helper()
+	opts := &engine.Options{}
+	if readOnly {
+		opts.Mode = engine.ModePlan
+	}
+	w, err := engine.Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	ts, err := tools.Get(toolset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := newMCPServer(ts, &tools.Env{W: w}, readOnly)
+	st, ct := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	if _, err := server.Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	copts := &mcp.ClientOptions{}
+	if progress != nil {
+		copts.ProgressNotificationHandler = func(ctx context.Context, r *mcp.ProgressNotificationClientRequest) { progress(r) }
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, copts).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func text(r *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestMCPServer(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644)
+	ctx := context.Background()
+	cs := connect(t, dir, "claude", false, nil)
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hints := map[string]bool{}
+	for _, tl := range list.Tools {
+		hints[tl.Name] = tl.Annotations.ReadOnlyHint
+		if !tl.Annotations.ReadOnlyHint && (tl.Annotations.DestructiveHint == nil || !*tl.Annotations.DestructiveHint) {
+			t.Errorf("%s writes but is not marked destructive", tl.Name)
+		}
+	}
+	if len(list.Tools) != 7 || !hints["Read"] || hints["Edit"] {
+		t.Errorf("tools: %v", hints)
+	}
+	// Extra fields real clients send are not refused.
+	r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Edit", Arguments: map[string]any{"file_path": "a.txt", "old_string": "hello", "new_string": "bye", "_client_note": 1}})
+	if err != nil || r.IsError || !strings.Contains(text(r), "has been edited") {
+		t.Fatalf("Edit: %v %s", err, text(r))
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "bye\n" {
+		t.Errorf("a.txt = %q", b)
+	}
+	// A failure is an isError result whose text starts with its code.
+	r, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "Edit", Arguments: map[string]any{"file_path": "a.txt", "old_string": "nope", "new_string": "x"}})
+	if err != nil || !r.IsError || !strings.HasPrefix(text(r), "[not_found]") {
+		t.Errorf("failed Edit: %v %v %q", err, r.IsError, text(r))
+	}
+	// Read-only offers only reads.
+	ro := connect(t, dir, "txedit", true, nil)
+	list, _ = ro.ListTools(ctx, nil)
+	var names []string
+	for _, tl := range list.Tools {
+		names = append(names, tl.Name)
+	}
+	if strings.Join(names, ",") != "fs_read,glob,grep,history" {
+		t.Errorf("read-only tools: %v", names)
+	}
+}
+
+func TestMCPProgress(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < 300; i++ {
+		os.WriteFile(filepath.Join(dir, "f"+itoa(i)+".txt"), []byte("old value\n"), 0o644)
+	}
+	var mu sync.Mutex
+	var got []string
+	cs := connect(t, dir, "txedit", false, func(r *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		got = append(got, r.Params.Message)
+		mu.Unlock()
+	})
+	params := &mcp.CallToolParams{Name: "fs_write", Arguments: map[string]any{"command": "pattern_replace", "directory": ".", "file_pattern": "*.txt", "sed_pattern": "s/old/new/"}}
+	params.SetProgressToken("tok-1")
+	r, err := cs.CallTool(context.Background(), params)
+	if err != nil || r.IsError {
+		t.Fatalf("pattern_replace: %v %s", err, text(r))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) < 2 || !contains(got, "scan") || !contains(got, "stage") {
+		t.Errorf("progress notifications: %v", got)
+	}
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

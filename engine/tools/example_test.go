@@ -1,0 +1,37 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/txedit/txedit/engine"
+	"github.com/txedit/txedit/engine/tools"
+)
+
+// An agent framework embeds txedit by calling a toolset's tools with the
+// JSON arguments its model produced.
+func ExampleCall() {
+	dir, _ := os.MkdirTemp("", "txedit-tools")
+	defer os.RemoveAll(dir)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() { old() }\n"), 0o644)
+
+	w, _ := engine.Open(dir, &engine.Options{Mode: engine.ModeAcceptEdits})
+	defer w.Close()
+	ts, _ := tools.Get("claude")
+	env := &tools.Env{W: w}
+	ctx := context.Background()
+
+	edit := ts.Tool("Edit")
+	res := tools.Call(ctx, env, edit, json.RawMessage(`{"file_path": "main.go", "old_string": "old()", "new_string": "renamed()"}`))
+	fmt.Println(res.OK, res.Value.(tools.ToolResult).ShortResult)
+
+	read := ts.Tool("Read")
+	res = tools.Call(ctx, env, read, json.RawMessage(`{"file_path": "main.go", "offset": 3}`))
+	fmt.Print(res.TextOf())
+	// Output:
+	// true Edited main.go (+1 -1)
+	//      3	func main() { renamed() }
+}
