@@ -52,6 +52,13 @@ func toolCmd() *command {
 				return e.fail(err)
 			}
 			defer w.Close()
+			if isTerminal(e.stderr) {
+				// For people watching: the call in one line, as agent UIs
+				// show it; stdout stays the result JSON.
+				var a map[string]any
+				json.Unmarshal(in, &a)
+				fmt.Fprintf(e.stderr, "● %s(%s)\n", t.Name, t.Compact(a))
+			}
 			r := tools.Call(ctx, &tools.Env{W: w, AllowExecute: allowExec}, t, in)
 			e.printJSON(r.Value)
 			return exitCode(r.Code)
