@@ -209,6 +209,15 @@ func idTime(id string) (time.Time, bool) {
 	return t.Add(time.Duration(us) * time.Microsecond), true
 }
 
+// brokenOrder switches on deliberately wrong orderings of the commit
+// protocol, for the test that proves the power-loss model catches them.
+// Nothing but that test sets it.
+var brokenOrder struct {
+	noFileSync            bool // staged files are not fsynced before their rename
+	noDirSyncBeforeCommit bool // no directory fsync between the renames and the commit mark
+	commitFirst           bool // the commit mark is made durable before the renames
+}
+
 // Tx is a transaction being committed. Stage may be called concurrently for
 // different ops; the other methods are not safe for concurrent use.
 type Tx struct {
@@ -424,7 +433,7 @@ func (j *Journal) writeStaged(name string, data []byte, st *State, sync bool) er
 		// must be set again (after the chown, which clears them).
 		err = f.Chmod(want)
 	}
-	if err == nil && sync {
+	if err == nil && sync && !brokenOrder.noFileSync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -514,6 +523,11 @@ func (tx *Tx) commit() error {
 			return err
 		}
 	}
+	if brokenOrder.commitFirst {
+		if err := tx.mark("committed"); err != nil {
+			return err
+		}
+	}
 	// Every target must still be the file that was staged against.
 	err := tx.parallel(len(tx.m.Ops), func(i int) error {
 		op := tx.m.Ops[i]
@@ -559,8 +573,10 @@ func (tx *Tx) commit() error {
 			return err
 		}
 	}
-	if err := tx.barrier(tx.affectedDirs()); err != nil {
-		return err
+	if !brokenOrder.noDirSyncBeforeCommit {
+		if err := tx.barrier(tx.affectedDirs()); err != nil {
+			return err
+		}
 	}
 	// The commit point: the COMMITTED mark comes into existence.
 	created, err := tryCreateMark(fsys, tx.m.ID, "committed")
