@@ -349,4 +349,3 @@ func TestIOErrorEverywhere(t *testing.T) {
 		}
 	}
 }
-
