@@ -86,6 +86,7 @@ type Workspace struct {
 	root     string // absolute, as given
 	rootReal string // with symlinks resolved
 	fsys     journal.FS
+	base     journal.FS // the file system views are made from
 	closer   func() error
 	j        *journal.Journal
 	opts     Options
@@ -149,6 +150,7 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 		}
 		w.fsys, w.closer = osfs, osfs.Close
 	}
+	w.base = w.fsys
 	if w.denyR, err = compileGlobs(o.DenyRead); err != nil {
 		return nil, err
 	}
@@ -233,7 +235,7 @@ func (w *Workspace) Close() error {
 // directory handles open, for the length of one operation, and the
 // function that ends it. Without such a view it returns w itself.
 func (w *Workspace) view() (*Workspace, func()) {
-	dc, ok := w.fsys.(journal.DirCacher)
+	dc, ok := w.base.(journal.DirCacher)
 	if !ok {
 		return w, func() {}
 	}

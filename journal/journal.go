@@ -703,8 +703,7 @@ func createNoClobber(fsys FS, staged, name string) error {
 // anything (someone else's files) stays; that is not an error.
 func removeEmptyDir(fsys FS, d string) error {
 	err := fsys.Remove(d)
-	if err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist) ||
-		errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.ENOTDIR) {
+	if err == nil || gone(err) || errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTEMPTY) {
 		return nil
 	}
 	return err
@@ -815,7 +814,7 @@ func syncFile(fsys FS, name string) error {
 // directory's own entries are durable before its parent's entry for it.
 func syncDirs(fsys FS, dirs []string) error {
 	for _, d := range uniqueDeepestFirst(dirs) {
-		if err := fsys.SyncDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := fsys.SyncDir(d); err != nil && !gone(err) {
 			return err
 		}
 	}

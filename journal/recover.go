@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/txedit/txedit/hash"
 )
@@ -203,15 +204,22 @@ func (j *Journal) rollback(m *Manifest, prepared bool) (*Report, error) {
 			}
 		}
 	}
+	// Clean-up is best effort across every step: one failure must not
+	// leave the rest behind. The first error is returned, and the
+	// transaction stays pending so that the next recovery tries again.
+	var cleanErr error
 	for _, op := range m.Ops {
-		if err := j.fs.Remove(op.Staged); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return rep, err
+		if err := j.fs.Remove(op.Staged); err != nil && !gone(err) && cleanErr == nil {
+			cleanErr = err
 		}
 	}
 	for i := len(m.Mkdirs) - 1; i >= 0; i-- {
-		if err := removeEmptyDir(j.fs, m.Mkdirs[i]); err != nil {
-			return rep, err
+		if err := removeEmptyDir(j.fs, m.Mkdirs[i]); err != nil && cleanErr == nil {
+			cleanErr = err
 		}
+	}
+	if cleanErr != nil {
+		return rep, cleanErr
 	}
 	if sync {
 		var dirs []string
@@ -353,6 +361,14 @@ func removeAll(fsys FS, name string) error {
 		}
 	}
 	return fsys.Remove(name)
+}
+
+// gone reports errors that mean there is nothing of ours at a path: it
+// does not exist, cannot exist (too long), or now leads outside the root
+// (a directory swapped for a symlink: nothing was ever written through it).
+func gone(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENAMETOOLONG) || errors.Is(err, syscall.ENOTDIR) ||
+		strings.Contains(err.Error(), "path escapes from parent")
 }
 
 // RecoverIfNeeded runs Recover only when the journal holds a transaction

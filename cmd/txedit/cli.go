@@ -101,6 +101,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e.color = !e.json && isTerminal(stdout) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if testOnlyDone != nil {
+		defer testOnlyDone()
+	}
 	return c.run(ctx, e, pos)
 }
 
@@ -172,9 +175,20 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// Test-only knobs, set by testhooks.go in binaries built with the
+// txedit_testhooks tag (never in a release): testOnlyOptions adjusts the
+// options of every workspace opened, testOnlyDone runs when a command ends.
+var (
+	testOnlyOptions func(root string, o *engine.Options)
+	testOnlyDone    func()
+)
+
 func (e *env) open(opts *engine.Options) (*engine.Workspace, error) {
 	if opts == nil {
 		opts = &engine.Options{}
+	}
+	if testOnlyOptions != nil {
+		testOnlyOptions(e.root, opts)
 	}
 	if os.Getenv("TXEDIT_TIMINGS") != "" {
 		// Diagnostics for benchmarks: how long each phase of a write took.

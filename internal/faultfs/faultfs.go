@@ -29,6 +29,7 @@ const (
 	ModeCrash           Mode = iota // panic, then every call panics
 	ModeError                       // EIO at call N only
 	ModeErrorPersistent             // EIO at call N and every call after
+	ModeKill                        // SIGKILL the process itself at call N
 )
 
 // FS is a fault-injecting journal.FS.
@@ -81,6 +82,10 @@ func (f *FS) step(op, name string) error {
 		f.Calls = append(f.Calls, op+" "+name)
 	}
 	fail := f.FailAt > 0 && (n == f.FailAt || (n > f.FailAt && f.Mode == ModeErrorPersistent))
+	if fail && f.Mode == ModeKill {
+		f.mu.Unlock()
+		kill()
+	}
 	if fail && f.Mode == ModeCrash {
 		f.dead = true
 		f.Tripped = true

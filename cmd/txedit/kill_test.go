@@ -1,0 +1,247 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/txedit/txedit/journal"
+)
+
+var hooked struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// hookedBinary builds txedit with the test hooks (not under the race
+// detector: the processes are killed, not checked for races).
+func hookedBinary(t *testing.T) string {
+	t.Helper()
+	hooked.once.Do(func() {
+		dir, err := os.MkdirTemp("", "txedit-hooked")
+		if err != nil {
+			hooked.err = err
+			return
+		}
+		hooked.bin = filepath.Join(dir, "txedit")
+		out, err := exec.Command("go", "build", "-tags", "txedit_testhooks", "-o", hooked.bin, ".").CombinedOutput()
+		if err != nil {
+			hooked.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if hooked.err != nil {
+		t.Fatal(hooked.err)
+	}
+	return hooked.bin
+}
+
+// killWorkload is n files in 10 directories and a request that edits most,
+// deletes some, moves some into new directories and creates some.
+func killWorkload(n int) (map[string]string, string) {
+	files := map[string]string{}
+	var edits []map[string]any
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("d%02d/f%03d.txt", i%10, i)
+		var b strings.Builder
+		for l := 0; l < 20; l++ {
+			fmt.Fprintf(&b, "file %d line %d\n", i, l)
+		}
+		files[name] = b.String()
+		var ops []map[string]any
+		switch i % 20 {
+		case 0:
+			ops = []map[string]any{{"command": "delete"}}
+		case 1:
+			ops = []map[string]any{{"command": "str_replace", "old_str": "line 3\n", "new_str": "line three\n"},
+				{"command": "move", "new_path": fmt.Sprintf("moved/m%02d/f%03d.txt", i%5, i)}}
+		default:
+			ops = []map[string]any{{"command": "str_replace", "old_str": fmt.Sprintf("file %d line 3\n", i), "new_str": "edited\n"},
+				{"command": "append", "new_str": "appended"}}
+		}
+		edits = append(edits, map[string]any{"path": name, "edits": ops})
+		if i%20 == 2 {
+			edits = append(edits, map[string]any{"path": fmt.Sprintf("new/n%02d/g%03d.txt", i%3, i),
+				"edits": []map[string]any{{"command": "create", "file_text": "created\n"}}})
+		}
+	}
+	req, _ := json.Marshal(map[string]any{"fileEdits": edits})
+	return files, string(req)
+}
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, data := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// tree snapshots a directory outside the journal, and lists temporary
+// files anywhere in it.
+func tree(t *testing.T, dir string) (string, []string) {
+	t.Helper()
+	var entries, temps []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if journal.IsTemp(d.Name()) || strings.HasSuffix(d.Name(), ".tmp") {
+			temps = append(temps, rel)
+		}
+		if rel == "." || strings.HasPrefix(rel, journal.Dir) || d.Name() == "req.json" {
+			return nil
+		}
+		if d.IsDir() {
+			entries = append(entries, rel+"/")
+			return nil
+		}
+		data, _ := os.ReadFile(p)
+		entries = append(entries, fmt.Sprintf("%s=%x", rel, data))
+		return nil
+	})
+	sort.Strings(entries)
+	return strings.Join(entries, "\n"), temps
+}
+
+type killRig struct {
+	bin      string
+	files    map[string]string
+	req      string
+	old, new string
+	calls    int
+	fullRun  time.Duration
+}
+
+func newKillRig(t *testing.T, n int) *killRig {
+	r := &killRig{bin: hookedBinary(t)}
+	r.files, r.req = killWorkload(n)
+	dir := r.fresh(t)
+	r.old, _ = tree(t, dir)
+	start := time.Now()
+	cmd := exec.Command(r.bin, "apply", "--root", dir, filepath.Join(dir, "req.json"))
+	cmd.Env = append(os.Environ(), "TXEDIT_TEST_COUNT=1", "TXEDIT_TEST_NOSYNC=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if out, err := cmd.Output(); err != nil {
+		t.Fatalf("clean run: %v\n%s%s", err, out, stderr.String())
+	}
+	r.fullRun = time.Since(start)
+	r.new, _ = tree(t, dir)
+	fmt.Sscanf(strings.TrimSpace(stderr.String()[strings.LastIndex(stderr.String(), "calls "):]), "calls %d", &r.calls)
+	if r.calls < 10 || r.old == r.new {
+		t.Fatalf("clean run: %d calls, changed=%v", r.calls, r.old != r.new)
+	}
+	return r
+}
+
+func (r *killRig) fresh(t *testing.T) string {
+	dir := t.TempDir()
+	writeFiles(t, dir, r.files)
+	os.WriteFile(filepath.Join(dir, "req.json"), []byte(r.req), 0o644)
+	return dir
+}
+
+// check recovers a killed workspace and asserts the guarantees.
+func (r *killRig) check(t *testing.T, dir, label string) (committed bool) {
+	out, err := exec.Command(r.bin, "recover", "--root", dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: txedit recover: %v\n%s", label, err, out)
+	}
+	logOut, _ := exec.Command(r.bin, "log", "--json", "--root", dir).Output()
+	var log []struct{ State string }
+	json.Unmarshal(logOut, &log)
+	for _, e := range log {
+		switch e.State {
+		case "committed":
+			committed = true
+		case "pending":
+			t.Errorf("%s: a transaction is still pending", label)
+		}
+	}
+	got, temps := tree(t, dir)
+	switch {
+	case committed && got != r.new:
+		t.Errorf("%s: committed, but the tree is not the new tree", label)
+	case !committed && got != r.old:
+		t.Errorf("%s: not committed, but the tree is not the old tree", label)
+	}
+	if len(temps) > 0 {
+		t.Errorf("%s: temporary files left: %v", label, temps)
+	}
+	return committed
+}
+
+func (r *killRig) killAt(t *testing.T, n int) bool {
+	dir := r.fresh(t)
+	cmd := exec.Command(r.bin, "apply", "--root", dir, filepath.Join(dir, "req.json"))
+	cmd.Env = append(os.Environ(), "TXEDIT_TEST_KILL_AT="+strconv.Itoa(n), "TXEDIT_TEST_NOSYNC=1")
+	cmd.Run()
+	return r.check(t, dir, fmt.Sprintf("killed at call %d of %d", n, r.calls))
+}
+
+// TestKillEveryStep SIGKILLs `txedit apply` at every file-system call of
+// a 20-file transaction, and at calls spread over a 200-file one, then
+// runs `txedit recover`: every file is entirely old or new, and no
+// temporary file is left.
+func TestKillEveryStep(t *testing.T) {
+	small := newKillRig(t, 20)
+	commits := 0
+	for n := 1; n <= small.calls; n++ {
+		if small.killAt(t, n) {
+			commits++
+		}
+	}
+	big := newKillRig(t, 200)
+	step := max(1, big.calls/120)
+	trials := 0
+	for n := 1; n <= big.calls; n += step {
+		big.killAt(t, n)
+		trials++
+	}
+	t.Logf("20 files: %d kills (every call), %d ended committed; 200 files: %d kills (every %dth of %d calls)", small.calls, commits, trials, step, big.calls)
+	if commits == 0 || commits == small.calls {
+		t.Errorf("kills never landed on both sides of the commit point (%d of %d committed)", commits, small.calls)
+	}
+}
+
+// TestKillRandomTimes SIGKILLs a 200-file `txedit apply` at random moments.
+func TestKillRandomTimes(t *testing.T) {
+	rig := newKillRig(t, 200)
+	trials := 300
+	if testing.Short() {
+		trials = 50
+	}
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	commits := 0
+	for i := 0; i < trials; i++ {
+		dir := rig.fresh(t)
+		cmd := exec.Command(rig.bin, "apply", "--root", dir, filepath.Join(dir, "req.json"))
+		cmd.Env = append(os.Environ(), "TXEDIT_TEST_NOSYNC=1")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.Int63n(int64(rig.fullRun) * 12 / 10)))
+		cmd.Process.Kill() // SIGKILL
+		cmd.Wait()
+		if rig.check(t, dir, fmt.Sprintf("random kill %d", i)) {
+			commits++
+		}
+	}
+	t.Logf("%d random kills of a 200-file commit (full run %v): %d ended committed, %d rolled back", trials, rig.fullRun.Round(time.Millisecond), commits, trials-commits)
+}

@@ -1,0 +1,45 @@
+//go:build txedit_testhooks
+
+package main
+
+// Hooks for the process-kill tests, compiled only with -tags
+// txedit_testhooks:
+//
+//	TXEDIT_TEST_KILL_AT=N   SIGKILL the process at its Nth file-system call
+//	TXEDIT_TEST_COUNT=1     print "calls N" to stderr when the command ends
+//	TXEDIT_TEST_NOSYNC=1    no fsync: a process kill keeps the page cache,
+//	                        so durability is not what these tests check
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/txedit/txedit/engine"
+	"github.com/txedit/txedit/internal/faultfs"
+	"github.com/txedit/txedit/journal"
+)
+
+func init() {
+	var counter *faultfs.FS
+	testOnlyOptions = func(root string, o *engine.Options) {
+		if os.Getenv("TXEDIT_TEST_NOSYNC") != "" {
+			o.Sync = journal.SyncNone
+		}
+		at, _ := strconv.Atoi(os.Getenv("TXEDIT_TEST_KILL_AT"))
+		if at == 0 && os.Getenv("TXEDIT_TEST_COUNT") == "" {
+			return
+		}
+		inner, err := journal.NewOSFS(root)
+		if err != nil {
+			return
+		}
+		counter = &faultfs.FS{Inner: inner, FailAt: at, Mode: faultfs.ModeKill}
+		o.FS = counter
+	}
+	testOnlyDone = func() {
+		if counter != nil && os.Getenv("TXEDIT_TEST_COUNT") != "" {
+			fmt.Fprintf(os.Stderr, "calls %d\n", counter.N())
+		}
+	}
+}
