@@ -33,6 +33,9 @@ type memFS struct {
 	failAt int
 	eio    bool // fail with EIO instead of crashing
 	dead   bool
+	// full makes the disk full from call failAt on: every write, create,
+	// mkdir and link fails with ENOSPC.
+	full bool
 }
 
 type inode struct {
@@ -93,6 +96,13 @@ func (m *memFS) step(op, name string) error {
 		panic(memCrash{m.calls}) // the caller's deferred Unlock runs
 	}
 	m.calls++
+	if m.full && m.failAt > 0 && m.calls >= m.failAt {
+		switch op {
+		case "write", "create", "mkdir", "link":
+			return &fs.PathError{Op: op, Path: name, Err: syscall.ENOSPC}
+		}
+		return nil
+	}
 	if m.failAt > 0 && m.calls == m.failAt {
 		if m.eio {
 			return &fs.PathError{Op: op, Path: name, Err: syscall.EIO}

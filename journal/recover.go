@@ -112,14 +112,17 @@ func (j *Journal) recoverLocked() ([]*Report, string, error) {
 		}
 		m, err := j.readManifest(id)
 		if err != nil {
-			if !s.prepared {
-				// Begin died before or while writing the manifest:
-				// nothing outside the journal was touched.
+			if !s.prepared && errors.Is(err, fs.ErrNotExist) {
+				// Begin died before the manifest was in place: nothing
+				// outside the journal was touched.
 				if err := removeAll(j.fs, txnsDir+"/"+id); err != nil {
 					return reports, last, err
 				}
 				continue
 			}
+			// A manifest that is there but damaged, or missing after the
+			// transaction was prepared: nothing tells what is safe to
+			// change, so nothing is. It is reported and kept.
 			rep := &Report{ID: id, Damaged: err.Error()}
 			reports = append(reports, rep)
 			if err := createMark(j.fs, id, "rolledback"); err != nil {
