@@ -3,6 +3,7 @@ package apply
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/txedit/txedit/plan"
@@ -52,6 +53,75 @@ func FuzzUnified(f *testing.F) {
 		}
 		if got := patchText(t, a, d); got != b {
 			t.Fatalf("patched %q = %q, want %q\n%s", a, got, b, d)
+		}
+	})
+}
+
+// $ go test -fuzz=FuzzLineEditsCompose ./apply
+// A plan's line edits, all numbered against the file as read, give the
+// same result as applying them one at a time from the bottom up (which
+// keeps every earlier line number valid). Choices drive the edits.
+func FuzzLineEditsCompose(f *testing.F) {
+	f.Add([]byte("a\nb\nc\nd\ne\n"), []byte{1, 0, 5, 0, 1, 2, 2, 0, 9})
+	f.Add([]byte("one\r\ntwo\r\nthree"), []byte{0, 1, 0, 1, 0, 3})
+	f.Add([]byte("\ufeffx\ny"), []byte{0, 0, 1, 1, 1, 1})
+	f.Fuzz(func(t *testing.T, content, choices []byte) {
+		// Line endings are detected per request by majority, so in a file
+		// that mixes them (or ends in a bare CR, which terminating the
+		// last line turns into CRLF) a separate edit may see another
+		// style. That is detection, not the composition tested here: the
+		// file must use one style.
+		crlf := bytes.Count(content, []byte("\r\n"))
+		if IsBinary(content) || bytes.Count(content, []byte("\r")) != crlf || (crlf > 0 && bytes.Count(content, []byte("\n")) != crlf) {
+			return
+		}
+		n := len(lineStarts(content)) - 1
+		var edits []plan.Edit
+		pos := 0 // boundary: after line pos
+		for k := 0; k+2 < len(choices) && len(edits) < 8; k += 3 {
+			pos += int(choices[k] % 3)
+			if pos > n {
+				break
+			}
+			text := fmt.Sprintf("new %d", choices[k+2])
+			if choices[k+2]%4 == 0 {
+				text += "\nsecond line"
+			}
+			if choices[k+1]%2 == 0 {
+				line := pos
+				edits = append(edits, plan.Edit{Command: "insert", InsertLine: &line, NewStr: &text})
+				pos++ // the next edit starts strictly below
+				continue
+			}
+			start, end := pos+1, pos+1+int(choices[k+2]%3)
+			if end > n {
+				break
+			}
+			edits = append(edits, plan.Edit{Command: "replace_lines", StartLine: &start, EndLine: &end, NewStr: &text})
+			pos = end + 1
+		}
+		if len(edits) == 0 {
+			return
+		}
+		p, err := plan.Compile(&plan.Request{FileEdits: []plan.FileEdit{{Path: "f", Edits: edits}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := Edit(p.Files[0], content, true)
+		if !all.OK() {
+			t.Fatalf("the generated edits failed: %v", all.Failed)
+		}
+		cur := content
+		for i := len(edits) - 1; i >= 0; i-- { // generated top-down: apply bottom-up
+			q, _ := plan.Compile(&plan.Request{FileEdits: []plan.FileEdit{{Path: "f", Edits: []plan.Edit{edits[i]}}}})
+			one := Edit(q.Files[0], cur, true)
+			if !one.OK() {
+				t.Fatalf("edit %d alone failed: %v", i, one.Failed)
+			}
+			cur = one.Content
+		}
+		if !bytes.Equal(all.Content, cur) {
+			t.Fatalf("all at once %q != one at a time %q (content %q)", all.Content, cur, content)
 		}
 	})
 }

@@ -15,6 +15,7 @@ targets=(
 	"./journal FuzzReadPack"
 	"./internal/ignore FuzzWildmatch"
 	"./apply FuzzSed"
+	"./apply FuzzLineEditsCompose"
 )
 for t in "${targets[@]}"; do
 	set -- $t
