@@ -184,14 +184,19 @@ func failResult(res *plan.Result, err error) (*plan.Result, error) {
 // acceptEdits asks only before commands; bypassPermissions asks nothing.
 // It returns a denied *plan.Error when the call may not go ahead.
 func (w *Workspace) Authorize(ctx context.Context, tool string, args any, execute bool) error {
-	if !execute {
-		return w.approve(ctx, tool, args)
+	what := "writes"
+	if execute {
+		what = "commands"
 	}
 	switch w.opts.Mode {
 	case ModePlan:
-		return plan.Errorf(plan.CodeDenied, "", "the workspace is read-only (permission mode plan): commands are refused")
+		return plan.Errorf(plan.CodeDenied, "", "the workspace is read-only (permission mode plan): %s are refused", what)
 	case ModeBypass:
 		return nil
+	case ModeAcceptEdits:
+		if !execute {
+			return nil
+		}
 	}
 	if w.opts.Approve == nil {
 		return nil
@@ -207,22 +212,7 @@ func (w *Workspace) Authorize(ctx context.Context, tool string, args any, execut
 }
 
 func (w *Workspace) approve(ctx context.Context, tool string, args any) error {
-	switch w.opts.Mode {
-	case ModePlan:
-		return plan.Errorf(plan.CodeDenied, "", "the workspace is read-only (permission mode plan): writes are refused")
-	case ModeDefault:
-		if w.opts.Approve == nil {
-			return nil
-		}
-		ok, err := w.opts.Approve(ctx, tool, args)
-		if err != nil {
-			return &plan.Error{Code: plan.CodeDenied, Index: -1, Msg: "approval failed: " + err.Error(), Err: err}
-		}
-		if !ok {
-			return plan.Errorf(plan.CodeDenied, "", "%s was not approved", tool)
-		}
-	}
-	return nil
+	return w.Authorize(ctx, tool, args, false)
 }
 
 // prepare resolves every file's paths, applies policy, and refuses requests

@@ -155,6 +155,30 @@ type FileReader interface {
 	ReadFile(name string, buf []byte, max int64) ([]byte, error)
 }
 
+// ReadAll reads f to its end into buf (reused, grown as needed), failing
+// once it holds more than max bytes.
+func ReadAll(f File, buf []byte, max int64) ([]byte, error) {
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) > max {
+				return nil, errTooLarge
+			}
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF || (err == nil && n == 0) {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+var errTooLarge = errors.New("file too large")
+
 // OpenDir opens directory name of fsys, through DirOpener when fsys has it.
 func OpenDir(fsys FS, name string) (DirHandle, error) {
 	if d, ok := fsys.(DirOpener); ok {

@@ -3,7 +3,6 @@ package journal
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"io/fs"
 	"os"
 
@@ -64,8 +63,6 @@ func (d *osDir) fd() (int, error) {
 	})
 	return d.dirFd, d.dirErr
 }
-
-var errTooLarge = errors.New("file too large")
 
 // readDirRaw lists a directory with getdents64, taking each entry's type
 // from d_type. ReadDir on a directory opened through os.Root stats every

@@ -2,10 +2,7 @@
 
 package journal
 
-import (
-	"io"
-	"io/fs"
-)
+import "io/fs"
 
 // ReadFile implements [FileReader] through Open where there is no raw path.
 func (d *osDir) ReadFile(name string, buf []byte, max int64) ([]byte, error) {
@@ -14,20 +11,7 @@ func (d *osDir) ReadFile(name string, buf []byte, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	buf = buf[:0]
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
+	return ReadAll(f, buf, max)
 }
 
 func (d *osDir) fd() (int, error) { return 0, nil }

@@ -19,12 +19,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/txedit/txedit/apply"
+	"github.com/txedit/txedit/bench/internal/timing"
 	"github.com/txedit/txedit/engine"
 	"github.com/txedit/txedit/journal"
 	"github.com/txedit/txedit/plan"
@@ -44,12 +44,9 @@ func main() {
 		*dir = d
 	}
 	if *txedit == "" {
-		*txedit = filepath.Join(*dir, "txedit")
-		out, err := exec.Command("go", "build", "-o", *txedit, "github.com/txedit/txedit/cmd/txedit").CombinedOutput()
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "build txedit: %v\n%s", err, out)
-			os.Exit(1)
-		}
+		bin, err := timing.BuildTxedit(*dir)
+		check(err)
+		*txedit = bin
 	}
 
 	corpus := filepath.Join(*dir, "corpus")
@@ -115,11 +112,11 @@ func main() {
 			os.RemoveAll(root)
 		}
 	}
-	base, gitMed := median(times[0]), median(times[len(methods)-1])
+	base, gitMed := timing.Median(times[0]), timing.Median(times[len(methods)-1])
 	fmt.Printf("commit of %d files x %d edits, median of %d runs (%s)\n", *files, *edits, *runs, *dir)
 	fmt.Printf("%-40s %10s %12s %12s\n", "method", "median", "vs WriteFile", "vs git apply")
 	for i, m := range methods {
-		med := median(times[i])
+		med := timing.Median(times[i])
 		fmt.Printf("%-40s %10s %11.2fx %11.2fx\n", m.name, med.Round(100*time.Microsecond), float64(med)/float64(base), float64(med)/float64(gitMed))
 	}
 }
@@ -193,12 +190,6 @@ func verify(root string, want map[string][]byte, method string) {
 			os.Exit(1)
 		}
 	}
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
 }
 
 func run(name string, args ...string) error {

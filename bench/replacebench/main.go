@@ -37,11 +37,8 @@ func main() {
 		defer os.RemoveAll(d)
 		*dir = d
 	}
-	txedit := filepath.Join(*dir, "txedit")
-	if out, err := exec.Command("go", "build", "-o", txedit, "github.com/txedit/txedit/cmd/txedit").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
-		os.Exit(1)
-	}
+	txedit, err := timing.BuildTxedit(*dir)
+	check(err)
 	corpus := filepath.Join(*dir, "tree")
 	if _, err := os.Stat(filepath.Join(corpus, ".git")); err != nil {
 		check(exec.Command("cp", "-a", filepath.Join(runtime.GOROOT(), "src"), corpus).Run())

@@ -33,12 +33,8 @@ func main() {
 		defer os.RemoveAll(d)
 		*dir = d
 	}
-	txedit := filepath.Join(*dir, "txedit")
-	out, err := exec.Command("go", "build", "-o", txedit, "github.com/txedit/txedit/cmd/txedit").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
-		os.Exit(1)
-	}
+	txedit, err := timing.BuildTxedit(*dir)
+	check(err)
 	fd := "fdfind"
 	if _, err := exec.LookPath(fd); err != nil {
 		fd = "fd"

@@ -4,10 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
+	"github.com/txedit/txedit/engine"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -22,15 +21,9 @@ func applyCmd() *command {
 			if len(args) > 1 {
 				return e.usageErr("apply takes at most one request file")
 			}
-			var data []byte
-			var err error
-			if len(args) == 0 || args[0] == "-" {
-				data, err = io.ReadAll(e.stdin)
-			} else {
-				data, err = os.ReadFile(args[0])
-			}
+			data, err := readInput(e, args)
 			if err != nil {
-				return e.fail(plan.Errorf(plan.CodeInvalidRequest, "", "reading the request: %v", err))
+				return e.fail(err)
 			}
 			req, err := plan.Parse(data)
 			if err != nil {
@@ -49,16 +42,22 @@ func applyCmd() *command {
 				e.printJSON(res)
 				return exitCode(res.Code)
 			}
-			if res.DryRun {
-				e.printDiff(res.Diff)
-			} else if res.TransactionID != "" {
-				if _, diff, err := w.Show(res.TransactionID); err == nil {
-					e.printStat(diff)
-				}
-			}
+			e.printChanges(w, res)
 			e.printResult(res)
 			return exitCode(res.Code)
 		},
+	}
+}
+
+// printChanges prints what a write did: the diff of a dry run, or the
+// diffstat of the transaction it committed.
+func (e *env) printChanges(w *engine.Workspace, res *plan.Result) {
+	if res.DryRun {
+		e.printDiff(res.Diff)
+	} else if res.TransactionID != "" {
+		if _, diff, err := w.Show(res.TransactionID); err == nil {
+			e.printStat(diff)
+		}
 	}
 }
 

@@ -52,13 +52,7 @@ func replaceCmd() *command {
 				e.printJSON(res)
 				return exitCode(res.Code)
 			}
-			if res.DryRun {
-				e.printDiff(res.Diff)
-			} else if res.TransactionID != "" {
-				if _, diff, err := w.Show(res.TransactionID); err == nil {
-					e.printStat(diff)
-				}
-			}
+			e.printChanges(w, res)
 			replacements := 0
 			for _, f := range res.Files {
 				replacements += f.Replacements

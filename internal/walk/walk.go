@@ -9,8 +9,6 @@ package walk
 
 import (
 	"context"
-	"errors"
-	"io"
 	"io/fs"
 	"path"
 	"strings"
@@ -70,23 +68,7 @@ func (e *Entry) ReadInto(buf []byte, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	buf = buf[:0]
-	for {
-		if len(buf) == cap(buf) {
-			if int64(len(buf)) > max {
-				return nil, errors.New("file too large")
-			}
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF || (err == nil && n == 0) {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
+	return journal.ReadAll(f, buf, max)
 }
 
 // Stats counts what a walk skipped.

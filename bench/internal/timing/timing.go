@@ -41,6 +41,16 @@ func Interleaved(runs int, methods []Method) ([][]time.Duration, error) {
 	return times, nil
 }
 
+// BuildTxedit builds the txedit command into dir and returns its path.
+func BuildTxedit(dir string) (string, error) {
+	bin := dir + "/txedit"
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/txedit/txedit/cmd/txedit").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("build txedit: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
 // Median returns the median of ds.
 func Median(ds []time.Duration) time.Duration {
 	s := append([]time.Duration(nil), ds...)
