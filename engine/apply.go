@@ -301,7 +301,7 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64) {
 	}
 	t.cur = cur
 	if t.dst != "" {
-		if _, err := w.fsys.Lstat(t.dst); err == nil {
+		if _, err := w.fsy.Lstat(t.dst); err == nil {
 			t.fileErr = editErr(plan.Errorf(plan.CodeConflict, t.dstNamed, "already exists: %s does not overwrite files", t.fo.Final.Command), t.fo.Final)
 			return
 		}

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/txedit/txedit/internal/faultfs"
+	"github.com/txedit/txedit/fsys"
+	"github.com/txedit/txedit/fsys/faultfs"
 	"github.com/txedit/txedit/journal"
 )
 
@@ -84,7 +85,7 @@ func checkCrashInvariant(t *testing.T, dir string, old, new map[string]string, l
 }
 
 func crashOnce(t *testing.T, dir string, opts Options, ffs *faultfs.FS) (crashed bool) {
-	inner, err := journal.NewOSFS(dir)
+	inner, err := fsys.NewOS(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +208,7 @@ func TestCrashDuringRecovery(t *testing.T) {
 }
 
 func recoverWith(t *testing.T, dir string, ffs *faultfs.FS) {
-	inner, err := journal.NewOSFS(dir)
+	inner, err := fsys.NewOS(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

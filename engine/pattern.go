@@ -2,15 +2,15 @@ package engine
 
 import (
 	"context"
-	"path"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/txedit/txedit/apply"
+	"github.com/txedit/txedit/fsys"
+	"github.com/txedit/txedit/internal/ignore"
 	"github.com/txedit/txedit/internal/walk"
-	"github.com/txedit/txedit/journal"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -31,26 +31,25 @@ func (w *Workspace) patternTasks(ctx context.Context, pat *plan.Pattern, tasks [
 	if !isDir {
 		return nil, 0, plan.Errorf(plan.CodeNotRegular, dir, "directory of pattern_replace is not a directory")
 	}
-	match, err := relGlob(pat.FilePattern)
-	if err != nil {
-		return nil, 0, err
+	fp := pat.FilePattern
+	if fp == "" {
+		fp = "*"
 	}
-	var excludes []func(rel string) bool
+	match, err := ignore.CompileGlob(fp)
+	if err != nil {
+		return nil, 0, plan.Errorf(plan.CodeInvalidRequest, "", "%v", err)
+	}
+	var xs []string
 	for _, x := range pat.ExcludePatterns {
-		m, err := relGlob(strings.TrimSuffix(x, "/"))
-		if err != nil {
-			return nil, 0, err
-		}
-		excludes = append(excludes, m)
+		xs = append(xs, strings.TrimSuffix(x, "/"))
+	}
+	excludes, err := ignore.CompileGlobs(xs)
+	if err != nil {
+		return nil, 0, plan.Errorf(plan.CodeInvalidRequest, "", "%v", err)
 	}
 	excluded := func(rel string, isDir bool) bool {
-		for _, m := range excludes {
-			// "dir/**" prunes dir itself: its whole subtree is excluded.
-			if m(rel) || (isDir && m(rel+"/")) {
-				return true
-			}
-		}
-		return false
+		// "dir/**" prunes dir itself: its whole subtree is excluded.
+		return ignore.AnyMatch(excludes, rel) || (isDir && ignore.AnyMatch(excludes, rel+"/"))
 	}
 	named := map[string]*task{}
 	for _, t := range tasks {
@@ -71,14 +70,14 @@ func (w *Workspace) patternTasks(ctx context.Context, pat *plan.Pattern, tasks [
 	budget.Store(w.opts.MemoryBudget / 2)
 	prog := w.progress(ctx, "scan", 0)
 	defer prog.end()
-	_, err = walk.Walk(ctx, w.fsys, walk.Options{Dir: start, Hidden: pat.Hidden, NoIgnore: pat.NoIgnore, MaxDepth: depth, Workers: w.opts.Workers,
+	err = walk.Walk(ctx, w.fsy, walk.Options{Skip: skipJournal, Dir: start, Hidden: pat.Hidden, NoIgnore: pat.NoIgnore, MaxDepth: depth, Workers: w.opts.Workers,
 		Prune: func(rel string) bool {
 			return excluded(relTo(start, rel), true) || w.checkPolicy(rel, rel, true) != nil
 		}},
 		func(e *walk.Entry) error {
 			prog.add(1)
 			rel := relTo(start, e.Path)
-			if !match(rel) || excluded(rel, false) || w.checkPolicy(e.Path, e.Path, true) != nil {
+			if !match.Match(rel) || excluded(rel, false) || w.checkPolicy(e.Path, e.Path, true) != nil {
 				return nil
 			}
 			if t := named[e.Path]; t != nil {
@@ -103,7 +102,7 @@ func (w *Workspace) patternTasks(ctx context.Context, pat *plan.Pattern, tasks [
 				// again; its identity comes from the directory handle.
 				if budget.Add(-int64(len(data))) >= 0 {
 					if fi, err := e.Info.Info(); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
-						t.cur = &fileInfo{exists: true, data: append([]byte(nil), data...), ident: journal.IdentityOf(fi), mode: fi.Mode()}
+						t.cur = &fileInfo{exists: true, data: append([]byte(nil), data...), ident: fsys.IdentityOf(fi), mode: fi.Mode()}
 					}
 				}
 				mu.Lock()
@@ -117,26 +116,6 @@ func (w *Workspace) patternTasks(ctx context.Context, pat *plan.Pattern, tasks [
 	}
 	sort.Slice(found, func(i, j int) bool { return found[i].src < found[j].src })
 	return found, int(skipped.Load()), nil
-}
-
-// relGlob compiles a pattern_replace glob: without "/" it matches the base
-// name at any depth, with "/" the path below the directory; "**" crosses
-// directories and braces work.
-func relGlob(pattern string) (func(rel string) bool, error) {
-	if pattern == "" {
-		pattern = "*"
-	}
-	anchored := strings.Contains(pattern, "/")
-	g, err := globCompiler.Compile(strings.TrimPrefix(pattern, "/"))
-	if err != nil {
-		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "bad glob %q: %v", pattern, err)
-	}
-	return func(rel string) bool {
-		if anchored {
-			return g.Match(rel)
-		}
-		return g.Match(path.Base(rel))
-	}, nil
 }
 
 func orRoot(dir string) string {

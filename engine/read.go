@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"github.com/gobwas/glob"
 	"io/fs"
 	"sort"
 	"strings"
@@ -16,6 +15,8 @@ import (
 
 	"github.com/txedit/txedit/apply"
 	"github.com/txedit/txedit/hash"
+	"github.com/txedit/txedit/internal/grep"
+	"github.com/txedit/txedit/internal/ignore"
 	"github.com/txedit/txedit/internal/walk"
 	"github.com/txedit/txedit/journal"
 	"github.com/txedit/txedit/plan"
@@ -270,14 +271,14 @@ func (w *Workspace) readSearch(r *plan.ReadResult, req *plan.ReadRequest) error 
 	if req.ContextLines != nil {
 		ctxLines = *req.ContextLines
 	}
-	s, err := newSearcher(req.Pattern, true, false, true)
+	s, err := grep.Compile(req.Pattern, grep.Options{IgnoreCase: true, Literal: true})
 	if err != nil {
 		return err
 	}
 	var b strings.Builder
-	s.search(fi.data, func(bl block) bool {
-		m := &plan.Match{Path: rel, Line: bl.Line, Text: trimEOL(fi.data[bl.Start:bl.End]),
-			Before: linesBefore(fi.data, bl.Start, ctxLines), After: linesAfter(fi.data, bl.End, ctxLines)}
+	s.Search(fi.data, func(bl grep.Block) bool {
+		m := &plan.Match{Path: rel, Line: bl.Line, Text: grep.TrimEOL(fi.data[bl.Start:bl.End]),
+			Before: grep.LinesBefore(fi.data, bl.Start, ctxLines), After: grep.LinesAfter(fi.data, bl.End, ctxLines)}
 		r.Matches = append(r.Matches, m)
 		for i, l := range m.Before {
 			fmt.Fprintf(&b, "Line %d: %s\n", m.Line-len(m.Before)+i, l)
@@ -363,9 +364,9 @@ func (w *Workspace) List(ctx context.Context, p string, lo ListOptions) ([]*plan
 	if !isDir {
 		return nil, plan.Errorf(plan.CodeNotRegular, p, "is not a directory")
 	}
-	ignores, err := compileGlobs(lo.Ignore)
+	ignores, err := ignore.CompileGlobs(lo.Ignore)
 	if err != nil {
-		return nil, err
+		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "%v", err)
 	}
 	var out []*plan.DirEntry
 	var visit func(dir string, depth int) error
@@ -377,7 +378,7 @@ func (w *Workspace) List(ctx context.Context, p string, lo ListOptions) ([]*plan
 		if name == "" {
 			name = "."
 		}
-		ents, err := w.fsys.ReadDir(name)
+		ents, err := w.fsy.ReadDir(name)
 		if err != nil {
 			return ioErr(name, err)
 		}
@@ -387,10 +388,8 @@ func (w *Workspace) List(ctx context.Context, p string, lo ListOptions) ([]*plan
 			if rel == journal.Dir || journal.IsTemp(e.Name()) {
 				continue
 			}
-			for _, g := range ignores {
-				if g.Match(relTo(start, rel)) {
-					continue entries
-				}
+			if ignore.AnyMatch(ignores, relTo(start, rel)) {
+				continue entries
 			}
 			info, err := e.Info()
 			if err != nil {
@@ -399,7 +398,7 @@ func (w *Workspace) List(ctx context.Context, p string, lo ListOptions) ([]*plan
 			de := &plan.DirEntry{Path: rel, Name: e.Name(), Size: info.Size(), Mode: info.Mode().String(),
 				Modified: info.ModTime().UTC().Format(time.RFC3339Nano), Kind: kindOf(info.Mode())}
 			if de.Kind == "symlink" {
-				de.Target, _ = w.fsys.Readlink(rel)
+				de.Target, _ = w.fsy.Readlink(rel)
 			}
 			out = append(out, de)
 			if de.Kind == "dir" && depth < lo.Depth && e.Name() != ".git" {
@@ -456,11 +455,9 @@ func (w *Workspace) Glob(ctx context.Context, o GlobOptions) (*plan.GlobResult, 
 	if o.Pattern == "" {
 		return fail(plan.Errorf(plan.CodeInvalidRequest, "", "glob needs a pattern"))
 	}
-	pat := strings.TrimPrefix(o.Pattern, "./")
-	anchored := strings.Contains(pat, "/")
-	g, err := globCompiler.Compile(strings.TrimPrefix(pat, "/"))
+	g, err := ignore.CompileGlob(o.Pattern)
 	if err != nil {
-		return fail(plan.Errorf(plan.CodeInvalidRequest, "", "bad glob %q: %v", o.Pattern, err))
+		return fail(plan.Errorf(plan.CodeInvalidRequest, "", "%v", err))
 	}
 	v, release := w.view()
 	defer release()
@@ -472,14 +469,10 @@ func (w *Workspace) Glob(ctx context.Context, o GlobOptions) (*plan.GlobResult, 
 		return fail(plan.Errorf(plan.CodeNotRegular, o.Path, "is not a directory"))
 	}
 	var mu sync.Mutex
-	_, err = walk.Walk(ctx, v.fsys, walk.Options{Dir: start, Hidden: o.Hidden, NoIgnore: o.NoIgnore, Workers: v.opts.Workers,
+	err = walk.Walk(ctx, v.fsy, walk.Options{Skip: skipJournal, Dir: start, Hidden: o.Hidden, NoIgnore: o.NoIgnore, Workers: v.opts.Workers,
 		Prune: func(rel string) bool { return v.checkPolicy(rel, rel, false) != nil }},
 		func(e *walk.Entry) error {
-			subject := e.Name
-			if anchored {
-				subject = relTo(start, e.Path)
-			}
-			if g.Match(subject) && v.checkPolicy(e.Path, e.Path, false) == nil {
+			if g.Match(relTo(start, e.Path)) && v.checkPolicy(e.Path, e.Path, false) == nil {
 				mu.Lock()
 				res.Files = append(res.Files, e.Path)
 				mu.Unlock()
@@ -510,11 +503,11 @@ func (w *Workspace) Find(ctx context.Context, o FindOptions) ([]string, error) {
 	if o.Type != "" && o.Type != "f" && o.Type != "d" {
 		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "type %q: want f or d", o.Type)
 	}
-	var g interface{ Match(string) bool }
+	var g *ignore.Glob
 	if o.Name != "" {
-		p, err := glob.Compile(o.Name)
-		if err != nil {
-			return nil, plan.Errorf(plan.CodeInvalidRequest, "", "bad name pattern %q: %v", o.Name, err)
+		p, err := ignore.CompileGlob(o.Name)
+		if err != nil || p.Anchored() {
+			return nil, plan.Errorf(plan.CodeInvalidRequest, "", "bad name pattern %q: a shell pattern for names, without \"/\"", o.Name)
 		}
 		g = p
 	}
@@ -529,7 +522,7 @@ func (w *Workspace) Find(ctx context.Context, o FindOptions) ([]string, error) {
 	}
 	var mu sync.Mutex
 	out := []string{}
-	_, err = walk.Walk(ctx, v.fsys, walk.Options{Dir: start, NoIgnore: true, Dirs: o.Type != "f", Workers: v.opts.Workers},
+	err = walk.Walk(ctx, v.fsy, walk.Options{Skip: skipJournal, Dir: start, NoIgnore: true, Dirs: o.Type != "f", Workers: v.opts.Workers},
 		func(e *walk.Entry) error {
 			if (o.Type == "d" && !e.IsDir) || (g != nil && !g.Match(e.Name)) || v.checkPolicy(e.Path, e.Path, false) != nil {
 				return nil

@@ -15,8 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gobwas/glob"
-
+	"github.com/txedit/txedit/fsys"
+	"github.com/txedit/txedit/internal/ignore"
 	"github.com/txedit/txedit/journal"
 	"github.com/txedit/txedit/plan"
 )
@@ -40,7 +40,7 @@ const (
 type Options struct {
 	// FS replaces the operating system's file system, rooted at the
 	// workspace root. Tests pass fault-injecting ones.
-	FS journal.FS
+	FS fsys.FS
 	// Sync chooses how commits are made durable (default: syncfs barriers
 	// for large transactions, fsync for small ones).
 	Sync journal.SyncMode
@@ -85,13 +85,13 @@ type Options struct {
 type Workspace struct {
 	root     string // absolute, as given
 	rootReal string // with symlinks resolved
-	fsys     journal.FS
-	base     journal.FS // the file system views are made from
+	fsy      fsys.FS
+	base     fsys.FS // the file system views are made from
 	closer   func() error
 	j        *journal.Journal
 	opts     Options
-	denyR    []*glob.Pattern
-	denyW    []*glob.Pattern
+	denyR    []*ignore.Glob
+	denyW    []*ignore.Glob
 	// dirs caches, for one operation's view, directories known to hold
 	// no symlink on the way from the root (see resolve).
 	dirs *sync.Map
@@ -135,7 +135,7 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 		w.rootReal = r
 	}
 	if o.FS != nil {
-		w.fsys = o.FS
+		w.fsy = o.FS
 	} else {
 		fi, err := os.Stat(abs)
 		if err != nil {
@@ -144,20 +144,20 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 		if !fi.IsDir() {
 			return nil, plan.Errorf(plan.CodeInvalidRequest, dir, "workspace root is not a directory")
 		}
-		osfs, err := journal.NewOSFS(abs)
+		osfs, err := fsys.NewOS(abs)
 		if err != nil {
 			return nil, err
 		}
-		w.fsys, w.closer = osfs, osfs.Close
+		w.fsy, w.closer = osfs, osfs.Close
 	}
-	w.base = w.fsys
-	if w.denyR, err = compileGlobs(o.DenyRead); err != nil {
-		return nil, err
+	w.base = w.fsy
+	if w.denyR, err = ignore.CompileGlobs(o.DenyRead); err != nil {
+		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "deny list: %v", err)
 	}
-	if w.denyW, err = compileGlobs(o.DenyWrite); err != nil {
-		return nil, err
+	if w.denyW, err = ignore.CompileGlobs(o.DenyWrite); err != nil {
+		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "deny list: %v", err)
 	}
-	w.j = journal.New(w.fsys, &journal.Options{Sync: o.Sync, LockTimeout: o.LockTimeout, Keep: o.Keep, KeepBytes: o.KeepBytes, Workers: o.Workers})
+	w.j = journal.New(w.fsy, &journal.Options{Sync: o.Sync, LockTimeout: o.LockTimeout, Keep: o.Keep, KeepBytes: o.KeepBytes, Workers: o.Workers})
 	if o.Mode != ModePlan {
 		reports, err := w.j.RecoverIfNeeded()
 		if err != nil {
@@ -231,19 +231,15 @@ func (w *Workspace) Close() error {
 	return nil
 }
 
-// view returns the workspace working through a file-system view that keeps
-// directory handles open, for the length of one operation, and the
-// function that ends it. Without such a view it returns w itself.
+// view returns the workspace working through a file-system view that
+// may keep directory handles open, for the length of one operation, and
+// the function that ends it.
 func (w *Workspace) view() (*Workspace, func()) {
-	dc, ok := w.base.(journal.DirCacher)
-	if !ok {
-		return w, func() {}
-	}
-	fsys, release := dc.WithDirCache()
+	fsy, release := w.base.View()
 	v := *w
-	v.fsys = fsys
+	v.fsy = fsy
 	v.dirs = &sync.Map{}
-	v.j = w.j.WithFS(fsys)
+	v.j = w.j.WithFS(fsy)
 	return &v, release
 }
 
@@ -251,7 +247,7 @@ func (w *Workspace) view() (*Workspace, func()) {
 func (w *Workspace) Root() string { return w.root }
 
 // FS returns the file system the workspace uses.
-func (w *Workspace) FS() journal.FS { return w.fsys }
+func (w *Workspace) FS() fsys.FS { return w.fsy }
 
 func expandHome(p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
@@ -260,22 +256,6 @@ func expandHome(p string) string {
 		}
 	}
 	return p
-}
-
-func compileGlobs(pats []string) ([]*glob.Pattern, error) {
-	var out []*glob.Pattern
-	c := glob.Compiler{Separators: []rune{'/'}, Globstar: true}
-	for _, p := range pats {
-		if !strings.Contains(p, "/") {
-			p = "**/" + p
-		}
-		g, err := c.Compile(strings.TrimPrefix(p, "/"))
-		if err != nil {
-			return nil, plan.Errorf(plan.CodeInvalidRequest, "", "bad glob %q: %v", p, err)
-		}
-		out = append(out, g)
-	}
-	return out, nil
 }
 
 // maxHops bounds symlink chains, as the kernel's ELOOP limit does.
@@ -346,7 +326,7 @@ func (w *Workspace) resolve1(p string) (string, bool, error) {
 			continue
 		}
 		cur := path.Join(append(done, c)...)
-		fi, err := w.fsys.Lstat(cur)
+		fi, err := w.fsy.Lstat(cur)
 		if errors.Is(err, fs.ErrNotExist) {
 			done = append(done, c)
 			for _, r := range rest {
@@ -363,7 +343,7 @@ func (w *Workspace) resolve1(p string) (string, bool, error) {
 			if errors.Is(err, fs.ErrNotExist) || isENOTDIR(err) {
 				return "", false, plan.Errorf(plan.CodeFileNotFound, p, "%s is not a directory", path.Join(done...))
 			}
-			if isEscape(err) {
+			if fsys.IsEscape(err) {
 				return "", false, plan.Errorf(plan.CodeOutsideRoot, p, "path leads outside the workspace root")
 			}
 			return "", false, &plan.Error{Code: plan.CodeIOError, Path: p, Index: -1, Msg: errText(err), Err: err}
@@ -380,7 +360,7 @@ func (w *Workspace) resolve1(p string) (string, bool, error) {
 		if hops > maxHops {
 			return "", false, plan.Errorf(plan.CodeInvalidRequest, p, "too many levels of symbolic links")
 		}
-		target, err := w.fsys.Readlink(cur)
+		target, err := w.fsy.Readlink(cur)
 		if err != nil {
 			return "", false, &plan.Error{Code: plan.CodeIOError, Path: p, Index: -1, Msg: errText(err), Err: err}
 		}
@@ -420,9 +400,9 @@ func (w *Workspace) relToRoot(abs string) (string, bool) {
 	return "", false
 }
 
-func isEscape(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "path escapes from parent")
-}
+// skipJournal is the walks' Skip: txedit's journal and staging files are
+// never listed, searched or replaced in.
+func skipJournal(name string) bool { return name == journal.Dir || journal.IsTemp(name) }
 
 // checkPolicy refuses paths txedit never touches and paths the options
 // deny. rel is resolved; named is as the request gave it.
@@ -441,18 +421,12 @@ func (w *Workspace) checkPolicy(named, rel string, write bool) error {
 	if journal.IsTemp(path.Base(rel)) {
 		return plan.Errorf(plan.CodeDenied, named, "%s is a txedit staging file", rel)
 	}
-	deny := w.denyR
-	if write {
-		deny = append(append([]*glob.Pattern{}, w.denyW...), w.denyR...)
-	}
-	for _, g := range deny {
-		if g.Match(rel) {
-			what := "reading"
-			if write {
-				what = "writing"
-			}
-			return plan.Errorf(plan.CodeDenied, named, "%s %s is denied by policy", what, rel)
+	if ignore.AnyMatch(w.denyR, rel) || (write && ignore.AnyMatch(w.denyW, rel)) {
+		what := "reading"
+		if write {
+			what = "writing"
 		}
+		return plan.Errorf(plan.CodeDenied, named, "%s %s is denied by policy", what, rel)
 	}
 	return nil
 }
@@ -461,7 +435,7 @@ func (w *Workspace) checkPolicy(named, rel string, write bool) error {
 type fileInfo struct {
 	exists bool
 	data   []byte
-	ident  journal.Identity
+	ident  fsys.Identity
 	mode   fs.FileMode
 }
 
@@ -469,7 +443,7 @@ type fileInfo struct {
 // link, at most MaxFileSize, and the file opened must be the file that was
 // stat'ed (a swap in between is refused).
 func (w *Workspace) readFile(named, rel string, forEdit bool) (*fileInfo, error) {
-	fi, err := w.fsys.Lstat(rel)
+	fi, err := w.fsy.Lstat(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &fileInfo{}, nil
 	}
@@ -479,7 +453,7 @@ func (w *Workspace) readFile(named, rel string, forEdit bool) (*fileInfo, error)
 	if err := w.checkRegular(named, fi, forEdit); err != nil {
 		return nil, err
 	}
-	f, err := w.fsys.Open(rel)
+	f, err := w.fsy.Open(rel)
 	if err != nil {
 		return nil, ioErr(named, err)
 	}
@@ -488,7 +462,7 @@ func (w *Workspace) readFile(named, rel string, forEdit bool) (*fileInfo, error)
 	if err != nil {
 		return nil, ioErr(named, err)
 	}
-	id, oid := journal.IdentityOf(fi), journal.IdentityOf(ofi)
+	id, oid := fsys.IdentityOf(fi), fsys.IdentityOf(ofi)
 	if id.Dev != oid.Dev || id.Ino != oid.Ino || !ofi.Mode().IsRegular() {
 		return nil, plan.Errorf(plan.CodeConflict, named, "file was replaced while it was being opened; try again")
 	}
@@ -504,7 +478,7 @@ func (w *Workspace) readFile(named, rel string, forEdit bool) (*fileInfo, error)
 	return &fileInfo{exists: true, data: data, ident: oid, mode: ofi.Mode()}, nil
 }
 
-func readFull(f journal.File, buf []byte) (int, error) {
+func readFull(f fsys.File, buf []byte) (int, error) {
 	n := 0
 	for n < len(buf) {
 		m, err := f.Read(buf[n:])
@@ -535,7 +509,7 @@ func (w *Workspace) checkRegular(named string, fi fs.FileInfo, forEdit bool) err
 	case !m.IsRegular():
 		return plan.Errorf(plan.CodeNotRegular, named, "is not a regular file (%v); only regular files are read or edited", m.Type())
 	}
-	if id := journal.IdentityOf(fi); forEdit && id.Nlink > 1 {
+	if id := fsys.IdentityOf(fi); forEdit && id.Nlink > 1 {
 		return plan.Errorf(plan.CodeDenied, named, "has %d hard links: replacing it would split them, so edits are refused", id.Nlink)
 	}
 	if fi.Size() > w.opts.MaxFileSize {
@@ -548,7 +522,7 @@ func ioErr(named string, err error) error {
 	if errors.Is(err, fs.ErrPermission) {
 		return &plan.Error{Code: plan.CodeDenied, Path: named, Index: -1, Msg: errText(err), Err: err}
 	}
-	if isEscape(err) {
+	if fsys.IsEscape(err) {
 		return &plan.Error{Code: plan.CodeOutsideRoot, Path: named, Index: -1, Msg: "path leads outside the workspace root", Err: err}
 	}
 	return &plan.Error{Code: plan.CodeIOError, Path: named, Index: -1, Msg: errText(err), Err: err}
@@ -565,10 +539,10 @@ func errText(err error) string {
 }
 
 func wrapJournalErr(err error) error {
-	if errors.Is(err, journal.ErrBusy) {
+	if errors.Is(err, fsys.ErrBusy) {
 		return &plan.Error{Code: plan.CodeBusy, Index: -1, Msg: "another txedit process is committing in this workspace; try again", Err: err}
 	}
-	var ce *journal.ConflictError
+	var ce *fsys.ConflictError
 	if errors.As(err, &ce) {
 		return &plan.Error{Code: plan.CodeConflict, Path: ce.Path, Index: -1, Msg: ce.Msg + "; nothing was written", Err: err}
 	}
@@ -581,4 +555,4 @@ func wrapJournalErr(err error) error {
 
 // createMode is the mode of files txedit creates: 0666 less the umask, as
 // any editor would give them.
-func createMode() fs.FileMode { return 0o666 &^ journal.Umask() }
+func createMode() fs.FileMode { return 0o666 &^ fsys.Umask() }

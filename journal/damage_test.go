@@ -3,31 +3,33 @@ package journal
 import (
 	"strings"
 	"testing"
+
+	"github.com/txedit/txedit/fsys"
+	"github.com/txedit/txedit/fsys/faultfs"
+	"github.com/txedit/txedit/fsys/fstest"
 )
 
 // interrupted runs the mixed workload and crashes it right after the
 // first rename, so its transaction is PREPARED, not COMMITTED, and some
 // files are already new.
-func interrupted(t *testing.T) (*memFS, workload, string) {
+func interrupted(t *testing.T) (*fstest.Disk, workload, string) {
 	t.Helper()
 	w := workloads[4]
 	opts := &Options{Sync: SyncFile, Workers: 1}
-	probe := newMemFS(w.initial)
-	probe.calls = 0
-	runTx(probe, opts, w)
+	run := func(f fsys.FS) error { return runTx(f, opts, w) }
 	// Find the first rename by replaying with a crash at each call.
-	for n := 1; n <= probe.calls; n++ {
-		m := newMemFS(w.initial)
-		m.failAt = n
-		crashRun(m, opts, w)
-		txns, err := m.lookup(txnsDir)
-		if err != nil || !m.dead {
+	for n := 1; n <= countCalls(t, w, opts); n++ {
+		d := fstest.NewDisk(w.initial)
+		if crashed, _ := d.Run(n, faultfs.ModeCrash, run); !crashed {
 			continue
 		}
-		for name, id := range txns.entries {
-			if _, prepared := txns.entries[name+".prepared"]; prepared && m.inodes[id].dir && m.tree()["a/x"] == "X\n" {
-				m.dead, m.failAt = false, 0
-				return m, w, name
+		files := d.Files()
+		if files["a/x"] != "X\n" {
+			continue
+		}
+		for k := range files {
+			if id, ok := strings.CutSuffix(strings.TrimPrefix(k, txnsDir+"/"), ".prepared"); ok {
+				return d, w, id
 			}
 		}
 	}
@@ -35,22 +37,40 @@ func interrupted(t *testing.T) (*memFS, workload, string) {
 	return nil, w, ""
 }
 
+// rewrite replaces a file's content on the disk (nil removes it).
+func rewrite(t *testing.T, d *fstest.Disk, name string, data []byte) {
+	t.Helper()
+	if err := d.Mem.Remove(name); err != nil {
+		t.Fatal(err)
+	}
+	if data == nil {
+		return
+	}
+	f, err := d.Mem.Create(name, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(data)
+	f.Close()
+}
+
 func TestRecoveryWithDamagedManifest(t *testing.T) {
 	for _, damage := range []string{"flipped byte", "truncated", "missing"} {
 		t.Run(damage, func(t *testing.T) {
-			m, _, id := interrupted(t)
-			before := treeKey(m.tree())
-			dir, _ := m.lookup(txnsDir + "/" + id)
-			man := m.inodes[dir.entries["manifest"]]
+			d, _, id := interrupted(t)
+			before := fstest.Key(d.Files(Dir))
+			name := txnsDir + "/" + id + "/manifest"
+			data := []byte(d.Files()[name])
 			switch damage {
 			case "flipped byte":
-				man.data[10] ^= 0xff
+				data[10] ^= 0xff
 			case "truncated":
-				man.data = man.data[:len(man.data)/2]
+				data = data[:len(data)/2]
 			case "missing":
-				delete(dir.entries, "manifest")
+				data = nil
 			}
-			reps, err := New(m, &Options{Sync: SyncFile}).Recover()
+			rewrite(t, d, name, data)
+			reps, err := New(d.Mem, &Options{Sync: SyncFile}).Recover()
 			if err != nil {
 				t.Fatalf("recovery: %v", err)
 			}
@@ -59,12 +79,12 @@ func TestRecoveryWithDamagedManifest(t *testing.T) {
 			}
 			// Without a manifest nothing is known to be safe to change:
 			// the files are left exactly as they are.
-			if got := treeKey(m.tree()); got != before {
+			if got := fstest.Key(d.Files(Dir)); got != before {
 				t.Errorf("recovery changed files it could not account for")
 			}
 			// The workspace is not wedged: the next transaction works.
 			next := workload{initial: map[string]string{}, change: map[string]*string{"fresh/f": s("again\n")}}
-			if err := runTx(m, &Options{Sync: SyncFile}, next); err != nil || m.tree()["fresh/f"] != "again\n" {
+			if err := runTx(d.Mem, &Options{Sync: SyncFile}, next); err != nil || d.Files()["fresh/f"] != "again\n" {
 				t.Errorf("next transaction: %v", err)
 			}
 		})
@@ -72,10 +92,9 @@ func TestRecoveryWithDamagedManifest(t *testing.T) {
 }
 
 func TestRecoveryWithLostBeforeImages(t *testing.T) {
-	m, w, id := interrupted(t)
-	dir, _ := m.lookup(txnsDir + "/" + id)
-	delete(dir.entries, "pack") // the before-images are gone
-	reps, err := New(m, &Options{Sync: SyncFile}).Recover()
+	d, w, id := interrupted(t)
+	rewrite(t, d, txnsDir+"/"+id+"/pack", nil) // the before-images are gone
+	reps, err := New(d.Mem, &Options{Sync: SyncFile}).Recover()
 	if err != nil {
 		t.Fatalf("recovery: %v", err)
 	}
@@ -87,7 +106,7 @@ func TestRecoveryWithLostBeforeImages(t *testing.T) {
 	}
 	// Files already new could not be restored: they are reported and left
 	// new (their content is not lost); the rest is rolled back.
-	tree := m.tree()
+	tree := d.Files()
 	fin := w.final()
 	for _, p := range lost {
 		if tree[p] != fin[p] {
@@ -97,7 +116,7 @@ func TestRecoveryWithLostBeforeImages(t *testing.T) {
 	if len(lost) == 0 {
 		t.Errorf("no file reported, but some were already new: %+v", reps)
 	}
-	if v := m.temps(); len(v) > 0 {
+	if v := d.Temps(isTemp); len(v) > 0 {
 		t.Errorf("temporary files left: %v", v)
 	}
 }
@@ -108,23 +127,19 @@ func TestRecoveryWithLostBeforeImages(t *testing.T) {
 func TestDiskFullDuringStaging(t *testing.T) {
 	for _, w := range workloads {
 		opts := &Options{Sync: SyncFile, Workers: 1}
-		probe := newMemFS(w.initial)
-		runTx(probe, opts, w)
 		failed := 0
-		for n := 1; n <= probe.calls; n++ {
-			m := newMemFS(w.initial)
-			m.failAt, m.full = n, true
-			if err := runTx(m, opts, w); err != nil {
+		for n := 1; n <= countCalls(t, w, opts); n++ {
+			d := fstest.NewDisk(w.initial)
+			if _, err := d.Run(n, faultfs.ModeFull, func(f fsys.FS) error { return runTx(f, opts, w) }); err != nil {
 				failed++
 				if !strings.Contains(err.Error(), "no space") {
 					t.Errorf("%s: disk full at %d: error %q does not say so", w.name, n, err)
 				}
 			}
-			m.full, m.failAt = false, 0
-			if _, err := recoverRun(m, opts, 0); err != nil {
+			if _, err := d.Run(0, faultfs.ModeCrash, recoverTx(opts)); err != nil {
 				t.Errorf("%s: recovery: %v", w.name, err)
 			}
-			if v := violation(m, w); v != "" {
+			if v := violation(d, w); v != "" {
 				t.Errorf("%s: disk full at %d: %s", w.name, n, v)
 			}
 		}

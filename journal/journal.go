@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -11,15 +12,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
-	"github.com/sourcegraph/conc/panics"
-	"github.com/sourcegraph/conc/pool"
-
+	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/hash"
+	"github.com/txedit/txedit/internal/par"
 )
 
 // Dir is the journal's directory, relative to the workspace root.
@@ -68,22 +66,22 @@ type Options struct {
 // Journal is the on-disk transaction log of one workspace. It is safe for
 // concurrent use; transactions are serialised by the workspace lock.
 type Journal struct {
-	fs   FS
+	fs   fsys.FS
 	opts Options
 }
 
 // WithFS returns the same journal working through another view of its file
 // system (one that caches directory handles, say).
-func (j *Journal) WithFS(fsys FS) *Journal {
+func (j *Journal) WithFS(fsy fsys.FS) *Journal {
 	c := *j
-	c.fs = fsys
+	c.fs = fsy
 	return &c
 }
 
-// New returns the journal of the workspace fsys is rooted at. Nothing is
+// New returns the journal of the workspace fsy is rooted at. Nothing is
 // written until the first Lock.
-func New(fsys FS, opts *Options) *Journal {
-	j := &Journal{fs: fsys}
+func New(fsy fsys.FS, opts *Options) *Journal {
+	j := &Journal{fs: fsy}
 	if opts != nil {
 		j.opts = *opts
 	}
@@ -133,6 +131,9 @@ func (j *Journal) Lock() (*Locked, error) {
 			unlock() // recovery failed or panicked: do not keep the lock
 		}
 	}()
+	if err := j.ensureGitignore(); err != nil {
+		return nil, err
+	}
 	reports, last, err := j.recoverLocked()
 	l.lastID = last
 	l.Recovered = reports
@@ -146,22 +147,14 @@ func (j *Journal) Lock() (*Locked, error) {
 // Unlock releases the lock.
 func (l *Locked) Unlock() error { return l.unlock() }
 
+// init creates the journal's directories on first use (the lock file
+// lives in them, so this runs before the lock is taken; Mkdir is atomic,
+// so racing processes are harmless).
 func (j *Journal) init() error {
 	if _, err := j.fs.Lstat(txnsDir); err == nil {
 		return nil
 	}
 	if err := j.fs.Mkdir(Dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	// The journal ignores itself, so it never shows up in git status and
-	// the user's .gitignore is never edited.
-	if f, err := j.fs.Create(Dir+"/.gitignore", 0o644); err == nil {
-		_, err = f.Write([]byte("*\n"))
-		f.Close()
-		if err != nil {
-			return err
-		}
-	} else if !errors.Is(err, fs.ErrExist) {
 		return err
 	}
 	if err := j.fs.Mkdir(txnsDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
@@ -174,6 +167,26 @@ func (j *Journal) init() error {
 		return j.fs.SyncDir(".")
 	}
 	return nil
+}
+
+// gitignore is the journal's own .gitignore: the journal ignores itself,
+// so it never shows up in git status and the user's .gitignore is never
+// edited.
+const gitignore = "*\n"
+
+// ensureGitignore writes .txedit/.gitignore unless it already holds what
+// it should. It runs under the lock and writes atomically, so a crash
+// cannot leave it empty (an empty one is repaired here).
+func (j *Journal) ensureGitignore() error {
+	name := Dir + "/.gitignore"
+	if data, _, err := fsys.ReadFile(j.fs, name, 1<<10); err == nil && string(data) == gitignore {
+		// A crash of an earlier write may have left its temporary file.
+		if err := j.fs.Remove(name + ".tmp"); err != nil && !fsys.Gone(err) {
+			return err
+		}
+		return nil
+	}
+	return fsys.WriteFileAtomic(j.fs, name, []byte(gitignore), 0o644, j.opts.Sync != SyncNone)
 }
 
 // newID returns a time-ordered transaction id: UTC time to the microsecond
@@ -225,8 +238,8 @@ type Tx struct {
 	m          *Manifest
 	dir        string
 	pack       *packWriter
-	packFile   File
-	idents     []Identity
+	packFile   fsys.File
+	idents     []fsys.Identity
 	identSet   []bool
 	sync       SyncMode
 	prepared   bool
@@ -257,7 +270,7 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 			return nil, err
 		}
 	}
-	tx := &Tx{j: j, m: m, dir: dir, idents: make([]Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), sync: j.opts.Sync}
+	tx := &Tx{j: j, m: m, dir: dir, idents: make([]fsys.Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), sync: j.opts.Sync}
 	if tx.sync == SyncAuto {
 		tx.sync = SyncFile
 		if len(m.Ops) >= j.opts.SyncFSThreshold {
@@ -298,7 +311,11 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 		tx.rollbackQuiet()
 		return nil, err
 	}
-	if err := tx.writeFile(dir+"/manifest", func() ([]byte, error) { return encodeManifest(m) }); err != nil {
+	data, err := encodeManifest(m)
+	if err != nil {
+		return fail(err)
+	}
+	if err := fsys.WriteFileAtomic(j.fs, dir+"/manifest", data, 0o600, tx.sync != SyncNone); err != nil {
 		return fail(err)
 	}
 	if tx.sync != SyncNone {
@@ -320,36 +337,6 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 	tx.packFile = f
 	tx.pack = &packWriter{f: f}
 	return tx, nil
-}
-
-// writeFile writes a journal file atomically: temp, fsync, rename, fsync dir.
-func (tx *Tx) writeFile(name string, content func() ([]byte, error)) error {
-	data, err := content()
-	if err != nil {
-		return err
-	}
-	tmp := name + ".tmp"
-	f, err := tx.j.fs.Create(tmp, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil && tx.sync != SyncNone {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = tx.j.fs.Rename(tmp, name)
-	}
-	if err == nil && tx.sync != SyncNone {
-		err = tx.j.fs.SyncDir(path.Dir(name))
-	}
-	if err != nil {
-		tx.j.fs.Remove(tmp)
-	}
-	return err
 }
 
 // stagedName is the temporary file of op n: in the target's own directory,
@@ -378,10 +365,10 @@ func parents(p string) []string {
 
 // Staging is the data of one op.
 type Staging struct {
-	Old   []byte   // current content (nil when the file is absent)
-	Ident Identity // identity of the file Old was read from
-	New   []byte   // new content (ignored for deletes)
-	Diff  string   // the op's unified diff, kept for `txedit show`
+	Old   []byte        // current content (nil when the file is absent)
+	Ident fsys.Identity // identity of the file Old was read from
+	New   []byte        // new content (ignored for deletes)
+	Diff  string        // the op's unified diff, kept for `txedit show`
 }
 
 // Stage records op i's before-image and diff in the pack and writes its new
@@ -428,7 +415,7 @@ func (j *Journal) writeStaged(name string, data []byte, st *State, sync bool) er
 			err = cerr
 		}
 	}
-	if want := st.Mode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); err == nil && want != perm&^umask() {
+	if want := st.Mode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); err == nil && want != perm&^fsys.Umask() {
 		// The umask took bits the file had, or setuid/setgid/sticky
 		// must be set again (after the chown, which clears them).
 		err = f.Chmod(want)
@@ -444,44 +431,6 @@ func (j *Journal) writeStaged(name string, data []byte, st *State, sync bool) er
 	}
 	return err
 }
-
-var (
-	umaskOnce sync.Once
-	umaskBits fs.FileMode = 0o022
-)
-
-// umask returns the process's umask, read from /proc on Linux rather than
-// set and reset (which would race with other goroutines creating files).
-// Where it cannot be read, 022 is assumed: a wrong guess only costs an
-// extra chmod, or leaves bits the umask would have removed anyway.
-func umask() fs.FileMode {
-	umaskOnce.Do(func() {
-		data, err := os.ReadFile("/proc/self/status")
-		if err != nil {
-			return
-		}
-		for _, line := range strings.Split(string(data), "\n") {
-			if v, ok := strings.CutPrefix(line, "Umask:"); ok {
-				if n, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
-					umaskBits = fs.FileMode(n)
-				}
-			}
-		}
-	})
-	return umaskBits
-}
-
-// Umask returns the process's umask.
-func Umask() fs.FileMode { return umask() }
-
-// ConflictError reports a file that changed between the time it was
-// staged and the rename: someone wrote it behind txedit's back.
-type ConflictError struct {
-	Path string
-	Msg  string
-}
-
-func (e *ConflictError) Error() string { return e.Path + ": " + e.Msg }
 
 // ErrCommitUnknown reports that the commit mark was written but could not
 // be made durable: the transaction is committed unless the machine loses
@@ -508,7 +457,7 @@ func (tx *Tx) Commit() error {
 }
 
 func (tx *Tx) commit() error {
-	fsys := tx.j.fs
+	fsy := tx.j.fs
 	if err := tx.barrier(tx.stagingDirs()); err != nil {
 		return err
 	}
@@ -518,10 +467,8 @@ func (tx *Tx) commit() error {
 	if err := tx.mark("prepared"); err != nil {
 		return err
 	}
-	if rv, ok := fsys.(Revalidator); ok {
-		if err := rv.Revalidate(); err != nil {
-			return err
-		}
+	if err := fsy.Revalidate(); err != nil {
+		return err
 	}
 	if brokenOrder.commitFirst {
 		if err := tx.mark("committed"); err != nil {
@@ -531,16 +478,16 @@ func (tx *Tx) commit() error {
 	// Every target must still be the file that was staged against.
 	err := tx.parallel(len(tx.m.Ops), func(i int) error {
 		op := tx.m.Ops[i]
-		fi, err := fsys.Lstat(op.Path)
+		fi, err := fsy.Lstat(op.Path)
 		switch {
 		case op.Old == nil:
 			if err == nil {
-				return &ConflictError{Path: op.Path, Msg: "was created by someone else meanwhile"}
+				return &fsys.ConflictError{Op: "commit", Path: op.Path, Msg: "was created by someone else meanwhile"}
 			}
 		case err != nil:
-			return &ConflictError{Path: op.Path, Msg: "disappeared meanwhile"}
-		case tx.identSet[i] && !sameVersion(IdentityOf(fi), tx.idents[i]):
-			return &ConflictError{Path: op.Path, Msg: "was modified by someone else meanwhile"}
+			return &fsys.ConflictError{Op: "commit", Path: op.Path, Msg: "disappeared meanwhile"}
+		case tx.identSet[i] && !fsys.SameVersion(fsys.IdentityOf(fi), tx.idents[i]):
+			return &fsys.ConflictError{Op: "commit", Path: op.Path, Msg: "was modified by someone else meanwhile"}
 		}
 		return nil
 	})
@@ -557,11 +504,11 @@ func (tx *Tx) commit() error {
 			case (op.New == nil) != deletes:
 				return nil
 			case op.New == nil:
-				return fsys.Remove(op.Path)
+				return fsy.Remove(op.Path)
 			case op.Old == nil:
-				return createNoClobber(fsys, op.Staged, op.Path)
+				return createNoClobber(fsy, op.Staged, op.Path)
 			default:
-				return fsys.Rename(op.Staged, op.Path)
+				return fsy.Rename(op.Staged, op.Path)
 			}
 		})
 		if err != nil {
@@ -569,7 +516,7 @@ func (tx *Tx) commit() error {
 		}
 	}
 	for _, d := range uniqueDeepestFirst(tx.m.Rmdirs) {
-		if err := removeEmptyDir(fsys, d); err != nil {
+		if err := removeEmptyDir(fsy, d); err != nil {
 			return err
 		}
 	}
@@ -579,9 +526,9 @@ func (tx *Tx) commit() error {
 		}
 	}
 	// The commit point: the COMMITTED mark comes into existence.
-	created, err := tryCreateMark(fsys, tx.m.ID, "committed")
+	created, err := tryCreateMark(fsy, tx.m.ID, "committed")
 	if !created {
-		if _, lerr := fsys.Lstat(txnsDir + "/" + tx.m.ID + ".committed"); errors.Is(lerr, fs.ErrNotExist) {
+		if _, lerr := fsy.Lstat(txnsDir + "/" + tx.m.ID + ".committed"); errors.Is(lerr, fs.ErrNotExist) {
 			return err // certainly not committed: roll back
 		} else if lerr != nil {
 			// Whether the mark exists is unknown: leave the decision
@@ -598,7 +545,7 @@ func (tx *Tx) commit() error {
 		return fmt.Errorf("%w: %v", ErrCommitUnknown, err)
 	}
 	if tx.sync != SyncNone {
-		if err := fsys.SyncDir(txnsDir); err != nil {
+		if err := fsy.SyncDir(txnsDir); err != nil {
 			return fmt.Errorf("%w: %v", ErrCommitUnknown, err)
 		}
 	}
@@ -606,55 +553,10 @@ func (tx *Tx) commit() error {
 }
 
 // parallel runs fn(0..n-1) on up to Options.Workers goroutines and returns
-// the first error; after an error no new call starts.
+// the first error; after an error no new call starts. A panic is an error:
+// the caller rolls back.
 func (tx *Tx) parallel(n int, fn func(i int) error) error {
-	workers := min(tx.j.opts.Workers, n)
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			if err := fn(i); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	var (
-		next  atomic.Int64
-		mu    sync.Mutex
-		first error
-		stop  atomic.Bool
-	)
-	var caught panics.Catcher
-	p := pool.New().WithMaxGoroutines(workers)
-	for w := 0; w < workers; w++ {
-		p.Go(func() {
-			caught.Try(func() {
-				for !stop.Load() {
-					i := int(next.Add(1) - 1)
-					if i >= n {
-						return
-					}
-					if err := fn(i); err != nil {
-						mu.Lock()
-						if first == nil {
-							first = err
-						}
-						mu.Unlock()
-						stop.Store(true)
-					}
-				}
-			})
-			if caught.Recovered() != nil {
-				stop.Store(true)
-			}
-		})
-	}
-	p.Wait()
-	if r := caught.Recovered(); r != nil {
-		// Re-raise the worker's own panic value in the caller, as if
-		// the loop had run here.
-		panic(r.Value)
-	}
-	return first
+	return par.Do(context.Background(), n, tx.j.opts.Workers, fn)
 }
 
 // Abort rolls back a transaction that was begun but not committed.
@@ -675,35 +577,31 @@ func (tx *Tx) rollbackQuiet() error {
 	return err
 }
 
-func sameVersion(a, b Identity) bool {
-	return a.Dev == b.Dev && a.Ino == b.Ino && a.Size == b.Size && a.Mtime == b.Mtime && a.Ctime == b.Ctime && a.Mode == b.Mode
-}
-
 // createNoClobber puts staged at name without replacing anything there:
 // link(2) fails if name exists. Where hard links are not supported it
 // falls back to a checked rename.
-func createNoClobber(fsys FS, staged, name string) error {
-	err := fsys.Link(staged, name)
+func createNoClobber(fsy fsys.FS, staged, name string) error {
+	err := fsy.Link(staged, name)
 	if err == nil {
-		return fsys.Remove(staged)
+		return fsy.Remove(staged)
 	}
 	if errors.Is(err, fs.ErrExist) {
-		return &ConflictError{Path: name, Msg: "was created by someone else meanwhile"}
+		return &fsys.ConflictError{Op: "commit", Path: name, Msg: "was created by someone else meanwhile"}
 	}
 	if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.EXDEV) || errors.Is(err, errors.ErrUnsupported) {
-		if _, lerr := fsys.Lstat(name); lerr == nil {
-			return &ConflictError{Path: name, Msg: "was created by someone else meanwhile"}
+		if _, lerr := fsy.Lstat(name); lerr == nil {
+			return &fsys.ConflictError{Op: "commit", Path: name, Msg: "was created by someone else meanwhile"}
 		}
-		return fsys.Rename(staged, name)
+		return fsy.Rename(staged, name)
 	}
 	return err
 }
 
 // removeEmptyDir removes d if it is empty. A directory that holds
 // anything (someone else's files) stays; that is not an error.
-func removeEmptyDir(fsys FS, d string) error {
-	err := fsys.Remove(d)
-	if err == nil || gone(err) || errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTEMPTY) {
+func removeEmptyDir(fsy fsys.FS, d string) error {
+	err := fsy.Remove(d)
+	if err == nil || fsys.Gone(err) || errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTEMPTY) {
 		return nil
 	}
 	return err
@@ -724,16 +622,16 @@ func (tx *Tx) markCreate(state string) error {
 	return createMark(tx.j.fs, tx.m.ID, state)
 }
 
-func createMark(fsys FS, id, state string) error {
-	_, err := tryCreateMark(fsys, id, state)
+func createMark(fsy fsys.FS, id, state string) error {
+	_, err := tryCreateMark(fsy, id, state)
 	return err
 }
 
 // tryCreateMark creates a state mark. created reports whether the mark
 // exists afterwards as far as this call knows, even if an error follows
 // (a failed close of the empty file).
-func tryCreateMark(fsys FS, id, state string) (created bool, err error) {
-	f, err := fsys.Create(txnsDir+"/"+id+"."+state, 0o600)
+func tryCreateMark(fsy fsys.FS, id, state string) (created bool, err error) {
+	f, err := fsy.Create(txnsDir+"/"+id+"."+state, 0o600)
 	if errors.Is(err, fs.ErrExist) {
 		return true, nil
 	}
@@ -801,8 +699,8 @@ func (tx *Tx) barrier(dirs []string) error {
 	return syncDirs(tx.j.fs, dirs)
 }
 
-func syncFile(fsys FS, name string) error {
-	f, err := fsys.Open(name)
+func syncFile(fsy fsys.FS, name string) error {
+	f, err := fsy.Open(name)
 	if err != nil {
 		return err
 	}
@@ -812,9 +710,9 @@ func syncFile(fsys FS, name string) error {
 
 // syncDirs fsyncs each distinct directory, deepest first, so a new
 // directory's own entries are durable before its parent's entry for it.
-func syncDirs(fsys FS, dirs []string) error {
+func syncDirs(fsy fsys.FS, dirs []string) error {
 	for _, d := range uniqueDeepestFirst(dirs) {
-		if err := fsys.SyncDir(d); err != nil && !gone(err) {
+		if err := fsy.SyncDir(d); err != nil && !fsys.Gone(err) {
 			return err
 		}
 	}
@@ -823,19 +721,19 @@ func syncDirs(fsys FS, dirs []string) error {
 
 // syncFilesystems calls SyncFS once per distinct file system the dirs are
 // on (usually one: the root's).
-func syncFilesystems(fsys FS, dirs []string) error {
+func syncFilesystems(fsy fsys.FS, dirs []string) error {
 	devs := map[uint64]bool{}
 	for _, d := range append([]string{"."}, uniqueDeepestFirst(dirs)...) {
-		fi, err := fsys.Lstat(d)
+		fi, err := fsy.Lstat(d)
 		if err != nil {
 			continue
 		}
-		dev := IdentityOf(fi).Dev
+		dev := fsys.IdentityOf(fi).Dev
 		if devs[dev] {
 			continue
 		}
 		devs[dev] = true
-		if err := fsys.SyncFS(d); err != nil {
+		if err := fsy.SyncFS(d); err != nil {
 			return err
 		}
 	}

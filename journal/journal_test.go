@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txedit/txedit/fsys"
+	"github.com/txedit/txedit/fsys/faultfs"
 	"github.com/txedit/txedit/hash"
-	"github.com/txedit/txedit/internal/faultfs"
 	"github.com/txedit/txedit/journal"
 )
 
@@ -18,7 +19,7 @@ func state(data string, mode os.FileMode) *journal.State {
 	return &journal.State{Hash: hash.Of([]byte(data)), Size: int64(len(data)), Mode: mode}
 }
 
-func setup(t *testing.T, files map[string]string) (string, *journal.OSFS) {
+func setup(t *testing.T, files map[string]string) (string, *fsys.OS) {
 	t.Helper()
 	dir := t.TempDir()
 	for name, data := range files {
@@ -26,18 +27,18 @@ func setup(t *testing.T, files map[string]string) (string, *journal.OSFS) {
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		os.WriteFile(p, []byte(data), 0o644)
 	}
-	fsys, err := journal.NewOSFS(dir)
+	fsy, err := fsys.NewOS(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { fsys.Close() })
-	return dir, fsys
+	t.Cleanup(func() { fsy.Close() })
+	return dir, fsy
 }
 
 // commit runs a three-op transaction: modify a/x, create b/new/y, delete c/z.
-func commit(t *testing.T, fsys journal.FS, opts *journal.Options) (*journal.Manifest, error) {
+func commit(t *testing.T, fsy fsys.FS, opts *journal.Options) (*journal.Manifest, error) {
 	t.Helper()
-	j := journal.New(fsys, opts)
+	j := journal.New(fsy, opts)
 	l, err := j.Lock()
 	if err != nil {
 		return nil, err
@@ -52,12 +53,12 @@ func commit(t *testing.T, fsys journal.FS, opts *journal.Options) (*journal.Mani
 	if err != nil {
 		return nil, err
 	}
-	ident := func(name string) journal.Identity {
-		fi, err := fsys.Lstat(name)
+	ident := func(name string) fsys.Identity {
+		fi, err := fsy.Lstat(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return journal.IdentityOf(fi)
+		return fsys.IdentityOf(fi)
 	}
 	for i, s := range []journal.Staging{
 		{Old: []byte("old x\n"), Ident: ident("a/x"), New: []byte("new x\n"), Diff: "diff x\n"},
@@ -95,13 +96,18 @@ func TestDurabilityTrace(t *testing.T) {
 	}
 	want := strings.Split(strings.TrimSpace(`
 mkdir .txedit
-create .txedit/.gitignore
-write .txedit/.gitignore
 mkdir .txedit/txns
 syncdir .txedit
 syncdir .
 lock .txedit/LOCK
+remove .txedit/.gitignore.tmp
+create .txedit/.gitignore.tmp
+write .txedit/.gitignore.tmp
+fsync .txedit/.gitignore.tmp
+rename .txedit/.gitignore.tmp .txedit/.gitignore
+syncdir .txedit
 mkdir .txedit/txns/ID
+remove .txedit/txns/ID/manifest.tmp
 create .txedit/txns/ID/manifest.tmp
 write .txedit/txns/ID/manifest.tmp
 fsync .txedit/txns/ID/manifest.tmp
@@ -147,8 +153,8 @@ syncdir .txedit/txns`), "\n")
 }
 
 func TestCommitAndReadBack(t *testing.T) {
-	dir, fsys := setup(t, threeFiles)
-	m, err := commit(t, fsys, nil)
+	dir, fsy := setup(t, threeFiles)
+	m, err := commit(t, fsy, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +165,7 @@ func TestCommitAndReadBack(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "c/z")); err == nil {
 		t.Error("c/z still exists")
 	}
-	j := journal.New(fsys, nil)
+	j := journal.New(fsy, nil)
 	if before, err := j.Before(m, 0); err != nil || string(before) != "old x\n" {
 		t.Errorf("Before(0) = %q, %v", before, err)
 	}
@@ -179,21 +185,21 @@ func TestCommitAndReadBack(t *testing.T) {
 }
 
 func TestStaleIdentityAborts(t *testing.T) {
-	dir, fsys := setup(t, threeFiles)
-	j := journal.New(fsys, nil)
+	dir, fsy := setup(t, threeFiles)
+	j := journal.New(fsy, nil)
 	l, _ := j.Lock()
 	defer l.Unlock()
 	m := &journal.Manifest{Ops: []*journal.Op{{Path: "a/x", Kind: journal.Modify, Old: state("old x\n", 0o644), New: state("new\n", 0o644)}}}
 	tx, _ := l.Begin(m)
-	fi, _ := fsys.Lstat("a/x")
-	if err := tx.Stage(0, journal.Staging{Old: []byte("old x\n"), Ident: journal.IdentityOf(fi), New: []byte("new\n")}); err != nil {
+	fi, _ := fsy.Lstat("a/x")
+	if err := tx.Stage(0, journal.Staging{Old: []byte("old x\n"), Ident: fsys.IdentityOf(fi), New: []byte("new\n")}); err != nil {
 		t.Fatal(err)
 	}
 	// Someone writes the file between staging and the rename.
 	time.Sleep(5 * time.Millisecond)
 	os.WriteFile(filepath.Join(dir, "a/x"), []byte("theirs\n"), 0o644)
 	err := tx.Commit()
-	var ce *journal.ConflictError
+	var ce *fsys.ConflictError
 	if !errors.As(err, &ce) || ce.Path != "a/x" {
 		t.Fatalf("Commit = %v, want a ConflictError for a/x", err)
 	}
@@ -207,8 +213,8 @@ func TestStaleIdentityAborts(t *testing.T) {
 }
 
 func TestManifestCorruption(t *testing.T) {
-	dir, fsys := setup(t, threeFiles)
-	m, err := commit(t, fsys, nil)
+	dir, fsy := setup(t, threeFiles)
+	m, err := commit(t, fsy, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,20 +236,20 @@ func TestManifestCorruption(t *testing.T) {
 	i := strings.Index(string(data), "old x")
 	data[i] = 'O'
 	os.WriteFile(pack, data, 0o600)
-	if _, err := journal.New(fsys, nil).Before(m, 0); !errors.Is(err, journal.ErrCorrupt) {
+	if _, err := journal.New(fsy, nil).Before(m, 0); !errors.Is(err, journal.ErrCorrupt) {
 		t.Errorf("damaged before-image: %v, want ErrCorrupt", err)
 	}
 }
 
 func TestLockBusy(t *testing.T) {
-	_, fsys := setup(t, nil)
-	j := journal.New(fsys, &journal.Options{LockTimeout: 50 * time.Millisecond})
+	_, fsy := setup(t, nil)
+	j := journal.New(fsy, &journal.Options{LockTimeout: 50 * time.Millisecond})
 	l, err := j.Lock()
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if _, err := j.Lock(); !errors.Is(err, journal.ErrBusy) {
+	if _, err := j.Lock(); !errors.Is(err, fsys.ErrBusy) {
 		t.Fatalf("second Lock = %v, want ErrBusy", err)
 	}
 	if d := time.Since(start); d < 40*time.Millisecond {
@@ -258,16 +264,16 @@ func TestLockBusy(t *testing.T) {
 }
 
 func TestGCRetention(t *testing.T) {
-	_, fsys := setup(t, map[string]string{"f": "0"})
-	j := journal.New(fsys, &journal.Options{Keep: 2})
+	_, fsy := setup(t, map[string]string{"f": "0"})
+	j := journal.New(fsy, &journal.Options{Keep: 2})
 	var ids []string
 	for i := 0; i < 4; i++ {
 		l, _ := j.Lock()
 		old, new := string(rune('0'+i)), string(rune('1'+i))
 		m := &journal.Manifest{Ops: []*journal.Op{{Path: "f", Kind: journal.Modify, Old: state(old, 0o644), New: state(new, 0o644)}}}
 		tx, _ := l.Begin(m)
-		fi, _ := fsys.Lstat("f")
-		tx.Stage(0, journal.Staging{Old: []byte(old), Ident: journal.IdentityOf(fi), New: []byte(new)})
+		fi, _ := fsy.Lstat("f")
+		tx.Stage(0, journal.Staging{Old: []byte(old), Ident: fsys.IdentityOf(fi), New: []byte(new)})
 		if err := tx.Commit(); err != nil {
 			t.Fatal(err)
 		}
@@ -286,43 +292,31 @@ func TestGCRetention(t *testing.T) {
 	}
 }
 
-func TestDirCacheRevalidate(t *testing.T) {
-	dir, fsys := setup(t, map[string]string{"a/x": "1\n"})
-	view, release := fsys.WithDirCache()
-	defer release()
-	if _, err := view.Lstat("a/x"); err != nil { // caches a handle on a/
-		t.Fatal(err)
-	}
-	rv := view.(journal.Revalidator)
-	if err := rv.Revalidate(); err != nil {
-		t.Fatalf("untouched: %v", err)
-	}
-	// Someone moves the directory away and puts another in its place.
-	os.Rename(filepath.Join(dir, "a"), filepath.Join(dir, "a.old"))
-	os.Mkdir(filepath.Join(dir, "a"), 0o755)
-	var ce *journal.ConflictError
-	if err := rv.Revalidate(); !errors.As(err, &ce) || ce.Path != "a" {
-		t.Fatalf("swapped directory: %v, want a ConflictError for a", err)
-	}
-	// A directory the view itself removes and re-creates is not stale.
-	view2, release2 := fsys.WithDirCache()
-	defer release2()
-	view2.Lstat("a/y")
-	if err := view2.Remove("a"); err != nil {
-		t.Fatal(err)
-	}
-	if err := view2.Mkdir("a", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f, err := view2.Create("a/y", 0o644)
+// TestGitignoreRepaired: a .gitignore left empty (by a crash of a version
+// that wrote it without fsync) is repaired by the next lock, so the
+// journal never shows up in git status.
+func TestGitignoreRepaired(t *testing.T) {
+	dir, fsy := setup(t, threeFiles)
+	j := journal.New(fsy, &journal.Options{Sync: journal.SyncFile})
+	l, err := j.Lock()
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
-	if _, err := os.Stat(filepath.Join(dir, "a/y")); err != nil {
-		t.Errorf("create after re-mkdir went to a stale handle: %v", err)
+	l.Unlock()
+	name := filepath.Join(dir, ".txedit", ".gitignore")
+	if data, _ := os.ReadFile(name); string(data) != "*\n" {
+		t.Fatalf(".gitignore = %q, want *", data)
 	}
-	if err := view2.(journal.Revalidator).Revalidate(); err != nil {
-		t.Errorf("after its own re-mkdir: %v", err)
+	os.WriteFile(name, nil, 0o644)
+	os.WriteFile(name+".tmp", []byte("junk"), 0o644)
+	if l, err = j.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	l.Unlock()
+	if data, _ := os.ReadFile(name); string(data) != "*\n" {
+		t.Errorf("empty .gitignore not repaired: %q", data)
+	}
+	if _, err := os.Stat(name + ".tmp"); err == nil {
+		t.Errorf("stale .gitignore.tmp left")
 	}
 }

@@ -85,7 +85,7 @@ func (j *Journal) Resolve(prefix string) (string, error) {
 
 // Before returns the verified before-image of op i of a transaction.
 func (j *Journal) Before(m *Manifest, i int) ([]byte, error) {
-	b := &blobReader{fsys: j.fs, dir: txnsDir + "/" + m.ID}
+	b := &blobReader{fsy: j.fs, dir: txnsDir + "/" + m.ID}
 	defer b.close()
 	return b.before(m, i)
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+
+	"github.com/txedit/txedit/fsys"
 )
 
 // A pack holds a transaction's before-images and per-file diffs in one
@@ -25,7 +27,7 @@ const (
 var recMagic = [4]byte{'T', 'X', 'R', '1'}
 
 type packWriter struct {
-	f   File
+	f   fsys.File
 	off atomic.Int64
 	mu  sync.Mutex // guards err
 	err error

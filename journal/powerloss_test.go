@@ -2,11 +2,13 @@ package journal
 
 import (
 	"fmt"
-	"math/rand"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/txedit/txedit/fsys"
+	"github.com/txedit/txedit/fsys/faultfs"
+	"github.com/txedit/txedit/fsys/fstest"
 	"github.com/txedit/txedit/hash"
 )
 
@@ -55,8 +57,8 @@ func st(data string) *State {
 }
 
 // runTx commits the workload through the journal API on fsys.
-func runTx(fsys FS, opts *Options, w workload) error {
-	j := New(fsys, opts)
+func runTx(fsy fsys.FS, opts *Options, w workload) error {
+	j := New(fsy, opts)
 	l, err := j.Lock()
 	if err != nil {
 		return err
@@ -95,12 +97,12 @@ func runTx(fsys FS, opts *Options, w workload) error {
 	for i, op := range m.Ops {
 		var s Staging
 		if op.Old != nil {
-			fi, err := fsys.Lstat(op.Path)
+			fi, err := fsy.Lstat(op.Path)
 			if err != nil {
 				tx.Abort()
 				return err
 			}
-			s.Old, s.Ident = []byte(w.initial[op.Path]), IdentityOf(fi)
+			s.Old, s.Ident = []byte(w.initial[op.Path]), fsys.IdentityOf(fi)
 		}
 		if op.New != nil {
 			s.New = []byte(*w.change[op.Path])
@@ -113,75 +115,44 @@ func runTx(fsys FS, opts *Options, w workload) error {
 	return tx.Commit()
 }
 
-// crashRun runs the workload with a crash planned at call n and reports
-// whether it crashed.
-func crashRun(m *memFS, opts *Options, w workload) (crashed bool) {
-	defer func() {
-		if r := recover(); r != nil {
-			if _, ok := r.(memCrash); !ok {
-				panic(r)
-			}
-			crashed = true
-		}
-	}()
-	runTx(m, opts, w)
-	return false
-}
-
-// recoverRun runs recovery, crashing at call n if n > 0.
-func recoverRun(m *memFS, opts *Options, n int) (crashed bool, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			if _, ok := r.(memCrash); !ok {
-				panic(r)
-			}
-			crashed = true
-		}
-	}()
-	m.failAt, m.calls, m.dead = n, 0, false
-	_, err = New(m, opts).Recover()
-	return false, err
-}
-
-func treeKey(t map[string]string) string {
-	keys := make([]string, 0, len(t))
-	for k := range t {
-		keys = append(keys, k)
+// recoverTx runs recovery on fsy.
+func recoverTx(opts *Options) func(fsys.FS) error {
+	return func(fsy fsys.FS) error {
+		_, err := New(fsy, opts).Recover()
+		return err
 	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		fmt.Fprintf(&b, "%s=%x\n", k, hash.Of([]byte(t[k])))
-	}
-	return b.String()
 }
 
 // treeOf is what a tree with the given files looks like, directories
 // included.
-func treeOf(files map[string]string) string { return treeKey(newMemFS(files).tree()) }
+func treeOf(files map[string]string) string { return fstest.Key(fstest.NewDisk(files).Files()) }
+
+// journalState reports whether the disk's journal holds a committed
+// transaction and one that is neither committed nor rolled back.
+func journalState(d *fstest.Disk) (committed, pending bool) {
+	files := d.Files()
+	for k := range files {
+		id, ok := strings.CutPrefix(k, txnsDir+"/")
+		if !ok || !strings.HasSuffix(id, "/") || strings.Count(id, "/") != 1 {
+			continue
+		}
+		id = strings.TrimSuffix(id, "/")
+		_, c := files[txnsDir+"/"+id+".committed"]
+		_, r := files[txnsDir+"/"+id+".rolledback"]
+		committed = committed || c
+		pending = pending || (!c && !r)
+	}
+	return committed, pending
+}
+
+func isTemp(base string) bool { return IsTemp(base) || strings.HasSuffix(base, ".tmp") }
 
 // violation checks a recovered file system: every file of the workload
 // entirely old or entirely new, new exactly when the commit mark
 // survived, every transaction finished, no temporary file anywhere.
-func violation(m *memFS, w workload) string {
-	committed, pending := false, false
-	if txns, err := m.lookup(txnsDir); err == nil {
-		marks := map[string]bool{}
-		for name := range txns.entries {
-			marks[name] = true
-		}
-		for name, id := range txns.entries {
-			if !m.inodes[id].dir {
-				continue
-			}
-			if marks[name+".committed"] {
-				committed = true
-			} else if !marks[name+".rolledback"] {
-				pending = true
-			}
-		}
-	}
-	got := treeKey(m.tree())
+func violation(d *fstest.Disk, w workload) string {
+	committed, pending := journalState(d)
+	got := fstest.Key(d.Files(Dir))
 	switch {
 	case pending:
 		return "a transaction is still pending after recovery"
@@ -190,82 +161,44 @@ func violation(m *memFS, w workload) string {
 	case !committed && got != treeOf(w.initial):
 		return "not committed, but the tree is not the old tree:\n" + got
 	}
-	if t := m.temps(); len(t) > 0 {
+	if t := d.Temps(isTemp); len(t) > 0 {
 		return fmt.Sprintf("temporary files left: %v", t)
+	}
+	if g, ok := d.Files()[Dir+"/.gitignore"]; ok && g != gitignore {
+		return fmt.Sprintf("the journal's .gitignore holds %q", g)
 	}
 	return ""
 }
 
 var syncModes = map[string]SyncMode{"fsync": SyncFile, "syncfs": SyncFilesystem}
 
-type settingRun struct {
-	setting int
-	seed    int64
-}
-
-func settings(seeds int) []settingRun {
-	out := []settingRun{{dropAll, 0}, {keepAll, 0}}
-	for s := int64(1); s <= int64(seeds); s++ {
-		out = append(out, settingRun{randomMix, s}, settingRun{tornBlocks, s})
-	}
-	return out
-}
-
 // explore enumerates crash point x drop setting x seed for one workload
-// and sync mode, and returns the number of states and violations.
-func explore(t *testing.T, w workload, mode SyncMode, seeds int, nested bool) (states, bad int) {
+// and sync mode.
+func explore(t *testing.T, w workload, mode SyncMode, seeds int, nested bool) *fstest.Report {
+	t.Helper()
 	opts := &Options{Sync: mode, Workers: 1}
-	probe := newMemFS(w.initial)
-	if err := runTx(probe, opts, w); err != nil {
+	probe := fstest.NewDisk(w.initial)
+	if _, err := probe.Run(0, faultfs.ModeCrash, func(f fsys.FS) error { return runTx(f, opts, w) }); err != nil {
 		t.Fatalf("%s: clean run: %v", w.name, err)
 	}
-	if got := treeKey(probe.tree()); got != treeOf(w.final()) {
+	if got := fstest.Key(probe.Files(Dir)); got != treeOf(w.final()) {
 		t.Fatalf("%s: clean run gives %s", w.name, got)
 	}
-	total := probe.calls
-	for n := 1; n <= total+1; n++ {
-		for _, sr := range settings(seeds) {
-			m := newMemFS(w.initial)
-			m.failAt = n
-			crashRun(m, opts, w)
-			rng := rand.New(rand.NewSource(sr.seed*1000 + int64(n)))
-			c := m.crash(rng, sr.setting)
-			if nested && n%3 == 0 {
-				// Crash recovery itself at every call, lose power again,
-				// then recover.
-				probe := c.crash(rand.New(rand.NewSource(1)), keepAll)
-				recoverRun(probe, opts, 0)
-				for k := 1; k <= probe.calls; k++ {
-					c2 := c.crash(rand.New(rand.NewSource(1)), keepAll)
-					if crashed, _ := recoverRun(c2, opts, k); !crashed {
-						continue
-					}
-					c3 := c2.crash(rng, sr.setting)
-					if _, err := recoverRun(c3, opts, 0); err != nil {
-						t.Errorf("%s: recovery after a recovery crash: %v", w.name, err)
-					}
-					states++
-					if v := violation(c3, w); v != "" {
-						bad++
-						if bad <= 3 {
-							t.Logf("%s: crash at %d, recovery crash at %d, setting %d: %s", w.name, n, k, sr.setting, v)
-						}
-					}
-				}
-			}
-			if _, err := recoverRun(c, opts, 0); err != nil {
-				t.Errorf("%s: recovery: %v", w.name, err)
-			}
-			states++
-			if v := violation(c, w); v != "" {
-				bad++
-				if bad <= 3 {
-					t.Logf("%s: crash at call %d of %d, setting %d seed %d: %s", w.name, n, total, sr.setting, sr.seed, v)
-				}
-			}
-		}
+	e := &fstest.Exploration{Initial: w.initial, Settings: fstest.Drops(seeds),
+		Run:     func(f fsys.FS) error { return runTx(f, opts, w) },
+		Recover: recoverTx(opts),
+		Check:   func(d *fstest.Disk) string { return violation(d, w) }}
+	if nested {
+		e.NestedEvery = 3
 	}
-	return states, bad
+	rep, err := e.Explore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range rep.Errors {
+		t.Errorf("%s: %s", w.name, x)
+	}
+	return rep
 }
 
 // TestPowerLoss: after a power loss at any call of the commit, whatever
@@ -278,17 +211,18 @@ func TestPowerLoss(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		seeds = 1 // the full enumeration runs without the race detector
 	}
-	total := 0
+	total, bad := 0, 0
 	for _, w := range workloads {
 		for mname, mode := range syncModes {
-			states, bad := explore(t, w, mode, seeds, true)
-			total += states
-			if bad > 0 {
-				t.Errorf("%s/%s: %d of %d crash states violate the guarantees", w.name, mname, bad, states)
+			rep := explore(t, w, mode, seeds, true)
+			total += rep.States
+			bad += rep.Bad
+			if rep.Bad > 0 {
+				t.Errorf("%s/%s: %d of %d crash states violate the guarantees, e.g. %s", w.name, mname, rep.Bad, rep.States, strings.Join(rep.Examples, "; "))
 			}
 		}
 	}
-	t.Logf("%d crash states explored, 0 violations", total)
+	t.Logf("%d crash states explored, %d violations", total, bad)
 }
 
 // TestPowerLossCatchesBrokenOrderings proves the model has teeth: each
@@ -308,9 +242,9 @@ func TestPowerLossCatchesBrokenOrderings(t *testing.T) {
 			defer tc.set(false)
 			bad, states := 0, 0
 			for _, w := range workloads {
-				s, b := explore(&testing.T{}, w, SyncFile, 2, false)
-				states += s
-				bad += b
+				rep := explore(t, w, SyncFile, 2, false)
+				states += rep.States
+				bad += rep.Bad
 			}
 			t.Logf("%d of %d states violate", bad, states)
 			if bad == 0 {
@@ -320,30 +254,35 @@ func TestPowerLossCatchesBrokenOrderings(t *testing.T) {
 	}
 }
 
+// countCalls is the number of file-system calls a clean run makes.
+func countCalls(t *testing.T, w workload, opts *Options) int {
+	probe := fstest.NewDisk(w.initial)
+	if _, err := probe.Run(0, faultfs.ModeCrash, func(f fsys.FS) error { return runTx(f, opts, w) }); err != nil {
+		t.Fatalf("%s: clean run: %v", w.name, err)
+	}
+	return probe.Calls()
+}
+
 // TestIOErrorEverywhere injects EIO at every call (no crash): the commit
 // fails and rolls itself back, or — after the commit point — reports the
 // doubt; either way the tree is old or new, and recovery finishes it.
 func TestIOErrorEverywhere(t *testing.T) {
 	for _, w := range workloads {
 		opts := &Options{Sync: SyncFile, Workers: 1}
-		probe := newMemFS(w.initial)
-		runTx(probe, opts, w)
-		for n := 1; n <= probe.calls; n++ {
-			m := newMemFS(w.initial)
-			m.failAt, m.eio = n, true
-			err := runTx(m, opts, w)
-			got := treeKey(m.tree())
+		for n := 1; n <= countCalls(t, w, opts); n++ {
+			d := fstest.NewDisk(w.initial)
+			_, err := d.Run(n, faultfs.ModeError, func(f fsys.FS) error { return runTx(f, opts, w) })
+			got := fstest.Key(d.Files(Dir))
 			if got != treeOf(w.initial) && got != treeOf(w.final()) {
 				t.Errorf("%s: EIO at %d: tree neither old nor new before recovery", w.name, n)
 			}
 			if err == nil && got != treeOf(w.final()) {
 				t.Errorf("%s: EIO at %d: success reported but the tree is not new", w.name, n)
 			}
-			m.failAt, m.eio = 0, false
-			if _, err := recoverRun(m, opts, 0); err != nil {
+			if _, err := d.Run(0, faultfs.ModeCrash, recoverTx(opts)); err != nil {
 				t.Errorf("%s: recovery after EIO at %d: %v", w.name, n, err)
 			}
-			if v := violation(m, w); v != "" {
+			if v := violation(d, w); v != "" {
 				t.Errorf("%s: EIO at %d: %s", w.name, n, v)
 			}
 		}

@@ -8,8 +8,8 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"syscall"
 
+	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/hash"
 )
 
@@ -145,7 +145,7 @@ func (j *Journal) recoverLocked() ([]*Report, string, error) {
 }
 
 func (j *Journal) readManifest(id string) (*Manifest, error) {
-	data, _, err := ReadFile(j.fs, txnsDir+"/"+id+"/manifest")
+	data, _, err := fsys.ReadFile(j.fs, txnsDir+"/"+id+"/manifest", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +160,7 @@ func (j *Journal) rollback(m *Manifest, prepared bool) (*Report, error) {
 	dir := txnsDir + "/" + m.ID
 	sync := j.opts.Sync != SyncNone
 	if prepared {
-		blobs := &blobReader{fsys: j.fs, dir: dir}
+		blobs := &blobReader{fsy: j.fs, dir: dir}
 		defer blobs.close()
 		// Directories the transaction removed come back first,
 		// shallowest first.
@@ -212,7 +212,7 @@ func (j *Journal) rollback(m *Manifest, prepared bool) (*Report, error) {
 	// transaction stays pending so that the next recovery tries again.
 	var cleanErr error
 	for _, op := range m.Ops {
-		if err := j.fs.Remove(op.Staged); err != nil && !gone(err) && cleanErr == nil {
+		if err := j.fs.Remove(op.Staged); err != nil && !fsys.Gone(err) && cleanErr == nil {
 			cleanErr = err
 		}
 	}
@@ -238,8 +238,7 @@ func (j *Journal) rollback(m *Manifest, prepared bool) (*Report, error) {
 	}
 	if len(rep.Conflicts) > 0 {
 		data, _ := json.MarshalIndent(rep.Conflicts, "", "  ")
-		tx := &Tx{j: j, sync: j.opts.Sync}
-		if err := tx.writeFile(dir+"/conflicts.json", func() ([]byte, error) { return data, nil }); err != nil {
+		if err := fsys.WriteFileAtomic(j.fs, dir+"/conflicts.json", data, 0o600, sync); err != nil {
 			return rep, err
 		}
 	}
@@ -260,8 +259,8 @@ func matches(data []byte, st *State) bool {
 
 // readCurrent reads a file for classification. A missing file is not an
 // error; a symlink, directory or special file is.
-func readCurrent(fsys FS, name string) ([]byte, bool, error) {
-	fi, err := fsys.Lstat(name)
+func readCurrent(fsy fsys.FS, name string) ([]byte, bool, error) {
+	fi, err := fsy.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -271,7 +270,7 @@ func readCurrent(fsys FS, name string) ([]byte, bool, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, true, fmt.Errorf("is now a %v, not a regular file; left as it is", fi.Mode().Type())
 	}
-	data, _, err := ReadFile(fsys, name)
+	data, _, err := fsys.ReadFile(fsy, name, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -304,16 +303,16 @@ func (j *Journal) saveAside(dir, name string, data []byte) error {
 
 // blobReader reads before-images from a transaction's pack.
 type blobReader struct {
-	fsys FS
-	dir  string
-	f    File
-	idx  packIndex
-	err  error
+	fsy fsys.FS
+	dir string
+	f   fsys.File
+	idx packIndex
+	err error
 }
 
 func (b *blobReader) before(m *Manifest, i int) ([]byte, error) {
 	if b.f == nil && b.err == nil {
-		b.f, b.err = b.fsys.Open(b.dir + "/pack")
+		b.f, b.err = b.fsy.Open(b.dir + "/pack")
 		if b.err == nil {
 			var fi fs.FileInfo
 			if fi, b.err = b.f.Stat(); b.err == nil {
@@ -344,8 +343,8 @@ func (b *blobReader) close() {
 	}
 }
 
-func removeAll(fsys FS, name string) error {
-	fi, err := fsys.Lstat(name)
+func removeAll(fsy fsys.FS, name string) error {
+	fi, err := fsy.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -353,29 +352,22 @@ func removeAll(fsys FS, name string) error {
 		return err
 	}
 	if fi.IsDir() {
-		ents, err := fsys.ReadDir(name)
+		ents, err := fsy.ReadDir(name)
 		if err != nil {
 			return err
 		}
 		for _, e := range ents {
-			if err := removeAll(fsys, name+"/"+e.Name()); err != nil {
+			if err := removeAll(fsy, name+"/"+e.Name()); err != nil {
 				return err
 			}
 		}
 	}
-	return fsys.Remove(name)
+	return fsy.Remove(name)
 }
 
-// gone reports errors that mean there is nothing of ours at a path: it
-// does not exist, cannot exist (too long), or now leads outside the root
-// (a directory swapped for a symlink: nothing was ever written through it).
-func gone(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENAMETOOLONG) || errors.Is(err, syscall.ENOTDIR) ||
-		strings.Contains(err.Error(), "path escapes from parent")
-}
-
-// RecoverIfNeeded runs Recover only when the journal holds a transaction
-// that is not finished, so opening a healthy workspace takes no lock.
+// RecoverIfNeeded runs Recover only when the journal needs it: a
+// transaction that is not finished, an interrupted GC, or a missing or
+// half-written .gitignore. Opening a healthy workspace takes no lock.
 func (j *Journal) RecoverIfNeeded() ([]*Report, error) {
 	states, _, err := j.scan()
 	if err != nil {
@@ -386,7 +378,23 @@ func (j *Journal) RecoverIfNeeded() ([]*Report, error) {
 			return j.Recover()
 		}
 	}
-	if _, err := j.fs.Lstat(gcDir); err == nil {
+	ents, err := j.fs.ReadDir(Dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	healthy := false
+	for _, e := range ents {
+		switch e.Name() {
+		case "gc", ".gitignore.tmp":
+			return j.Recover()
+		case ".gitignore":
+			healthy = true
+		}
+	}
+	if !healthy && len(states) > 0 {
 		return j.Recover()
 	}
 	return nil, nil

@@ -16,7 +16,8 @@ import (
 	"strconv"
 
 	"github.com/txedit/txedit/engine"
-	"github.com/txedit/txedit/internal/faultfs"
+	"github.com/txedit/txedit/fsys"
+	"github.com/txedit/txedit/fsys/faultfs"
 	"github.com/txedit/txedit/journal"
 )
 
@@ -30,7 +31,7 @@ func init() {
 		if at == 0 && os.Getenv("TXEDIT_TEST_COUNT") == "" {
 			return
 		}
-		inner, err := journal.NewOSFS(root)
+		inner, err := fsys.NewOS(root)
 		if err != nil {
 			return
 		}

@@ -3,20 +3,22 @@
 // of workers, honours .gitignore, .ignore and .git/info/exclude the way
 // ripgrep does (a .ignore beats a .gitignore, a nearer file beats a
 // farther one, the last matching line of a file wins), skips dot-files
-// unless asked, never enters .git or .txedit, and does not follow symlinks.
+// unless asked, never enters .git (nor what the caller's Skip names), and
+// does not follow symlinks.
 // Entries arrive in no particular order: callers sort.
 package walk
 
 import (
 	"context"
+	"io"
 	"io/fs"
 	"path"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/internal/ignore"
-	"github.com/txedit/txedit/journal"
 )
 
 // Options configure a walk.
@@ -40,6 +42,13 @@ type Options struct {
 	// Override, if set, decides before the ignore files do (ripgrep's -g
 	// globs): decided means its answer stands, even against .gitignore.
 	Override func(rel string, isDir bool) (ignored, decided bool)
+	// Skip, if set, names entries that are never reported nor entered,
+	// whatever the other options say (the journal's directory and
+	// staging files, say).
+	Skip func(name string) bool
+	// OnError, if set, is told about each directory that could not be
+	// read; the walk skips it and goes on.
+	OnError func(rel string, err error)
 }
 
 // Entry is a regular file (or, with Options.Dirs, a directory) found by a
@@ -54,30 +63,17 @@ type Entry struct {
 }
 
 // Open opens the file for reading, relative to its directory's handle.
-func (e *Entry) Open() (journal.File, error) { return e.dir.d.Open(e.Name) }
+func (e *Entry) Open() (fsys.File, error) { return e.dir.d.Open(e.Name) }
 
 // ReadInto reads the whole file into buf (reused, grown as needed): one
-// openat, read and close on a file system that supports it. Files longer
-// than max are an error.
+// openat, read and close on the OS file system. Files longer than max are
+// an error satisfying errors.Is(err, fsys.ErrTooLarge).
 func (e *Entry) ReadInto(buf []byte, max int64) ([]byte, error) {
-	if fr, ok := e.dir.d.(journal.FileReader); ok {
-		return fr.ReadFile(e.Name, buf, max)
-	}
-	f, err := e.Open()
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return journal.ReadAll(f, buf, max)
-}
-
-// Stats counts what a walk skipped.
-type Stats struct {
-	Errors []error // unreadable directories, reported and skipped
+	return e.dir.d.ReadFile(e.Name, buf, max)
 }
 
 type handle struct {
-	d    journal.DirHandle
+	d    fsys.Dir
 	refs atomic.Int32
 }
 
@@ -135,7 +131,7 @@ type job struct {
 	depth int    // depth of the directory itself (the walked dir is 0)
 	rules *rules
 	// open, if set, is the directory already opened through its parent.
-	open journal.DirHandle
+	open fsys.Dir
 	// A file batch: entries of an open directory.
 	files []fs.DirEntry
 	h     *handle
@@ -143,7 +139,7 @@ type job struct {
 
 type walker struct {
 	ctx   context.Context
-	fsys  journal.FS
+	fsys  fsys.FS
 	opts  Options
 	fn    func(*Entry) error
 	mu    sync.Mutex
@@ -151,7 +147,6 @@ type walker struct {
 	queue []job
 	open  int // jobs queued or running
 	err   error
-	stats Stats
 }
 
 // fileBatch is how many files of one directory one job handles, so that a
@@ -161,13 +156,13 @@ const fileBatch = 64
 // Walk walks opts.Dir and calls fn for every file (and directory, with
 // Options.Dirs) that is not skipped. fn is called from several goroutines
 // at once. An error from fn, or the context's end, stops the walk and is
-// returned; unreadable directories are skipped and listed in Stats.
-func Walk(ctx context.Context, fsys journal.FS, opts Options, fn func(*Entry) error) (*Stats, error) {
+// returned; unreadable directories are skipped and told to Options.OnError.
+func Walk(ctx context.Context, fsy fsys.FS, opts Options, fn func(*Entry) error) error {
 	start := strings.Trim(path.Clean("/"+opts.Dir), "/")
 	if opts.Workers <= 0 {
 		opts.Workers = 4
 	}
-	w := &walker{ctx: ctx, fsys: fsys, opts: opts, fn: fn}
+	w := &walker{ctx: ctx, fsys: fsy, opts: opts, fn: fn}
 	w.cond = sync.NewCond(&w.mu)
 	var r *rules
 	if !opts.NoIgnore {
@@ -202,7 +197,7 @@ func Walk(ctx context.Context, fsys journal.FS, opts Options, fn func(*Entry) er
 		}()
 	}
 	wg.Wait()
-	return &w.stats, w.err
+	return w.err
 }
 
 func (w *walker) push(j job) {
@@ -283,15 +278,15 @@ func (w *walker) do(j job) {
 	d := j.open
 	if d == nil {
 		var err error
-		if d, err = journal.OpenDir(w.fsys, name); err != nil {
-			w.skip(err)
+		if d, err = w.fsys.OpenDir(name); err != nil {
+			w.skip(name, err)
 			return
 		}
 	}
 	ents, err := d.ReadDir()
 	if err != nil {
 		d.Close()
-		w.skip(err)
+		w.skip(name, err)
 		return
 	}
 	r := j.rules
@@ -304,7 +299,7 @@ func (w *walker) do(j job) {
 	var files []fs.DirEntry
 	for _, e := range ents {
 		n := e.Name()
-		if n == ".git" || n == journal.Dir || journal.IsTemp(n) || (!w.opts.Hidden && n[0] == '.') {
+		if n == ".git" || (!w.opts.Hidden && n[0] == '.') || (w.opts.Skip != nil && w.opts.Skip(n)) {
 			continue
 		}
 		p := join(j.dir, n)
@@ -328,8 +323,8 @@ func (w *walker) do(j job) {
 				// system call) while few directories wait, so that a wide
 				// tree cannot hold too many descriptors open; otherwise
 				// the child is opened by path when its turn comes.
-				if so, ok := d.(journal.SubDirOpener); ok && w.queued() < maxOpenAhead {
-					if h, err := so.OpenSubDir(n); err == nil {
+				if w.queued() < maxOpenAhead {
+					if h, err := d.OpenDir(n); err == nil {
 						child.open = h
 					}
 				}
@@ -373,15 +368,15 @@ func (w *walker) files(j job) {
 	}
 }
 
-func (w *walker) skip(err error) {
-	w.mu.Lock()
-	w.stats.Errors = append(w.stats.Errors, err)
-	w.mu.Unlock()
+func (w *walker) skip(dir string, err error) {
+	if w.opts.OnError != nil {
+		w.opts.OnError(dir, err)
+	}
 }
 
 // dirSource lets loadRules read ignore files through an open directory.
 type dirSource struct {
-	d    journal.DirHandle
+	d    fsys.Dir
 	ents []fs.DirEntry
 }
 
@@ -408,7 +403,7 @@ func (w *walker) loadRules(parent *rules, dir string, src *dirSource) *rules {
 		return parent
 	}
 	read := func(name string) []byte {
-		var f journal.File
+		var f fsys.File
 		var err error
 		if src != nil && !strings.Contains(name, "/") {
 			f, err = src.d.Open(name)
@@ -419,15 +414,8 @@ func (w *walker) loadRules(parent *rules, dir string, src *dirSource) *rules {
 			return nil
 		}
 		defer f.Close()
-		var buf []byte
-		tmp := make([]byte, 4096)
-		for len(buf) < 1<<20 {
-			n, err := f.Read(tmp)
-			buf = append(buf, tmp[:n]...)
-			if err != nil {
-				break
-			}
-		}
+		// An ignore file over 1 MiB is read as far as that.
+		buf, _ := fsys.ReadAll(io.LimitReader(f, 1<<20), nil, 1<<20)
 		return buf
 	}
 	r := &rules{parent: parent}

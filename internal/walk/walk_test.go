@@ -10,7 +10,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/txedit/txedit/journal"
+	"github.com/txedit/txedit/fsys"
+	"github.com/txedit/txedit/fsys/faultfs"
+	"github.com/txedit/txedit/fsys/memfs"
 )
 
 func write(t *testing.T, root string, files map[string]string) {
@@ -28,14 +30,19 @@ func write(t *testing.T, root string, files map[string]string) {
 
 func collect(t *testing.T, root string, opts Options) []string {
 	t.Helper()
-	fsys, err := journal.NewOSFS(root)
+	fsy, err := fsys.NewOS(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer fsys.Close()
+	defer fsy.Close()
+	return collectOn(t, fsy, opts)
+}
+
+func collectOn(t *testing.T, fsy fsys.FS, opts Options) []string {
+	t.Helper()
 	var mu sync.Mutex
 	var got []string
-	_, err = Walk(context.Background(), fsys, opts, func(e *Entry) error {
+	err := Walk(context.Background(), fsy, opts, func(e *Entry) error {
 		mu.Lock()
 		got = append(got, e.Path)
 		mu.Unlock()
@@ -125,7 +132,7 @@ func TestHiddenDepthPruneAndDotIgnore(t *testing.T) {
 		want string
 	}{
 		{"default", Options{}, "a.go d1/b.go d1/d2/c.go z.gen"},
-		{"hidden", Options{Hidden: true}, ".gitignore .hidden.go .ignore a.go d1/b.go d1/d2/c.go z.gen .dir/x.go"},
+		{"hidden", Options{Hidden: true, Skip: skipJournal}, ".gitignore .hidden.go .ignore a.go d1/b.go d1/d2/c.go z.gen .dir/x.go"},
 		{"no ignore", Options{NoIgnore: true}, "a.go d1/b.go d1/d2/c.go vendor/v.go z.gen"},
 		{"depth 1", Options{MaxDepth: 1}, "a.go z.gen"},
 		{"depth 2", Options{MaxDepth: 2}, "a.go d1/b.go z.gen"},
@@ -139,6 +146,67 @@ func TestHiddenDepthPruneAndDotIgnore(t *testing.T) {
 		sort.Strings(want)
 		if strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("%s: got %v, want %v", tc.name, got, want)
+		}
+	}
+}
+
+// skipJournal is the engine's Skip: txedit's journal and staging files.
+func skipJournal(n string) bool {
+	return n == ".txedit" || strings.HasPrefix(n, ".txedit-") && strings.HasSuffix(n, ".tmp")
+}
+
+// TestSkipHook: what the caller's Skip names is neither reported nor
+// entered, even with Hidden.
+func TestSkipHook(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{".jrnl/x": "", "a/.stage.tmp": "", "a/b": "", ".git/c": ""})
+	got := collect(t, root, Options{Hidden: true, NoIgnore: true, Skip: func(n string) bool { return n == ".jrnl" || strings.HasSuffix(n, ".tmp") }})
+	if strings.Join(got, " ") != "a/b" {
+		t.Errorf("walk = %v, want [a/b]", got)
+	}
+}
+
+// TestSameOnEveryFS: the walk of the OS file system, of an in-memory one
+// and of either behind fault injection (which forwards directory handles)
+// find the same files, and the wrapped walks read files through the
+// directory handles, not by path.
+func TestSameOnEveryFS(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, gitFixture)
+	want := collect(t, root, Options{})
+	files := map[string]string{}
+	for k, v := range gitFixture {
+		files[k] = v
+	}
+	mem := memfs.New(files)
+	if got := collectOn(t, mem, Options{}); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("memfs walk:\n%v\nOS walk:\n%v", got, want)
+	}
+	osfs, err := fsys.NewOS(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer osfs.Close()
+	for name, inner := range map[string]fsys.FS{"os": osfs, "mem": mem} {
+		ff := &faultfs.FS{Inner: inner, Record: true}
+		var reads int
+		err := Walk(context.Background(), ff, Options{}, func(e *Entry) error {
+			_, err := e.ReadInto(nil, 1<<20)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := collectOn(t, ff, Options{}); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%s behind faultfs: %v, want %v", name, got, want)
+		}
+		for _, c := range ff.Calls {
+			if strings.HasPrefix(c, "readfile ") {
+				reads++
+			}
+		}
+		if reads != len(want) {
+			t.Errorf("%s behind faultfs: %d reads through directory handles, want %d (calls: %v)", name, reads, len(want), ff.Calls)
 		}
 	}
 }

@@ -1,10 +1,10 @@
 //go:build !linux
 
-package journal
+package fsys
 
 import "io/fs"
 
-// ReadFile implements [FileReader] through Open where there is no raw path.
+// ReadFile implements [Dir] through Open where there is no raw path.
 func (d *osDir) ReadFile(name string, buf []byte, max int64) ([]byte, error) {
 	f, err := d.Open(name)
 	if err != nil {

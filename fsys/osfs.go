@@ -1,4 +1,4 @@
-package journal
+package fsys
 
 import (
 	"errors"
@@ -9,33 +9,30 @@ import (
 	"time"
 )
 
-// OSFS is the production [FS]: the operating system's file system, confined
+// OS is the production [FS]: the operating system's file system, confined
 // to one directory through [os.Root], so no name can escape it through "..",
 // an absolute path or a symlink, however the tree changes meanwhile.
-type OSFS struct {
+type OS struct {
 	root *os.Root
 }
 
-// NewOSFS opens dir as an OSFS.
-func NewOSFS(dir string) (*OSFS, error) {
+// NewOS opens dir as an [OS] file system.
+func NewOS(dir string) (*OS, error) {
 	r, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &OSFS{root: r}, nil
+	return &OS{root: r}, nil
 }
 
-// Root returns the underlying os.Root.
-func (o *OSFS) Root() *os.Root { return o.root }
-
 // Close releases the root.
-func (o *OSFS) Close() error { return o.root.Close() }
+func (o *OS) Close() error { return o.root.Close() }
 
 type osFile struct{ *os.File }
 
 func (f osFile) Chown(uid, gid int) error { return f.File.Chown(uid, gid) }
 
-func (o *OSFS) Open(name string) (File, error) {
+func (o *OS) Open(name string) (File, error) {
 	// O_NONBLOCK: opening a FIFO must not hang. It has no effect on
 	// regular files.
 	f, err := o.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
@@ -45,7 +42,7 @@ func (o *OSFS) Open(name string) (File, error) {
 	return osFile{f}, nil
 }
 
-func (o *OSFS) Create(name string, perm fs.FileMode) (File, error) {
+func (o *OS) Create(name string, perm fs.FileMode) (File, error) {
 	f, err := o.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return nil, err
@@ -53,9 +50,9 @@ func (o *OSFS) Create(name string, perm fs.FileMode) (File, error) {
 	return osFile{f}, nil
 }
 
-func (o *OSFS) Lstat(name string) (fs.FileInfo, error) { return o.root.Lstat(name) }
+func (o *OS) Lstat(name string) (fs.FileInfo, error) { return o.root.Lstat(name) }
 
-func (o *OSFS) ReadDir(name string) ([]fs.DirEntry, error) {
+func (o *OS) ReadDir(name string) ([]fs.DirEntry, error) {
 	f, err := o.root.Open(name)
 	if err != nil {
 		return nil, err
@@ -64,13 +61,13 @@ func (o *OSFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return f.ReadDir(-1)
 }
 
-func (o *OSFS) Readlink(name string) (string, error)      { return o.root.Readlink(name) }
-func (o *OSFS) Mkdir(name string, perm fs.FileMode) error { return o.root.Mkdir(name, perm) }
-func (o *OSFS) Rename(oldname, newname string) error      { return o.root.Rename(oldname, newname) }
-func (o *OSFS) Link(oldname, newname string) error        { return o.root.Link(oldname, newname) }
-func (o *OSFS) Remove(name string) error                  { return o.root.Remove(name) }
+func (o *OS) Readlink(name string) (string, error)      { return o.root.Readlink(name) }
+func (o *OS) Mkdir(name string, perm fs.FileMode) error { return o.root.Mkdir(name, perm) }
+func (o *OS) Rename(oldname, newname string) error      { return o.root.Rename(oldname, newname) }
+func (o *OS) Link(oldname, newname string) error        { return o.root.Link(oldname, newname) }
+func (o *OS) Remove(name string) error                  { return o.root.Remove(name) }
 
-func (o *OSFS) SyncDir(name string) error {
+func (o *OS) SyncDir(name string) error {
 	f, err := o.root.Open(name)
 	if err != nil {
 		return err
@@ -84,7 +81,7 @@ func (o *OSFS) SyncDir(name string) error {
 	return nil
 }
 
-func (o *OSFS) SyncFS(name string) error {
+func (o *OS) SyncFS(name string) error {
 	f, err := o.root.Open(name)
 	if err != nil {
 		return err
@@ -93,7 +90,7 @@ func (o *OSFS) SyncFS(name string) error {
 	return syncfs(f)
 }
 
-func (o *OSFS) Lock(name string, timeout time.Duration) (func() error, error) {
+func (o *OS) Lock(name string, timeout time.Duration) (func() error, error) {
 	f, err := o.root.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
@@ -122,8 +119,11 @@ func (o *OSFS) Lock(name string, timeout time.Duration) (func() error, error) {
 	}, nil
 }
 
-// OpenDir implements [DirOpener].
-func (o *OSFS) OpenDir(name string) (DirHandle, error) {
+// Revalidate implements [FS]: the root itself holds no cached handle.
+func (o *OS) Revalidate() error { return nil }
+
+// OpenDir implements [FS].
+func (o *OS) OpenDir(name string) (Dir, error) {
 	r := o.root
 	if name != "." && name != "" {
 		sub, err := o.root.OpenRoot(name)
@@ -157,8 +157,8 @@ func (d *osDir) Open(name string) (File, error) {
 	return osFile{f}, nil
 }
 
-// OpenSubDir implements [SubDirOpener].
-func (d *osDir) OpenSubDir(name string) (DirHandle, error) {
+// OpenDir implements [Dir].
+func (d *osDir) OpenDir(name string) (Dir, error) {
 	if fi, err := d.r.Lstat(name); err != nil {
 		return nil, err
 	} else if !fi.IsDir() {
@@ -180,3 +180,9 @@ func (d *osDir) Close() error {
 	}
 	return nil
 }
+
+var (
+	_ FS  = (*OS)(nil)
+	_ FS  = (*cachedFS)(nil)
+	_ Dir = (*osDir)(nil)
+)

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package journal
+package fsys
 
 import (
 	"errors"

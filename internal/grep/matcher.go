@@ -1,8 +1,17 @@
-package engine
+// Package grep finds the lines of a buffer that match a pattern, with
+// ripgrep's semantics (its grep-searcher): RE2 syntax; a match never spans
+// lines unless the search is multiline; "^" and "$" match at line
+// boundaries; a file's count is its number of matching lines (in multiline
+// mode, of match blocks). It is pure: bytes in, line blocks out.
+//
+// Plain strings are found without the regexp, by scanning for their
+// rarest byte (ignoring ASCII case without copying the buffer); a pattern
+// whose every match must contain one of a few strings runs the regexp only
+// on the lines that hold one.
+package grep
 
 import (
 	"bytes"
-	"fmt"
 	"regexp"
 	"regexp/syntax"
 	"strings"
@@ -11,13 +20,9 @@ import (
 	"github.com/txedit/txedit/plan"
 )
 
-// searcher finds the lines of a buffer that match a pattern, with
-// ripgrep's semantics: a match never spans lines (character classes and
-// "." do not match a line break) unless the search is multiline; "^" and
-// "$" match at line boundaries; a file's count is its number of matching
-// lines (in multiline mode, of match blocks: a match and the lines it
-// spans).
-type searcher struct {
+// Matcher finds the lines of a buffer that match a pattern. It is safe
+// for concurrent use.
+type Matcher struct {
 	re        *regexp.Regexp
 	multiline bool
 	// literal is set when the pattern is a plain string: it is found
@@ -135,7 +140,19 @@ var byteRank = func() (r [256]int) {
 	return
 }()
 
-func newSearcher(pattern string, ignoreCase, multiline, literal bool) (*searcher, error) {
+// Options modify a pattern.
+type Options struct {
+	IgnoreCase bool // (?i)
+	// Multiline lets a match span lines ("." still stops at a line break
+	// unless the pattern says (?s)).
+	Multiline bool
+	Literal   bool // the pattern is a plain string
+}
+
+// Compile compiles pattern. A bad pattern is an invalid_request
+// *plan.Error; so is a line break in a pattern that is not multiline.
+func Compile(pattern string, o Options) (*Matcher, error) {
+	ignoreCase, multiline, literal := o.IgnoreCase, o.Multiline, o.Literal
 	if literal {
 		pattern = regexp.QuoteMeta(pattern)
 	}
@@ -147,7 +164,7 @@ func newSearcher(pattern string, ignoreCase, multiline, literal bool) (*searcher
 	if err != nil {
 		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "bad regular expression: %v", err)
 	}
-	s := &searcher{multiline: multiline}
+	s := &Matcher{multiline: multiline}
 	if !multiline {
 		if err := noNewline(tree); err != nil {
 			return nil, err
@@ -325,16 +342,16 @@ func minLen(ls [][]byte) int {
 	return m
 }
 
-// block is a match expanded to whole lines: buf[Start:End] holds lines
+// Block is a match expanded to whole lines: buf[Start:End] holds lines
 // Line.. of the file.
-type block struct {
+type Block struct {
 	Start, End int
 	Line       int
 }
 
-// search calls emit for each match block of buf, in order, until emit
+// Search calls emit for each match block of buf, in order, until emit
 // returns false. It returns the number of blocks.
-func (s *searcher) search(buf []byte, emit func(block) bool) int {
+func (s *Matcher) Search(buf []byte, emit func(Block) bool) int {
 	if len(buf) == 0 {
 		return 0
 	}
@@ -374,7 +391,7 @@ func (s *searcher) search(buf []byte, emit func(block) bool) int {
 			le = last + i + 1
 		}
 		n++
-		if !emit(block{Start: ls, End: le, Line: lineNo(ls)}) {
+		if !emit(Block{Start: ls, End: le, Line: lineNo(ls)}) {
 			break
 		}
 		pos = le
@@ -385,7 +402,7 @@ func (s *searcher) search(buf []byte, emit func(block) bool) int {
 // next finds the first match at or after pos. next holds each literal's
 // next occurrence, kept between calls so that a rare literal is not
 // searched for again from every position.
-func (s *searcher) next(buf []byte, next []int, pos int) (int, int, bool) {
+func (s *Matcher) next(buf []byte, next []int, pos int) (int, int, bool) {
 	if s.literal != nil {
 		i := s.literal.index(buf, pos)
 		if i < 0 {
@@ -425,98 +442,4 @@ func (s *searcher) next(buf []byte, next []int, pos int) (int, int, bool) {
 		pos = le + 1
 	}
 	return 0, 0, false
-}
-
-// binaryPrefix is what ripgrep looks at before searching a file found by a
-// walk: a NUL byte in its first buffer (64 KiB) makes the file binary and
-// it is skipped. A NUL further on ends the search there.
-const binaryPrefix = 64 << 10
-
-// searchable returns the part of a file a recursive search looks at, and
-// false if the file is binary from the start.
-func searchable(buf []byte) ([]byte, bool) {
-	i := bytes.IndexByte(buf, 0)
-	if i < 0 {
-		return buf, true
-	}
-	if i < binaryPrefix {
-		return nil, false
-	}
-	cut := i / binaryPrefix * binaryPrefix
-	return buf[:bytes.LastIndexByte(buf[:cut], '\n')+1], true
-}
-
-// lines returns up to n lines of buf ending before offset at (before) or
-// starting at offset at (after), without their line breaks.
-func linesBefore(buf []byte, at, n int) []string {
-	var out []string
-	for end := at; n > 0 && end > 0; n-- {
-		start := bytes.LastIndexByte(buf[:end-1], '\n') + 1
-		out = append(out, trimEOL(buf[start:end]))
-		end = start
-	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
-	return out
-}
-
-func linesAfter(buf []byte, at, n int) []string {
-	var out []string
-	for start := at; n > 0 && start < len(buf); n-- {
-		end := len(buf)
-		if i := bytes.IndexByte(buf[start:], '\n'); i >= 0 {
-			end = start + i + 1
-		}
-		out = append(out, trimEOL(buf[start:end]))
-		start = end
-	}
-	return out
-}
-
-func trimEOL(b []byte) string {
-	b = bytes.TrimSuffix(b, []byte("\n"))
-	return string(bytes.TrimSuffix(b, []byte("\r")))
-}
-
-// fileTypes are ripgrep's definitions for its common type names.
-var fileTypes = map[string][]string{
-	"c":        {"*.[chH]", "*.[chH].in", "*.cats"},
-	"cpp":      {"*.[ChH]", "*.[ChH].in", "*.[ch]pp", "*.[ch]pp.in", "*.[ch]xx", "*.[ch]xx.in", "*.cc", "*.cc.in", "*.hh", "*.hh.in", "*.inl"},
-	"cs":       {"*.cs"},
-	"css":      {"*.css", "*.scss"},
-	"csv":      {"*.csv"},
-	"docker":   {"*Dockerfile*"},
-	"go":       {"*.go"},
-	"h":        {"*.h", "*.hh", "*.hpp"},
-	"html":     {"*.ejs", "*.htm", "*.html"},
-	"java":     {"*.java", "*.jsp", "*.jspx", "*.properties"},
-	"js":       {"*.js", "*.jsx", "*.vue"},
-	"json":     {"*.json", "composer.lock"},
-	"kotlin":   {"*.kt", "*.kts"},
-	"lua":      {"*.lua"},
-	"make":     {"[Gg][Nn][Uu]makefile", "[Mm]akefile", "[Gg][Nn][Uu]makefile.am", "[Gg][Nn][Uu]makefile.in", "[Mm]akefile.am", "[Mm]akefile.in", "*.mk", "*.mak"},
-	"markdown": {"*.markdown", "*.md", "*.mdown", "*.mkdn"},
-	"md":       {"*.markdown", "*.md", "*.mdown", "*.mkdn"},
-	"php":      {"*.php", "*.php3", "*.php4", "*.php5", "*.phtml"},
-	"proto":    {"*.proto"},
-	"py":       {"*.py", "*.pyi"},
-	"ruby":     {"Gemfile", "*.gemspec", ".irbrc", "Rakefile", "*.rb"},
-	"rust":     {"*.rs"},
-	"sh":       {"*.bash", "*.bashrc", "*.csh", "*.cshrc", "*.ksh", "*.kshrc", "*.sh", "*.tcsh", "*.zsh", ".bash_login", ".bash_logout", ".bash_profile", ".bashrc", ".cshrc", ".kshrc", ".login", ".logout", ".profile", ".tcshrc", ".zlogin", ".zlogout", ".zprofile", ".zshenv", ".zshrc", "bash_login", "bash_logout", "bash_profile", "bashrc", "profile", "zlogin", "zlogout", "zprofile", "zshenv", "zshrc"},
-	"sql":      {"*.sql", "*.psql"},
-	"swift":    {"*.swift"},
-	"toml":     {"*.toml", "Cargo.lock"},
-	"ts":       {"*.ts", "*.tsx"},
-	"txt":      {"*.txt"},
-	"xml":      {"*.xml", "*.xml.dist"},
-	"yaml":     {"*.yaml", "*.yml"},
-}
-
-func typeNames() string {
-	var names []string
-	for n := range fileTypes {
-		names = append(names, n)
-	}
-	return fmt.Sprint(sortedStrings(names))
 }

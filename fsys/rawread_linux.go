@@ -1,4 +1,4 @@
-package journal
+package fsys
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ReadFile implements [FileReader] with three system calls: openat on the
+// ReadFile implements [Dir] with three system calls: openat on the
 // directory's descriptor (one component, O_NOFOLLOW, so it cannot leave
 // the directory; O_NONBLOCK, so a FIFO cannot hang it), read, close. It
 // skips the os.File machinery (fcntl, poller registration) that doubles
@@ -31,7 +31,7 @@ func (d *osDir) ReadFile(name string, buf []byte, max int64) ([]byte, error) {
 	for {
 		if len(buf) == cap(buf) {
 			if int64(len(buf)) > max {
-				return nil, &os.PathError{Op: "read", Path: name, Err: errTooLarge}
+				return nil, &os.PathError{Op: "read", Path: name, Err: ErrTooLarge}
 			}
 			buf = append(buf, 0)[:len(buf)]
 		}

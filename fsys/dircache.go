@@ -1,4 +1,4 @@
-package journal
+package fsys
 
 import (
 	"errors"
@@ -11,36 +11,20 @@ import (
 	"time"
 )
 
-// DirCacher is implemented by file systems that can keep directory
-// handles open for the length of one operation, so that a name costs one
-// system call instead of a walk from the root.
-type DirCacher interface {
-	// WithDirCache returns such a view and the function that closes its
-	// handles. The view must not outlive the operation.
-	WithDirCache() (FS, func())
-}
-
-// Revalidator is implemented by views that cache directory handles:
-// Revalidate fails if a cached directory is no longer the one at its path
-// (it was moved or replaced), which the commit checks before its renames.
-type Revalidator interface {
-	Revalidate() error
-}
-
 // maxCachedDirs bounds the open directory handles of one view; beyond it
 // names are resolved from the root as without a cache.
 const maxCachedDirs = 512
 
-// WithDirCache implements [DirCacher].
-func (o *OSFS) WithDirCache() (FS, func()) {
+// View implements [FS]: the view caches directory handles.
+func (o *OS) View() (FS, func()) {
 	c := &cachedFS{o: o, dirs: map[string]*os.Root{}}
 	return c, c.release
 }
 
-// cachedFS is an OSFS view whose directory handles are opened through the
+// cachedFS is an OS view whose directory handles are opened through the
 // root once (os.Root.OpenRoot, so still confined) and then reused.
 type cachedFS struct {
-	o       *OSFS
+	o       *OS
 	mu      sync.Mutex
 	dirs    map[string]*os.Root
 	retired []*os.Root
@@ -118,7 +102,7 @@ func (c *cachedFS) forget(name string) {
 	}
 }
 
-// Revalidate implements [Revalidator]: every cached handle must still be
+// Revalidate implements [FS]: every cached handle must still be
 // the directory that a fresh walk from the root finds at its path.
 func (c *cachedFS) Revalidate() error {
 	c.mu.Lock()
@@ -130,11 +114,11 @@ func (c *cachedFS) Revalidate() error {
 	for d, r := range dirs {
 		held, err := r.Stat(".")
 		if err != nil {
-			return &ConflictError{Path: d, Msg: "directory vanished while the transaction ran"}
+			return &ConflictError{Op: "revalidate", Path: d, Msg: "directory vanished while the transaction ran"}
 		}
 		now, err := c.o.root.Lstat(d)
 		if err != nil || !os.SameFile(held, now) {
-			return &ConflictError{Path: d, Msg: "directory was moved or replaced while the transaction ran"}
+			return &ConflictError{Op: "revalidate", Path: d, Msg: "directory was moved or replaced while the transaction ran"}
 		}
 	}
 	return nil
@@ -284,5 +268,8 @@ func fixPath(err error, name string) error {
 	return err
 }
 
-// OpenDir implements [DirOpener].
-func (c *cachedFS) OpenDir(name string) (DirHandle, error) { return c.o.OpenDir(name) }
+// OpenDir implements [FS].
+func (c *cachedFS) OpenDir(name string) (Dir, error) { return c.o.OpenDir(name) }
+
+// View implements [FS]: a view is its own view.
+func (c *cachedFS) View() (FS, func()) { return c, func() {} }

@@ -1,10 +1,16 @@
-// Package faultfs wraps a journal.FS to fail or "crash" it at the Nth call.
+// Package faultfs wraps an [fsys.FS] to fail or "crash" it at the Nth call.
 //
 // A crash panics with [Crash] and leaves the wrapper dead: every later call
 // from any goroutine panics too, as if the process had been killed at that
 // instant. What reached the underlying file system stays, as it does after
 // kill -9 (the page cache survives a process crash; power loss is another
-// model). An I/O error returns EIO at call N, or at every call from N on.
+// model). An I/O error returns EIO at call N, or at every call from N on;
+// a full disk fails every write, create, mkdir and link from call N on
+// with ENOSPC.
+//
+// Every method of the FS is forwarded, directory handles and views
+// included, and every call through them counts: wrapping an FS never
+// sends its caller down another path.
 package faultfs
 
 import (
@@ -14,7 +20,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/txedit/txedit/journal"
+	"github.com/txedit/txedit/fsys"
 )
 
 // Crash is the panic value of a simulated crash.
@@ -30,19 +36,20 @@ const (
 	ModeError                       // EIO at call N only
 	ModeErrorPersistent             // EIO at call N and every call after
 	ModeKill                        // SIGKILL the process itself at call N
+	ModeFull                        // ENOSPC for writes, creates, mkdirs and links from call N on
 )
 
-// FS is a fault-injecting journal.FS.
+// FS is a fault-injecting [fsys.FS].
 type FS struct {
-	Inner journal.FS
+	Inner fsys.FS
 	// FailAt is the 1-based call to fail; 0 never fails.
 	FailAt int
 	Mode   Mode
 	// Record, if set, collects "op name" for every call.
 	Record bool
 
-	// parent, for a view made by WithDirCache: calls count and fail
-	// there, so a view shares its creator's fault schedule.
+	// parent, for a view: calls count and fail there, so a view shares
+	// its creator's fault schedule.
 	parent *FS
 
 	mu      sync.Mutex
@@ -58,6 +65,16 @@ func (f *FS) N() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.n
+}
+
+// Dead reports whether a crash happened: every call from then on panics.
+func (f *FS) Dead() bool {
+	for f.parent != nil {
+		f = f.parent
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.dead
 }
 
 // Disarm stops injecting faults (a crashed FS stays dead).
@@ -81,7 +98,16 @@ func (f *FS) step(op, name string) error {
 	if f.Record {
 		f.Calls = append(f.Calls, op+" "+name)
 	}
-	fail := f.FailAt > 0 && (n == f.FailAt || (n > f.FailAt && f.Mode == ModeErrorPersistent))
+	fail := f.FailAt > 0 && (n == f.FailAt || (n > f.FailAt && (f.Mode == ModeErrorPersistent || f.Mode == ModeFull)))
+	if fail && f.Mode == ModeFull {
+		switch op {
+		case "write", "writeat", "create", "mkdir", "link":
+			f.Tripped = true
+			f.mu.Unlock()
+			return &fs.PathError{Op: op, Path: name, Err: syscall.ENOSPC}
+		}
+		fail = false
+	}
 	if fail && f.Mode == ModeKill {
 		f.mu.Unlock()
 		kill()
@@ -108,7 +134,7 @@ func (f *FS) step(op, name string) error {
 	return nil
 }
 
-func (f *FS) Open(name string) (journal.File, error) {
+func (f *FS) Open(name string) (fsys.File, error) {
 	if err := f.step("open", name); err != nil {
 		return nil, err
 	}
@@ -119,7 +145,7 @@ func (f *FS) Open(name string) (journal.File, error) {
 	return &file{File: h, fs: f, name: name}, nil
 }
 
-func (f *FS) Create(name string, perm fs.FileMode) (journal.File, error) {
+func (f *FS) Create(name string, perm fs.FileMode) (fsys.File, error) {
 	if err := f.step("create", name); err != nil {
 		return nil, err
 	}
@@ -217,30 +243,100 @@ func (f *FS) Lock(name string, timeout time.Duration) (func() error, error) {
 	return release, nil
 }
 
-// WithDirCache forwards the inner file system's directory-handle view
-// (journal.DirCacher), wrapped so that its calls count and fail here too.
-func (f *FS) WithDirCache() (journal.FS, func()) {
-	dc, ok := f.Inner.(journal.DirCacher)
-	if !ok {
-		return f, func() {}
+// View forwards the inner file system's view, wrapped so that its calls
+// count and fail here too.
+func (f *FS) View() (fsys.FS, func()) {
+	if err := f.step("view", "."); err != nil {
+		return f, func() {} // a view that cannot be made: work without one
 	}
-	inner, release := dc.WithDirCache()
+	inner, release := f.Inner.View()
 	return &FS{Inner: inner, parent: f}, release
 }
 
-// Revalidate forwards journal.Revalidator.
+// Revalidate forwards [fsys.FS.Revalidate].
 func (f *FS) Revalidate() error {
 	if err := f.step("revalidate", "."); err != nil {
 		return err
 	}
-	if rv, ok := f.Inner.(journal.Revalidator); ok {
-		return rv.Revalidate()
-	}
-	return nil
+	return f.Inner.Revalidate()
 }
 
+// OpenDir forwards [fsys.FS.OpenDir]; the directory's calls count too.
+func (f *FS) OpenDir(name string) (fsys.Dir, error) {
+	if err := f.step("opendir", name); err != nil {
+		return nil, err
+	}
+	d, err := f.Inner.OpenDir(name)
+	if err != nil {
+		return nil, err
+	}
+	return &dir{Dir: d, fs: f, name: name}, nil
+}
+
+type dir struct {
+	fsys.Dir
+	fs   *FS
+	name string
+}
+
+func (d *dir) path(name string) string {
+	if d.name == "." || d.name == "" {
+		return name
+	}
+	return d.name + "/" + name
+}
+
+func (d *dir) ReadDir() ([]fs.DirEntry, error) {
+	if err := d.fs.step("readdir", d.name); err != nil {
+		return nil, err
+	}
+	return d.Dir.ReadDir()
+}
+
+func (d *dir) Open(name string) (fsys.File, error) {
+	p := d.path(name)
+	if err := d.fs.step("open", p); err != nil {
+		return nil, err
+	}
+	h, err := d.Dir.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return &file{File: h, fs: d.fs, name: p}, nil
+}
+
+func (d *dir) OpenDir(name string) (fsys.Dir, error) {
+	p := d.path(name)
+	if err := d.fs.step("opendir", p); err != nil {
+		return nil, err
+	}
+	c, err := d.Dir.OpenDir(name)
+	if err != nil {
+		return nil, err
+	}
+	return &dir{Dir: c, fs: d.fs, name: p}, nil
+}
+
+func (d *dir) ReadFile(name string, buf []byte, max int64) ([]byte, error) {
+	if err := d.fs.step("readfile", d.path(name)); err != nil {
+		return nil, err
+	}
+	return d.Dir.ReadFile(name, buf, max)
+}
+
+func (d *dir) Close() error {
+	err := d.fs.step("closedir", d.name)
+	cerr := d.Dir.Close()
+	if err != nil {
+		return err
+	}
+	return cerr
+}
+
+var _ fsys.FS = (*FS)(nil)
+
 type file struct {
-	journal.File
+	fsys.File
 	fs   *FS
 	name string
 }

@@ -1,0 +1,272 @@
+package fsys
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"syscall"
+	"time"
+)
+
+// FS is the file-system seam. Every call the engine, the journal and the
+// walker make goes through it, so a test can fail or "crash" any step, and
+// another backend (the in-memory [memfs], say) serves a whole workspace.
+//
+// Names are slash-separated, relative to the workspace root, never absolute
+// or "..": callers resolve and confine paths first. "." names the root.
+// Errors are *fs.PathError (or *os.LinkError) values as package os returns
+// them, so errors.Is(err, fs.ErrNotExist) and friends work; a name that
+// leads outside the root fails with an error for which [IsEscape] is true.
+//
+// Every method is required: a wrapper that forwards an FS forwards all of
+// it, so wrapping never silently changes what the engine does. Backends
+// without directory handles implement OpenDir with [PathDir]; backends
+// without a handle cache return themselves from View.
+//
+// Implementations are safe for concurrent use.
+//
+// [memfs]: https://pkg.go.dev/github.com/txedit/txedit/fsys/memfs
+type FS interface {
+	// Open opens a file for reading without blocking on FIFOs.
+	Open(name string) (File, error)
+	// Create creates a new file for writing; it fails if name exists
+	// (O_CREATE|O_EXCL), even as a dangling symlink.
+	Create(name string, perm fs.FileMode) (File, error)
+	Lstat(name string) (fs.FileInfo, error)
+	ReadDir(name string) ([]fs.DirEntry, error)
+	Readlink(name string) (string, error)
+	Mkdir(name string, perm fs.FileMode) error
+	// Rename replaces newname atomically.
+	Rename(oldname, newname string) error
+	// Link makes newname a hard link to oldname; it fails if newname
+	// exists, which is how creates avoid clobbering.
+	Link(oldname, newname string) error
+	Remove(name string) error
+	// SyncDir makes the directory's entries durable (fsync of the dir).
+	SyncDir(name string) error
+	// SyncFS makes everything written to the file system that holds name
+	// durable, in one call (syncfs(2) on Linux). It returns
+	// errors.ErrUnsupported where there is no such call.
+	SyncFS(name string) error
+	// Lock takes an exclusive lock on the file name (creating it), waiting
+	// up to timeout. It returns [ErrBusy] on timeout. The lock dies with
+	// the process.
+	Lock(name string, timeout time.Duration) (unlock func() error, err error)
+	// OpenDir opens a directory as a [Dir], so that its entries are listed
+	// and opened relative to it.
+	OpenDir(name string) (Dir, error)
+	// View returns a view of the file system for the length of one
+	// operation, which may keep directory handles open so that a name
+	// costs one system call, and the function that releases it. The view
+	// must not outlive the operation.
+	View() (FS, func())
+	// Revalidate fails, with a *[ConflictError], if a directory handle
+	// the view holds is no longer the directory at its path (it was moved
+	// or replaced). The commit calls it before its renames. Views that
+	// hold no handles return nil.
+	Revalidate() error
+}
+
+// File is an open file of an [FS].
+type File interface {
+	io.Reader
+	io.ReaderAt
+	io.Writer
+	io.WriterAt
+	io.Closer
+	Sync() error
+	Stat() (fs.FileInfo, error)
+	Chmod(mode fs.FileMode) error
+	Chown(uid, gid int) error
+}
+
+// Dir is an open directory of an [FS]. Names are one path component;
+// symbolic links are not followed.
+type Dir interface {
+	ReadDir() ([]fs.DirEntry, error)
+	// Open opens the entry name for reading.
+	Open(name string) (File, error)
+	// OpenDir opens the child directory name relative to this one.
+	OpenDir(name string) (Dir, error)
+	// ReadFile reads the whole file name into buf (reused, grown as
+	// needed) and returns it. A file longer than max is an error
+	// satisfying errors.Is(err, [ErrTooLarge]).
+	ReadFile(name string, buf []byte, max int64) ([]byte, error)
+	Close() error
+}
+
+// ErrBusy reports that another process holds the workspace lock.
+var ErrBusy = errors.New("workspace is locked by another txedit process")
+
+// ErrTooLarge reports a file longer than a read's limit.
+var ErrTooLarge = errors.New("file too large")
+
+// errNotRegular reports a FIFO, device, socket or directory where a
+// regular file was expected.
+var errNotRegular = errors.New("not a regular file")
+
+// ConflictError reports a file or directory that changed behind txedit's
+// back while a transaction ran.
+type ConflictError struct {
+	Op   string // what found it: "revalidate", "commit", …
+	Path string
+	Msg  string
+}
+
+func (e *ConflictError) Error() string { return e.Op + " " + e.Path + ": " + e.Msg }
+
+// EscapeError reports a name that leads outside the root.
+type EscapeError struct {
+	Op, Path string
+}
+
+func (e *EscapeError) Error() string { return e.Op + " " + e.Path + ": path escapes from parent" }
+
+// IsEscape reports whether err says that a name leads outside the root:
+// an [*EscapeError], or os.Root's own error for it. os.Root does not
+// export that error; its text is the one stable part of it, and this is
+// the one place that looks at it.
+func IsEscape(err error) bool {
+	var ee *EscapeError
+	if errors.As(err, &ee) {
+		return true
+	}
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if e.Error() == "path escapes from parent" {
+			return true
+		}
+	}
+	return false
+}
+
+// Gone reports errors that mean there is nothing at a name: it does not
+// exist, cannot exist (too long, or a file stands where a directory
+// should), or now leads outside the root (a directory swapped for a
+// symlink: nothing was ever written through it).
+func Gone(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENAMETOOLONG) || errors.Is(err, syscall.ENOTDIR) || IsEscape(err)
+}
+
+// Identity is what distinguishes one file version from another without
+// reading it: if any field differs, someone touched the file.
+type Identity struct {
+	Dev, Ino     uint64
+	Size         int64
+	Mtime, Ctime int64 // nanoseconds
+	Mode         fs.FileMode
+	Nlink        uint64
+	Uid, Gid     int
+}
+
+// IdentityOf extracts a file's identity from its FileInfo. FileInfo.Sys may
+// be a *syscall.Stat_t (package os) or an *Identity (other backends).
+func IdentityOf(fi fs.FileInfo) Identity {
+	id := Identity{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Mode: fi.Mode(), Nlink: 1}
+	switch s := fi.Sys().(type) {
+	case *syscall.Stat_t:
+		statIdentity(&id, s)
+	case *Identity:
+		id.Dev, id.Ino, id.Nlink, id.Ctime, id.Uid, id.Gid = s.Dev, s.Ino, s.Nlink, s.Ctime, s.Uid, s.Gid
+	}
+	return id
+}
+
+// SameVersion reports whether two identities are one version of one file.
+func SameVersion(a, b Identity) bool {
+	return a.Dev == b.Dev && a.Ino == b.Ino && a.Size == b.Size && a.Mtime == b.Mtime && a.Ctime == b.Ctime && a.Mode == b.Mode
+}
+
+// ReadFile reads a whole file through fsys, refusing anything that is not
+// a regular file or is longer than max bytes (max <= 0: no limit).
+func ReadFile(fsys FS, name string, max int64) ([]byte, fs.FileInfo, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fi, &fs.PathError{Op: "read", Path: name, Err: errNotRegular}
+	}
+	if max <= 0 {
+		max = 1<<63 - 1
+	}
+	if fi.Size() > max {
+		return nil, fi, &fs.PathError{Op: "read", Path: name, Err: ErrTooLarge}
+	}
+	data, err := ReadAll(f, make([]byte, 0, fi.Size()+1), max)
+	if err != nil {
+		return nil, fi, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	return data, fi, nil
+}
+
+// ReadAll reads f to its end into buf (reused, grown as needed), failing
+// with [ErrTooLarge] once it holds more than max bytes.
+func ReadAll(f io.Reader, buf []byte, max int64) ([]byte, error) {
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) > max {
+				return nil, ErrTooLarge
+			}
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > max {
+			return nil, ErrTooLarge
+		}
+		if err == io.EOF || (err == nil && n == 0) {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// PathDir is a [Dir] that works by path through its FS: for backends that
+// have no directory handles of their own.
+func PathDir(fsys FS, name string) (Dir, error) {
+	fi, err := fsys.Lstat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, &fs.PathError{Op: "opendir", Path: name, Err: syscall.ENOTDIR}
+	}
+	return pathDir{fsys, name}, nil
+}
+
+type pathDir struct {
+	fsys FS
+	name string
+}
+
+func (d pathDir) path(name string) string {
+	if d.name == "." || d.name == "" {
+		return name
+	}
+	return d.name + "/" + name
+}
+
+func (d pathDir) ReadDir() ([]fs.DirEntry, error)     { return d.fsys.ReadDir(d.name) }
+func (d pathDir) Open(name string) (File, error)      { return d.fsys.Open(d.path(name)) }
+func (d pathDir) OpenDir(name string) (Dir, error)    { return PathDir(d.fsys, d.path(name)) }
+func (d pathDir) Close() error                        { return nil }
+func (d pathDir) ReadFile(name string, buf []byte, max int64) ([]byte, error) {
+	f, err := d.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := ReadAll(f, buf, max)
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: d.path(name), Err: err}
+	}
+	return data, nil
+}
