@@ -254,10 +254,10 @@ func (d pathDir) path(name string) string {
 	return d.name + "/" + name
 }
 
-func (d pathDir) ReadDir() ([]fs.DirEntry, error)     { return d.fsys.ReadDir(d.name) }
-func (d pathDir) Open(name string) (File, error)      { return d.fsys.Open(d.path(name)) }
-func (d pathDir) OpenDir(name string) (Dir, error)    { return PathDir(d.fsys, d.path(name)) }
-func (d pathDir) Close() error                        { return nil }
+func (d pathDir) ReadDir() ([]fs.DirEntry, error)  { return d.fsys.ReadDir(d.name) }
+func (d pathDir) Open(name string) (File, error)   { return d.fsys.Open(d.path(name)) }
+func (d pathDir) OpenDir(name string) (Dir, error) { return PathDir(d.fsys, d.path(name)) }
+func (d pathDir) Close() error                     { return nil }
 func (d pathDir) ReadFile(name string, buf []byte, max int64) ([]byte, error) {
 	f, err := d.Open(name)
 	if err != nil {
