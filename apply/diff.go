@@ -22,13 +22,28 @@ type Change struct {
 // context is the number of unchanged lines around each hunk.
 const context = 3
 
+// Stat counts the lines a diff adds and removes; Binary is set when the
+// content is binary (named, not diffed).
+type Stat struct {
+	Added, Removed int
+	Binary         bool
+}
+
 // Unified renders c as a git-style unified diff with a/ and b/ prefixes and
 // /dev/null for a missing side. It returns "" when nothing changed. The
 // output applies with `git apply` and `patch -p1`; binary content is only
 // named ("Binary files … differ"), as git does without --binary.
 func Unified(c Change) string {
+	d, _ := Render(c)
+	return d
+}
+
+// Render is [Unified] that also counts the lines the diff adds and
+// removes, as it writes them.
+func Render(c Change) (string, Stat) {
+	var st Stat
 	if c.OldPath == c.NewPath && string(c.Old) == string(c.New) && gitMode(c.OldMode) == gitMode(c.NewMode) {
-		return ""
+		return "", st
 	}
 	var b strings.Builder
 	aName, bName := c.OldPath, c.NewPath
@@ -53,7 +68,7 @@ func Unified(c Change) string {
 		}
 	}
 	if string(c.Old) == string(c.New) {
-		return b.String()
+		return b.String(), st
 	}
 	from, to := "/dev/null", "/dev/null"
 	if c.OldPath != "" {
@@ -64,12 +79,13 @@ func Unified(c Change) string {
 	}
 	if IsBinary(c.Old) || IsBinary(c.New) {
 		b.WriteString("Binary files " + from + " and " + to + " differ\n")
-		return b.String()
+		st.Binary = true
+		return b.String(), st
 	}
 	b.WriteString("--- " + from + tabIfSpace(from) + "\n")
 	b.WriteString("+++ " + to + tabIfSpace(to) + "\n")
-	writeHunks(&b, splitLines(string(c.Old)), splitLines(string(c.New)))
-	return b.String()
+	st = writeHunks(&b, splitLines(string(c.Old)), splitLines(string(c.New)))
+	return b.String(), st
 }
 
 func gitMode(m fs.FileMode) string {
@@ -138,8 +154,12 @@ func splitLines(s string) []string {
 // edit replaces a[A0:A1] with b[B0:B1].
 type edit struct{ A0, A1, B0, B1 int }
 
-func writeHunks(w *strings.Builder, a, b []string) {
+func writeHunks(w *strings.Builder, a, b []string) (st Stat) {
 	edits := lineDiff(a, b)
+	for _, e := range edits {
+		st.Removed += e.A1 - e.A0
+		st.Added += e.B1 - e.B0
+	}
 	for i := 0; i < len(edits); {
 		j := i
 		for j+1 < len(edits) && edits[j+1].A0-edits[j].A1 <= 2*context {
@@ -161,6 +181,7 @@ func writeHunks(w *strings.Builder, a, b []string) {
 		writeLines(w, ' ', a[pos:a1])
 		i = j + 1
 	}
+	return st
 }
 
 // hunkRange formats a hunk side: a side with no lines names the line before

@@ -307,3 +307,26 @@ func TestUnifiedAppliesWithGitAndPatch(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderStat: the counts Render returns are the diff's own +/- lines.
+func TestRenderStat(t *testing.T) {
+	old := []byte("a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n")
+	new := []byte("a\nB\nc\nd\ne\nf\ng\nh\nI\nI2\nj\nk")
+	d, st := Render(Change{OldPath: "x", NewPath: "x", Old: old, New: new, OldMode: 0o644, NewMode: 0o644})
+	add, del := 0, 0
+	for _, l := range strings.Split(d, "\n") {
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+		case strings.HasPrefix(l, "+"):
+			add++
+		case strings.HasPrefix(l, "-"):
+			del++
+		}
+	}
+	if st.Added != add || st.Removed != del || st.Added != 4 || st.Removed != 2 {
+		t.Errorf("stat %+v, diff has +%d -%d:\n%s", st, add, del, d)
+	}
+	if _, st := Render(Change{NewPath: "bin", New: []byte("a\x00b"), NewMode: 0o644}); !st.Binary {
+		t.Errorf("binary content not flagged: %+v", st)
+	}
+}

@@ -18,8 +18,9 @@ type Outcome struct {
 	// Failed lists every edit that failed, in edit order. An edit-level
 	// failure has Index >= 0; a file-level one -1.
 	Failed []*plan.Error
-	// Replacements counts the occurrences str_replace edits replaced.
-	Replacements int
+	// Replacements counts the occurrences str_replace edits replaced,
+	// Occurrences those they found.
+	Replacements, Occurrences int
 }
 
 // OK reports whether every edit succeeded.
@@ -34,7 +35,7 @@ func Edit(f *plan.FileOps, cur []byte, exists bool) *Outcome {
 	out := &Outcome{}
 	out.Failed = append(out.Failed, f.Invalid...)
 	fail := func(op *plan.Op, code plan.Code, format string, args ...any) *plan.Error {
-		e := &plan.Error{Code: code, Path: f.Path, Index: op.Index, Command: string(op.Command), Msg: fmt.Sprintf(format, args...)}
+		e := plan.EditErrorf(code, f.Path, op.Index, string(op.Command), format, args...)
 		out.Failed = append(out.Failed, e)
 		return e
 	}
@@ -47,7 +48,7 @@ func Edit(f *plan.FileOps, cur []byte, exists bool) *Outcome {
 		return out
 	}
 
-	if !exists && f.Create == nil {
+	if !exists && f.Create == nil && !onlyAppendText(f) {
 		return failAll(plan.CodeFileNotFound, "file does not exist (use create to make it)")
 	}
 	if f.Hash != nil {
@@ -72,8 +73,8 @@ func Edit(f *plan.FileOps, cur []byte, exists bool) *Outcome {
 	}
 	if c := f.Create; c != nil {
 		text := []byte(c.Text)
-		if c.Raw {
-			st = detect(text)
+		if c.Command == plan.Write {
+			st = detect(text) // the exact bytes given
 		} else if exists {
 			// Writing a whole file over an existing one keeps its line
 			// endings and BOM, as every other edit does.
@@ -87,7 +88,7 @@ func Edit(f *plan.FileOps, cur []byte, exists bool) *Outcome {
 	}
 	if f.TextEdits() && IsBinary(base) {
 		for _, op := range all {
-			if op.Command == plan.Insert || op.Command == plan.ReplaceLines || op.Command == plan.StrReplace || op.Command == plan.Append {
+			if op.Command == plan.Insert || op.Command == plan.ReplaceLines || op.Command == plan.StrReplace || op.Command == plan.Append || op.Command == plan.AppendText {
 				fail(op, plan.CodeBinaryFile, "file is binary (NUL byte in its first 8000 bytes): text edits are refused")
 			}
 		}
@@ -105,6 +106,11 @@ func Edit(f *plan.FileOps, cur []byte, exists bool) *Outcome {
 		body = strReplace(st, body, op, out, fail)
 	}
 	for _, op := range f.Appends {
+		if op.Command == plan.AppendText {
+			body = append(body, op.Text...)
+			out.Applied++
+			continue
+		}
 		text := st.wholeLines(op.Text)
 		if text != "" && len(body) > 0 && body[len(body)-1] != '\n' {
 			body = append(body, st.nl()...)
@@ -198,12 +204,17 @@ func strReplace(st style, body []byte, op *plan.Op, out *Outcome, fail func(*pla
 	case n == 0:
 		fail(op, plan.CodeNotFound, "old_str not found%s", Hint(body, op.Old))
 		return body
-	case n > 1 && !op.All:
+	case n > 1 && !op.All && !op.First:
 		lines := matchLines(body, []byte(old), 20)
 		fail(op, plan.CodeAmbiguous, "old_str occurs %d times (at lines %s): add surrounding lines to make it unique, or set replace_all", n, lines)
 		return body
 	}
 	out.Applied++
+	out.Occurrences += n
+	if op.First {
+		out.Replacements++
+		return bytes.Replace(body, []byte(old), []byte(repl), 1)
+	}
 	out.Replacements += n
 	return bytes.ReplaceAll(body, []byte(old), []byte(repl))
 }
@@ -241,25 +252,16 @@ func sortFailed(errs []*plan.Error) {
 	}
 }
 
-// ReplaceFirst replaces the first occurrence of old in content, matching
-// as str_replace does (in a CRLF file LF in old and new means CRLF), and
-// returns the new content and how many occurrences there are (0: nothing
-// was replaced). With all set it replaces every occurrence.
-func ReplaceFirst(content []byte, old, new string, all bool) ([]byte, int) {
-	st, _ := split(content)
-	o, n := st.convert(old), st.convert(new)
-	count := bytes.Count(content, []byte(o))
-	if count == 0 && o != old {
-		if c := bytes.Count(content, []byte(old)); c > 0 {
-			o, n, count = old, new, c
+// onlyAppendText reports whether every edit of f is an append_text, which
+// creates a missing file.
+func onlyAppendText(f *plan.FileOps) bool {
+	if len(f.Appends) == 0 || f.Create != nil || f.Final != nil || len(f.LineEdits)+len(f.StrReplaces) > 0 || f.Hash != nil {
+		return false
+	}
+	for _, op := range f.Appends {
+		if op.Command != plan.AppendText {
+			return false
 		}
 	}
-	if count == 0 || old == "" {
-		return content, 0
-	}
-	times := 1
-	if all {
-		times = -1
-	}
-	return bytes.Replace(content, []byte(o), []byte(n), times), count
+	return true
 }

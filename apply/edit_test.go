@@ -47,6 +47,15 @@ func TestEdit(t *testing.T) {
 		{name: "no final newline: append adds lines after it", in: "a\nb", edits: `[{"command":"append","new_str":"c"}]`, want: "a\nb\nc\n", applied: 1},
 		{name: "no final newline: insert after last line", in: "a\nb", edits: `[{"command":"insert","insert_line":2,"new_str":"c"}]`, want: "a\nb\nc\n", applied: 1},
 		{name: "no final newline: replace last then insert after it", in: "a\nb", edits: `[{"command":"replace_lines","start_line":2,"end_line":2,"new_str":"B"},{"command":"insert","insert_line":2,"new_str":"c"}]`, want: "a\nB\nc\n", applied: 2},
+		{name: "write keeps the exact bytes over a CRLF file", in: "a\r\nb\r\n", edits: `[{"command":"write","file_text":"x\ny\n"}]`, want: "x\ny\n", applied: 1},
+		{name: "create converts to the file's CRLF", in: "a\r\nb\r\n", edits: `[{"command":"create","file_text":"x\ny\n"}]`, want: "x\r\ny\r\n", applied: 1},
+		{name: "write drops a BOM it is not given", in: "\ufeffa\n", edits: `[{"command":"write","file_text":"b\n"}]`, want: "b\n", applied: 1},
+		{name: "write creates", in: "<absent>", edits: `[{"command":"write","file_text":"new"}]`, want: "new", applied: 1},
+		{name: "append_text adds exact bytes, no line break", in: "a\r\nb", edits: `[{"command":"append_text","new_str":"c\nd"}]`, want: "a\r\nbc\nd", applied: 1},
+		{name: "append_text creates a missing file", in: "<absent>", edits: `[{"command":"append_text","new_str":"log\n"},{"command":"append_text","new_str":"more"}]`, want: "log\nmore", applied: 2},
+		{name: "append on a missing file still fails", in: "<absent>", edits: `[{"command":"append","new_str":"x"}]`, codes: []plan.Code{plan.CodeFileNotFound}},
+		{name: "str_replace first of several", in: "x\nx\nx\n", edits: `[{"command":"str_replace","old_str":"x","new_str":"y","first":true}]`, want: "y\nx\nx\n", applied: 1},
+		{name: "str_replace first of one", in: "a\nx\n", edits: `[{"command":"str_replace","old_str":"x","new_str":"y","first":true}]`, want: "a\ny\n", applied: 1},
 		{name: "insert at 0", in: "a\n", edits: `[{"command":"insert","insert_line":0,"new_str":"top"}]`, want: "top\na\n", applied: 1},
 		{name: "insert into empty file", in: "", edits: `[{"command":"insert","insert_line":0,"new_str":"x"}]`, want: "x\n", applied: 1},
 		{name: "insert past end", in: "a\n", edits: `[{"command":"insert","insert_line":2,"new_str":"x"}]`, want: "a\n", codes: []plan.Code{plan.CodeLineOutOfRange}},
@@ -160,5 +169,17 @@ func TestHint(t *testing.T) {
 	}
 	if h := Hint(body, "completely unrelated text 12345"); !strings.Contains(h, "no similar text") {
 		t.Errorf("unrelated hint = %q", h)
+	}
+}
+
+// TestOccurrences: first replaces one occurrence and counts them all.
+func TestOccurrences(t *testing.T) {
+	out := Edit(compile(t, `[{"command":"str_replace","old_str":"x","new_str":"y","first":true}]`), []byte("x x\nx\n"), true)
+	if string(out.Content) != "y x\nx\n" || out.Occurrences != 3 || out.Replacements != 1 {
+		t.Errorf("content %q, occurrences %d, replacements %d; want 3 found, 1 replaced", out.Content, out.Occurrences, out.Replacements)
+	}
+	p, err := plan.Compile(&plan.Request{FileEdits: []plan.FileEdit{{Path: "f", Edits: []plan.Edit{{Command: "str_replace", OldStr: ptr("a"), NewStr: ptr("b"), First: true, ReplaceAll: true}}}}})
+	if err != nil || len(p.Files[0].Invalid) != 1 {
+		t.Errorf("first with replace_all: %v, %v; want an invalid edit", err, p.Files[0].Invalid)
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/txedit/txedit/engine"
-	"github.com/txedit/txedit/journal"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -50,7 +49,7 @@ func corpus(b *testing.B, root string, n int) []byte {
 	return []byte(req.String())
 }
 
-func benchCommit(b *testing.B, mode journal.SyncMode) {
+func benchCommit(b *testing.B, mode engine.Durability) {
 	const files = 1000
 	phases := map[string]time.Duration{}
 	defer func() {
@@ -62,7 +61,7 @@ func benchCommit(b *testing.B, mode journal.SyncMode) {
 		b.StopTimer()
 		root := b.TempDir()
 		reqJSON := corpus(b, root, files)
-		w, err := engine.Open(root, &engine.Options{Sync: mode, Timings: func(phase string, d time.Duration) { phases[phase] += d }})
+		w, err := engine.Open(root, &engine.Options{Durability: mode, Timings: func(phase string, d time.Duration) { phases[phase] += d }})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -82,8 +81,8 @@ func benchCommit(b *testing.B, mode journal.SyncMode) {
 }
 
 // BenchmarkCommit1000x10 commits 1,000 files × 10 edits durably.
-func BenchmarkCommit1000x10(b *testing.B) { benchCommit(b, journal.SyncAuto) }
+func BenchmarkCommit1000x10(b *testing.B) { benchCommit(b, engine.DurableAuto) }
 
 // BenchmarkCommit1000x10NoSync is the same commit without durability: the
 // cost of the pipeline itself.
-func BenchmarkCommit1000x10NoSync(b *testing.B) { benchCommit(b, journal.SyncNone) }
+func BenchmarkCommit1000x10NoSync(b *testing.B) { benchCommit(b, engine.NotDurable) }

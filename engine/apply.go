@@ -11,6 +11,7 @@ import (
 
 	"github.com/txedit/txedit/apply"
 	"github.com/txedit/txedit/hash"
+	"github.com/txedit/txedit/internal/par"
 	"github.com/txedit/txedit/journal"
 	"github.com/txedit/txedit/plan"
 )
@@ -65,7 +66,7 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request) (*plan.Result,
 		return failResult(res, err)
 	}
 	if !p.DryRun {
-		if err := w.approve(ctx, "fs_write", req); err != nil {
+		if err := w.readOnly("writing"); err != nil {
 			return failResult(res, err)
 		}
 	}
@@ -87,7 +88,7 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request) (*plan.Result,
 	}
 	var budget atomic.Int64
 	budget.Store(w.opts.MemoryBudget)
-	err = w.forEach(ctx, len(tasks), func(i int) error {
+	err = par.Do(ctx, len(tasks), w.opts.Workers, func(i int) error {
 		w.edit(tasks[i], p.DryRun, &budget)
 		return nil
 	})
@@ -122,8 +123,9 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request) (*plan.Result,
 			}
 		}
 		res.FilesModified = 0
-		return failResult(res, &plan.Error{Code: plan.CodeOf(firstErr), Index: -1,
-			Msg: fmt.Sprintf("%d of %d files had failing edits; nothing was written (atomic). First: %v", failures, len(tasks), firstErr), Err: firstErr})
+		e := plan.Errorf(plan.CodeOf(firstErr), "", "%d of %d files had failing edits; nothing was written (atomic). First: %v", failures, len(tasks), firstErr)
+		e.Err = firstErr
+		return failResult(res, e)
 	}
 	if p.DryRun {
 		res.Success = failures == 0
@@ -134,16 +136,20 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request) (*plan.Result,
 	}
 	units, m := w.unitsFor(tasks, p)
 	if len(units) > 0 {
-		if err := w.commit(ctx, m, units); err != nil {
+		warning, err := w.commit(ctx, m, units)
+		if err != nil {
 			for _, t := range tasks {
-				t.res.ContentHash = ""
+				t.res.ContentHash, t.res.Status, t.res.Diff, t.res.LinesAdded, t.res.LinesRemoved = "", "", "", 0, 0
 				if t.changed {
 					t.res.Success = false
 				}
 			}
 			return failResult(res, err)
 		}
-		res.TransactionID = m.ID
+		if warning != "" {
+			res.Warnings = append(res.Warnings, warning)
+		}
+		res.TransactionID, res.Summary = m.ID, m.Summary
 		for _, t := range tasks {
 			if t.changed {
 				res.FilesModified++
@@ -168,51 +174,11 @@ func (w *Workspace) Preview(ctx context.Context, req *plan.Request) (*plan.Resul
 }
 
 func failResult(res *plan.Result, err error) (*plan.Result, error) {
+	pe := plan.As(err)
 	res.Success = false
-	res.Code = plan.CodeOf(err)
-	res.Error = err.Error()
-	var pe *plan.Error
-	if !asPlanError(err, &pe) {
-		err = &plan.Error{Code: res.Code, Index: -1, Msg: err.Error(), Err: err}
-	}
-	return res, err
-}
-
-// Authorize applies the permission mode and the approval callback to a
-// tool call that writes (execute false) or runs a command (execute true):
-// plan mode refuses both; default mode asks Approve before either;
-// acceptEdits asks only before commands; bypassPermissions asks nothing.
-// It returns a denied *plan.Error when the call may not go ahead.
-func (w *Workspace) Authorize(ctx context.Context, tool string, args any, execute bool) error {
-	what := "writes"
-	if execute {
-		what = "commands"
-	}
-	switch w.opts.Mode {
-	case ModePlan:
-		return plan.Errorf(plan.CodeDenied, "", "the workspace is read-only (permission mode plan): %s are refused", what)
-	case ModeBypass:
-		return nil
-	case ModeAcceptEdits:
-		if !execute {
-			return nil
-		}
-	}
-	if w.opts.Approve == nil {
-		return nil
-	}
-	ok, err := w.opts.Approve(ctx, tool, args)
-	if err != nil {
-		return &plan.Error{Code: plan.CodeDenied, Index: -1, Msg: "approval failed: " + err.Error(), Err: err}
-	}
-	if !ok {
-		return plan.Errorf(plan.CodeDenied, "", "%s was not approved", tool)
-	}
-	return nil
-}
-
-func (w *Workspace) approve(ctx context.Context, tool string, args any) error {
-	return w.Authorize(ctx, tool, args, false)
+	res.Code = pe.Code
+	res.Error = pe.Error()
+	return res, pe
 }
 
 // prepare resolves every file's paths, applies policy, and refuses requests
@@ -277,13 +243,7 @@ func (w *Workspace) prepare(p *plan.Plan) []*task {
 
 // editErr pins a file-level error on the edit that caused it.
 func editErr(err error, op *plan.Op) error {
-	var pe *plan.Error
-	if asPlanError(err, &pe) {
-		c := *pe
-		c.Index, c.Command = op.Index, string(op.Command)
-		return &c
-	}
-	return err
+	return plan.As(err).WithEdit(op.Index, string(op.Command))
 }
 
 // edit is pass 1 for one file: read, verify, edit, and (dry run) diff.
@@ -318,8 +278,13 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64) {
 		t.changed = false
 	}
 	t.newSum = hash.Of(newData)
+	if t.changed {
+		t.res.Status = statusOf(t)
+	}
 	if dryRun {
-		t.res.Preview = w.renderDiff(t, cur.data, newData)
+		var st apply.Stat
+		t.res.Preview, st = w.renderDiff(t, cur.data, newData)
+		t.res.LinesAdded, t.res.LinesRemoved = st.Added, st.Removed
 		return
 	}
 	if t.changed && budget.Add(-int64(len(newData))) >= 0 {
@@ -327,8 +292,23 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64) {
 	}
 }
 
+// statusOf says what a changed task does to its file.
+func statusOf(t *task) string {
+	switch f := t.fo.Final; {
+	case f == nil && t.cur.exists:
+		return "modified"
+	case f == nil:
+		return "created"
+	case f.Command == plan.Delete:
+		return "deleted"
+	case f.Command == plan.Move:
+		return "moved"
+	}
+	return "copied"
+}
+
 // renderDiff renders a task's change with root-relative paths.
-func (w *Workspace) renderDiff(t *task, old, new []byte) string {
+func (w *Workspace) renderDiff(t *task, old, new []byte) (string, apply.Stat) {
 	mode := createMode()
 	if t.cur != nil && t.cur.exists {
 		mode = t.cur.mode
@@ -347,31 +327,32 @@ func (w *Workspace) renderDiff(t *task, old, new []byte) string {
 			c.NewPath = t.dst
 		}
 	case f.Command == plan.Copy:
-		src := ""
+		src, st := "", apply.Stat{}
 		if !bytes.Equal(old, new) || c.OldPath == "" {
-			src = apply.Unified(c)
+			src, st = apply.Render(c)
 		}
-		return src + apply.Unified(apply.Change{NewPath: t.dst, New: new, NewMode: mode})
+		dst, st2 := apply.Render(apply.Change{NewPath: t.dst, New: new, NewMode: mode})
+		return src + dst, apply.Stat{Added: st.Added + st2.Added, Removed: st.Removed + st2.Removed, Binary: st.Binary || st2.Binary}
 	}
-	return apply.Unified(c)
+	return apply.Render(c)
 }
 
 // summarize fills a task's FileResult from its outcome.
 func summarize(t *task) {
 	r := t.res
 	if t.fileErr != nil {
-		pe := asPlanErr(t.fileErr)
+		pe := plan.As(t.fileErr)
 		r.Success = false
 		r.Code, r.Error = pe.Code, pe.Error()
 		r.EditsFailed = t.fo.NumEdits
-		if pe.Index >= 0 {
+		if _, ok := pe.Edit(); ok {
 			r.FailedEdits = append(r.FailedEdits, failedEdit(pe))
 		} else {
 			for _, op := range t.fo.AllOps() {
 				r.FailedEdits = append(r.FailedEdits, &plan.FailedEdit{Index: op.Index, Command: string(op.Command), Code: pe.Code, Error: pe.Error()})
 			}
 			for _, e := range t.fo.Invalid {
-				if e.Index >= 0 {
+				if _, ok := e.Edit(); ok {
 					r.FailedEdits = append(r.FailedEdits, failedEdit(e))
 				}
 			}
@@ -380,9 +361,9 @@ func summarize(t *task) {
 		return
 	}
 	r.EditsApplied = t.out.Applied
-	r.Replacements = t.out.Replacements
+	r.Replacements, r.Occurrences = t.out.Replacements, t.out.Occurrences
 	for _, e := range t.out.Failed {
-		if e.Index < 0 {
+		if _, ok := e.Edit(); !ok {
 			r.Code, r.Error = e.Code, e.Error()
 			continue
 		}
@@ -423,14 +404,6 @@ func firstFailure(t *task) error {
 	return plan.Errorf(plan.CodeIOError, t.fo.Path, "failed")
 }
 
-func asPlanErr(err error) *plan.Error {
-	var pe *plan.Error
-	if asPlanError(err, &pe) {
-		return pe
-	}
-	return &plan.Error{Code: plan.CodeOf(err), Index: -1, Msg: err.Error(), Err: err}
-}
-
 // unitsFor turns the changed tasks into commit units and a manifest.
 func (w *Workspace) unitsFor(tasks []*task, p *plan.Plan) ([]*unit, *journal.Manifest) {
 	m := &journal.Manifest{Command: "apply", Summary: p.Summary}
@@ -450,9 +423,9 @@ func (w *Workspace) unitsFor(tasks []*task, p *plan.Plan) ([]*unit, *journal.Man
 			old = &journal.State{Hash: hash.Of(cur.data), Size: int64(len(cur.data)), Mode: mode, Uid: uid, Gid: gid}
 		}
 		newState := &journal.State{Hash: t.newSum, Size: int64(len(t.out.Content)), Mode: mode, Uid: uid, Gid: gid}
-		u := &unit{src: t.src, old: old, newSum: t.newSum, kept: t.kept,
+		u := &unit{src: t.src, old: old, newSum: t.newSum, kept: t.kept, res: t.res,
 			content: func(cur []byte, exists bool) []byte { out, _ := t.produce(cur, exists); return out.Content },
-			render:  func(old, new []byte) string { return w.renderDiff(t, old, new) }}
+			render:  func(old, new []byte) (string, apply.Stat) { return w.renderDiff(t, old, new) }}
 		add := func(op *journal.Op) {
 			u.ops = append(u.ops, len(m.Ops))
 			m.Ops = append(m.Ops, op)

@@ -146,7 +146,7 @@ func TestApplyMoveCopyDeleteCreateAndUndo(t *testing.T) {
 	if got := readTree(t, dir); treeString(got) != treeString(after) {
 		t.Fatalf("after redo:\n%s\nwant:\n%s", treeString(got), treeString(after))
 	}
-	log, _ := w.Log(0)
+	log, _ := w.Log(context.Background(), 0)
 	if len(log) != 3 || log[0].Undoes != ures.TransactionID || log[1].State != "undone" || log[2].State != "committed" {
 		t.Errorf("log: %s", mustJSON(log))
 	}
@@ -181,7 +181,7 @@ func TestUndoWalksBackAndRefusesConflicts(t *testing.T) {
 		t.Fatalf("after second undo f.txt = %q, want 0", got)
 	}
 	// Redo the newest undo, then change the file behind txedit's back.
-	log, _ := w.Log(0)
+	log, _ := w.Log(context.Background(), 0)
 	if _, err := w.Undo(ctx, UndoOptions{ID: log[0].ID}); err != nil {
 		t.Fatalf("redo: %v", err)
 	}
@@ -314,16 +314,21 @@ func TestConfinementAndRefusals(t *testing.T) {
 	if res.Success || res.Code != plan.CodeConflict {
 		t.Errorf("copy onto an existing file: %+v", res)
 	}
-	// Read-only mode refuses every write.
-	ro := openWS(t, dir, &Options{Mode: ModePlan})
+	// A read-only workspace refuses every write, undo, recovery and gc.
+	// (Permission modes and approval are the toolsets' business: see
+	// package tools.)
+	ro := openWS(t, dir, &Options{ReadOnly: true})
 	if res := run(t, ro, `{"path":"ok.txt","command":"append","new_str":"x"}`); res.Success || res.Code != plan.CodeDenied {
-		t.Errorf("plan mode: %+v", res)
+		t.Errorf("read-only: %+v", res)
 	}
-	// The approval callback is consulted and can refuse.
-	asked := 0
-	ap := openWS(t, dir, &Options{Approve: func(ctx context.Context, tool string, args any) (bool, error) { asked++; return false, nil }})
-	if res := run(t, ap, `{"path":"ok.txt","command":"append","new_str":"x"}`); res.Success || res.Code != plan.CodeDenied || asked != 1 {
-		t.Errorf("refused approval: %+v (asked %d)", res, asked)
+	if res, _ := ro.Undo(context.Background(), UndoOptions{}); res.Success || res.Code != plan.CodeDenied {
+		t.Errorf("read-only undo: %+v", res)
+	}
+	if _, err := ro.GC(context.Background()); plan.CodeOf(err) != plan.CodeDenied {
+		t.Errorf("read-only gc: %v", err)
+	}
+	if _, err := ro.Recover(context.Background()); plan.CodeOf(err) != plan.CodeDenied {
+		t.Errorf("read-only recover: %v", err)
 	}
 	if got := readTree(t, dir)["ok.txt"]; got != "ok\n" {
 		t.Errorf("ok.txt = %q", got)

@@ -52,7 +52,7 @@ func TestSwapBetweenPlanAndCommit(t *testing.T) {
 			t.Logf("refused with %s: %s", res.Code, res.Error)
 			// The refused transaction is finished, not left pending:
 			// a hostile symlink must not wedge later writes.
-			log, err := w.Log(0)
+			log, err := w.Log(context.Background(), 0)
 			if err != nil || len(log) > 1 || (len(log) == 1 && log[0].State != "rolled_back") {
 				t.Errorf("after the refusal: %v %s", err, mustJSON(log))
 			}
@@ -77,7 +77,7 @@ func TestHostileNames(t *testing.T) {
 		{"", plan.CodeInvalidRequest},
 	}
 	for _, tc := range cases {
-		res, _ := w.Apply(context.Background(), &plan.Request{Command: "create", Path: tc.path, FileText: ptrs("x")})
+		res, _ := w.Apply(context.Background(), &plan.Request{Path: tc.path, Edit: plan.Edit{Command: "create", FileText: ptrs("x")}})
 		if res.Success || res.Code != tc.code {
 			t.Errorf("%q: %+v, want %s", clipName(tc.path), res.Code, tc.code)
 		}

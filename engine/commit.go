@@ -2,15 +2,12 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 	"time"
 
-	"github.com/sourcegraph/conc/panics"
-	"github.com/sourcegraph/conc/pool"
-
+	"github.com/txedit/txedit/apply"
 	"github.com/txedit/txedit/hash"
+	"github.com/txedit/txedit/internal/par"
 	"github.com/txedit/txedit/journal"
 	"github.com/txedit/txedit/plan"
 )
@@ -25,13 +22,17 @@ type unit struct {
 	// content computes the new bytes from the current ones (pass 1 is
 	// repeated when its result was not kept).
 	content func(cur []byte, exists bool) []byte
-	render  func(old, new []byte) string
+	render  func(old, new []byte) (string, apply.Stat)
 	ops     []int // indexes into the manifest's ops
+	// res, if set, receives the diff and stat of what was committed.
+	res *plan.FileResult
 }
 
 // commit is pass 2: under the workspace lock, re-read and re-verify every
 // source, stage new contents in parallel, and commit through the journal.
-func (w *Workspace) commit(ctx context.Context, m *journal.Manifest, units []*unit) error {
+// A trouble after the commit point that changes nothing (the journal's
+// retention failing) comes back as a warning.
+func (w *Workspace) commit(ctx context.Context, m *journal.Manifest, units []*unit) (warning string, err error) {
 	// A fresh view: directory handles from the unlocked pass are not
 	// trusted under the lock.
 	w, release := w.view()
@@ -39,16 +40,16 @@ func (w *Workspace) commit(ctx context.Context, m *journal.Manifest, units []*un
 	clock := time.Now()
 	l, err := w.j.Lock()
 	if err != nil {
-		return wrapJournalErr(err)
+		return "", wrapJournalErr(err)
 	}
 	defer l.Unlock()
 	tx, err := l.Begin(m)
 	if err != nil {
-		return wrapJournalErr(err)
+		return "", wrapJournalErr(err)
 	}
 	w.phase("lock", &clock)
 	prog := w.progress(ctx, "stage", len(units))
-	err = w.forEach(ctx, len(units), func(i int) error {
+	err = par.Do(ctx, len(units), w.opts.Workers, func(i int) error {
 		defer prog.add(1)
 		return w.stage(tx, units[i])
 	})
@@ -56,17 +57,19 @@ func (w *Workspace) commit(ctx context.Context, m *journal.Manifest, units []*un
 	w.phase("stage", &clock)
 	if err != nil {
 		if aerr := tx.Abort(); aerr != nil {
-			err = fmt.Errorf("%w (rolling back: %v)", err, aerr)
+			err = fmt.Errorf("%w (rolling back: %w)", err, aerr)
 		}
-		return wrapJournalErr(err)
+		return "", wrapJournalErr(err)
 	}
 	if err := tx.Commit(); err != nil {
-		return wrapJournalErr(err)
+		return "", wrapJournalErr(err)
 	}
 	w.phase("commit", &clock)
-	l.GCIfNeeded()
+	if _, err := l.GCIfNeeded(); err != nil {
+		warning = "committed; the journal's retention failed: " + err.Error()
+	}
 	w.phase("gc", &clock)
-	return nil
+	return warning, nil
 }
 
 func (w *Workspace) stage(tx *journal.Tx, u *unit) error {
@@ -80,8 +83,9 @@ func (w *Workspace) stage(tx *journal.Tx, u *unit) error {
 		if cur.exists {
 			now = "now hashes to " + hash.Of(cur.data).String()
 		}
-		return &plan.Error{Code: plan.CodeStaleHash, Path: u.src, Index: -1, Current: tokenIf(cur),
-			Msg: fmt.Sprintf("changed while this request was being applied (planned against %s, %s); nothing was written", u.old.Hash, now)}
+		e := plan.Errorf(plan.CodeStaleHash, u.src, "changed while this request was being applied (planned against %s, %s); nothing was written", u.old.Hash, now)
+		e.Current = tokenIf(cur)
+		return e
 	case u.old == nil && cur.exists:
 		return plan.Errorf(plan.CodeConflict, u.src, "was created by someone else while this request was being applied; nothing was written")
 	}
@@ -100,7 +104,10 @@ func (w *Workspace) stage(tx *journal.Tx, u *unit) error {
 		}
 		break
 	}
-	diff := u.render(cur.data, newData)
+	diff, st := u.render(cur.data, newData)
+	if u.res != nil {
+		u.res.Diff, u.res.LinesAdded, u.res.LinesRemoved = diff, st.Added, st.Removed
+	}
 	for k, i := range u.ops {
 		s := journal.Staging{Ident: cur.ident}
 		if m.Ops[i].Old != nil {
@@ -125,53 +132,3 @@ func tokenIf(f *fileInfo) string {
 	}
 	return hash.Of(f.data).String()
 }
-
-// forEach runs fn(0..n-1) on the bounded worker pool. A panic in fn comes
-// back as an error instead of killing the process (conc re-raises panics
-// in the caller of Wait). After the first error, tasks not yet started are
-// skipped.
-func (w *Workspace) forEach(ctx context.Context, n int, fn func(i int) error) error {
-	if n == 0 {
-		return nil
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		mu      sync.Mutex
-		first   error
-		skipped error
-	)
-	p := pool.New().WithMaxGoroutines(min(w.opts.Workers, n))
-	for i := 0; i < n; i++ {
-		p.Go(func() {
-			if err := ctx.Err(); err != nil {
-				mu.Lock()
-				skipped = err
-				mu.Unlock()
-				return
-			}
-			var c panics.Catcher
-			var err error
-			c.Try(func() { err = fn(i) })
-			if r := c.Recovered(); r != nil {
-				err = r.AsError()
-			}
-			if err != nil {
-				mu.Lock()
-				if first == nil {
-					first = err
-				}
-				mu.Unlock()
-				cancel()
-			}
-		})
-	}
-	p.Wait()
-	if first == nil {
-		// The caller's context ended and tasks were skipped.
-		first = skipped
-	}
-	return first
-}
-
-func asPlanError(err error, target **plan.Error) bool { return errors.As(err, target) }

@@ -37,7 +37,7 @@ func crashWorkload(t *testing.T) (old, new map[string]string) {
 	dir := t.TempDir()
 	writeTree(t, dir, crashTree)
 	old = readTree(t, dir)
-	w := openWS(t, dir, &Options{Sync: journal.SyncNone})
+	w := openWS(t, dir, &Options{Durability: NotDurable})
 	if res := run(t, w, crashRequest); !res.Success {
 		t.Fatalf("clean run: %+v", res)
 	}
@@ -50,14 +50,14 @@ func crashWorkload(t *testing.T) (old, new map[string]string) {
 func checkCrashInvariant(t *testing.T, dir string, old, new map[string]string, label string) (committed bool) {
 	t.Helper()
 	// Opening the workspace for writing runs recovery.
-	w, err := Open(dir, &Options{Sync: journal.SyncNone})
+	w, err := Open(dir, &Options{Durability: NotDurable})
 	if err != nil {
 		t.Fatalf("%s: reopen: %v", label, err)
 	}
 	defer w.Close()
 	got := treeString(readTree(t, dir))
 	isOld, isNew := got == treeString(old), got == treeString(new)
-	log, err := w.Log(0)
+	log, err := w.Log(context.Background(), 0)
 	if err != nil {
 		t.Fatalf("%s: log: %v", label, err)
 	}
@@ -113,14 +113,14 @@ func crashOnce(t *testing.T, dir string, opts Options, ffs *faultfs.FS) (crashed
 // checks that each file is entirely old or entirely new.
 func TestCrashAtEveryCall(t *testing.T) {
 	old, new := crashWorkload(t)
-	modes := map[string]journal.SyncMode{"fsync": journal.SyncFile, "syncfs": journal.SyncFilesystem}
+	modes := map[string]Durability{"fsync": DurableFsync, "syncfs": DurableSyncFS}
 	for name, mode := range modes {
 		t.Run(name, func(t *testing.T) {
 			// Count the calls of a clean run.
 			dir := t.TempDir()
 			writeTree(t, dir, crashTree)
 			probe := &faultfs.FS{}
-			crashOnce(t, dir, Options{Sync: mode}, probe)
+			crashOnce(t, dir, Options{Durability: mode}, probe)
 			total := probe.N()
 			if got := treeString(readTree(t, dir)); got != treeString(new) {
 				t.Fatalf("clean run through faultfs did not produce the new tree")
@@ -130,7 +130,7 @@ func TestCrashAtEveryCall(t *testing.T) {
 				dir := t.TempDir()
 				writeTree(t, dir, crashTree)
 				ffs := &faultfs.FS{FailAt: n, Mode: faultfs.ModeCrash}
-				crashOnce(t, dir, Options{Sync: mode}, ffs)
+				crashOnce(t, dir, Options{Durability: mode}, ffs)
 				if ffs.Tripped {
 					crashes++
 				}
@@ -155,14 +155,14 @@ func TestIOErrorAtEveryCall(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, crashTree)
 	probe := &faultfs.FS{}
-	crashOnce(t, dir, Options{Sync: journal.SyncFile}, probe)
+	crashOnce(t, dir, Options{Durability: DurableFsync}, probe)
 	total := probe.N()
 	for _, mode := range []faultfs.Mode{faultfs.ModeError, faultfs.ModeErrorPersistent} {
 		for n := 1; n <= total; n++ {
 			dir := t.TempDir()
 			writeTree(t, dir, crashTree)
 			ffs := &faultfs.FS{FailAt: n, Mode: mode}
-			crashOnce(t, dir, Options{Sync: journal.SyncFile}, ffs)
+			crashOnce(t, dir, Options{Durability: DurableFsync}, ffs)
 			label := "EIO at call " + itoa(n)
 			if mode == faultfs.ModeErrorPersistent {
 				label += " and after"
@@ -185,20 +185,20 @@ func TestCrashDuringRecovery(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, crashTree)
 	probe := &faultfs.FS{}
-	crashOnce(t, dir, Options{Sync: journal.SyncFile}, probe)
+	crashOnce(t, dir, Options{Durability: DurableFsync}, probe)
 	total := probe.N()
 	explored := 0
 	for n := 5; n <= total; n += 7 {
 		// How many calls does recovery after a crash at n make?
 		base := t.TempDir()
 		writeTree(t, base, crashTree)
-		crashOnce(t, base, Options{Sync: journal.SyncFile}, &faultfs.FS{FailAt: n, Mode: faultfs.ModeCrash})
+		crashOnce(t, base, Options{Durability: DurableFsync}, &faultfs.FS{FailAt: n, Mode: faultfs.ModeCrash})
 		rprobe := &faultfs.FS{}
 		recoverWith(t, base, rprobe)
 		for m := 1; m <= rprobe.N(); m++ {
 			dir := t.TempDir()
 			writeTree(t, dir, crashTree)
-			crashOnce(t, dir, Options{Sync: journal.SyncFile}, &faultfs.FS{FailAt: n, Mode: faultfs.ModeCrash})
+			crashOnce(t, dir, Options{Durability: DurableFsync}, &faultfs.FS{FailAt: n, Mode: faultfs.ModeCrash})
 			recoverWith(t, dir, &faultfs.FS{FailAt: m, Mode: faultfs.ModeCrash})
 			checkCrashInvariant(t, dir, old, new, "crash at "+itoa(n)+", recovery crash at "+itoa(m))
 			explored++
@@ -221,7 +221,7 @@ func recoverWith(t *testing.T, dir string, ffs *faultfs.FS) {
 			}
 		}
 	}()
-	w, err := Open(dir, &Options{FS: ffs, Sync: journal.SyncFile})
+	w, err := Open(dir, &Options{FS: ffs, Durability: DurableFsync})
 	if err == nil {
 		w.Close()
 	}

@@ -141,7 +141,7 @@ func diffSets(got, want []string) string {
 func TestGrepEqualsRipgrep(t *testing.T) {
 	rg := peer(t, "rg")
 	dir := goSourceTree(t)
-	w := openWS(t, dir, &Options{Mode: ModePlan})
+	w := openWS(t, dir, &Options{ReadOnly: true})
 	cases := []struct {
 		name    string
 		req     plan.GrepRequest
@@ -222,7 +222,7 @@ func TestGrepEqualsRipgrep(t *testing.T) {
 func TestGlobEqualsFd(t *testing.T) {
 	fd := peer(t, "fdfind", "fd")
 	dir := goSourceTree(t)
-	w := openWS(t, dir, &Options{Mode: ModePlan})
+	w := openWS(t, dir, &Options{ReadOnly: true})
 	cases := []struct {
 		pattern string
 		hidden  bool

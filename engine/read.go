@@ -90,7 +90,7 @@ func readEach[T any](ctx context.Context, w *Workspace, req *plan.ReadRequest, m
 			err = w.readImage(r)
 		}
 		if err != nil {
-			pe := asPlanErr(err)
+			pe := plan.As(err)
 			r.Success, r.Code, r.Error = false, pe.Code, pe.Error()
 		} else {
 			r.Success = true
@@ -441,11 +441,16 @@ type GlobOptions struct {
 	Path     string // directory to search (default: the root)
 	Hidden   bool   // include dot-files
 	NoIgnore bool   // do not honour .gitignore / .ignore
-	Limit    int    // at most this many files (0: all)
+	Limit    int    // at most this many entries (0: all)
+	// Dirs lists directories too; OnlyDirs lists nothing else.
+	Dirs, OnlyDirs bool
+	// Relative makes the paths relative to Path instead of the root.
+	Relative bool
 }
 
-// Glob returns the files under Path matching Pattern ("**" crosses
-// directories, braces and classes work), sorted by path, root-relative.
+// Glob returns the files (and, if asked, directories) under Path matching
+// Pattern ("**" crosses directories, braces and classes work), sorted by
+// path, root-relative.
 func (w *Workspace) Glob(ctx context.Context, o GlobOptions) (*plan.GlobResult, error) {
 	res := &plan.GlobResult{Files: []string{}}
 	fail := func(err error) (*plan.GlobResult, error) {
@@ -470,11 +475,19 @@ func (w *Workspace) Glob(ctx context.Context, o GlobOptions) (*plan.GlobResult, 
 	}
 	var mu sync.Mutex
 	err = walk.Walk(ctx, v.fsy, walk.Options{Skip: skipJournal, Dir: start, Hidden: o.Hidden, NoIgnore: o.NoIgnore, Workers: v.opts.Workers,
+		Dirs:  o.Dirs || o.OnlyDirs,
 		Prune: func(rel string) bool { return v.checkPolicy(rel, rel, false) != nil }},
 		func(e *walk.Entry) error {
-			if g.Match(relTo(start, e.Path)) && v.checkPolicy(e.Path, e.Path, false) == nil {
+			if o.OnlyDirs && !e.IsDir {
+				return nil
+			}
+			if rel := relTo(start, e.Path); g.Match(rel) && v.checkPolicy(e.Path, e.Path, false) == nil {
+				p := e.Path
+				if o.Relative {
+					p = rel
+				}
 				mu.Lock()
-				res.Files = append(res.Files, e.Path)
+				res.Files = append(res.Files, p)
 				mu.Unlock()
 			}
 			return nil
@@ -490,58 +503,12 @@ func (w *Workspace) Glob(ctx context.Context, o GlobOptions) (*plan.GlobResult, 
 	return res, nil
 }
 
-// FindOptions configure Find, the ADK toolset's find_files (find -name).
-type FindOptions struct {
-	Dir  string
-	Name string // shell pattern on the base name; empty matches all
-	Type string // "f", "d" or "" for both
-}
-
-// Find lists files and directories under Dir whose names match, skipping
-// hidden ones as find_files does, and returns paths relative to Dir.
-func (w *Workspace) Find(ctx context.Context, o FindOptions) ([]string, error) {
-	if o.Type != "" && o.Type != "f" && o.Type != "d" {
-		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "type %q: want f or d", o.Type)
-	}
-	var g *ignore.Glob
-	if o.Name != "" {
-		p, err := ignore.CompileGlob(o.Name)
-		if err != nil || p.Anchored() {
-			return nil, plan.Errorf(plan.CodeInvalidRequest, "", "bad name pattern %q: a shell pattern for names, without \"/\"", o.Name)
-		}
-		g = p
-	}
-	v, release := w.view()
-	defer release()
-	start, isDir, err := v.readTarget(o.Dir)
-	if err != nil {
-		return nil, err
-	}
-	if !isDir {
-		return nil, plan.Errorf(plan.CodeNotRegular, o.Dir, "is not a directory")
-	}
-	var mu sync.Mutex
-	out := []string{}
-	err = walk.Walk(ctx, v.fsy, walk.Options{Skip: skipJournal, Dir: start, NoIgnore: true, Dirs: o.Type != "f", Workers: v.opts.Workers},
-		func(e *walk.Entry) error {
-			if (o.Type == "d" && !e.IsDir) || (g != nil && !g.Match(e.Name)) || v.checkPolicy(e.Path, e.Path, false) != nil {
-				return nil
-			}
-			mu.Lock()
-			out = append(out, relTo(start, e.Path))
-			mu.Unlock()
-			return nil
-		})
-	sort.Strings(out)
-	return out, err
-}
-
-// Identical is what Diff returns for files with the same content.
-const Identical = "Files are identical."
-
 // Diff compares two files as diff -u does, through the same renderer as
-// dry runs; it returns Identical when they are the same.
+// dry runs; it returns "" when they are the same.
 func (w *Workspace) Diff(ctx context.Context, a, b string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	ra, fa, err := w.openForRead(a)
 	if err != nil {
 		return "", err
@@ -551,7 +518,7 @@ func (w *Workspace) Diff(ctx context.Context, a, b string) (string, error) {
 		return "", err
 	}
 	if bytes.Equal(fa.data, fb.data) {
-		return Identical, nil
+		return "", nil
 	}
 	if apply.IsBinary(fa.data) || apply.IsBinary(fb.data) {
 		return fmt.Sprintf("Binary files %s and %s differ\n", ra, rb), nil

@@ -19,7 +19,7 @@ func TestReadLineMode(t *testing.T) {
 	dir := t.TempDir()
 	content := "one\r\ntwo\nthree\nfour"
 	writeTree(t, dir, map[string]string{"f.txt": content, "bin.dat": "a\x00b", "latin1.txt": "caf\xe9\n"})
-	w := openWS(t, dir, &Options{Mode: ModePlan})
+	w := openWS(t, dir, &Options{ReadOnly: true})
 	read := func(req *plan.ReadRequest) []*plan.ReadResult {
 		t.Helper()
 		res, err := w.Read(context.Background(), req)
@@ -82,7 +82,7 @@ func TestReadDirectorySearchImage(t *testing.T) {
 	png := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
 	writeTree(t, dir, map[string]string{"a/b/c.txt": "x", "a/.h": "h", "top.txt": "alpha\nBeta\ngamma\ndelta beta\n", "img.png": png, "fake.png": "not an image"})
 	os.Symlink("top.txt", filepath.Join(dir, "ln"))
-	w := openWS(t, dir, &Options{Mode: ModePlan})
+	w := openWS(t, dir, &Options{ReadOnly: true})
 	ctx := context.Background()
 	rs, _ := w.Read(ctx, &plan.ReadRequest{Mode: "Directory", Path: "a"})
 	if r := rs[0]; !r.Success || len(r.Entries) != 2 || r.Entries[0].Path != "a/.h" || r.Entries[1].Kind != "dir" {
@@ -116,21 +116,23 @@ func TestListFindDiffGlob(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"src/a.go": "package a\n", "src/b.go": "package b\n", "src/sub/c.go": "package c\n",
 		".hidden/d.go": "", "docs/x.md": "", "same1": "s\n", "same2": "s\n", "vendor/v.go": "", ".gitignore": "vendor/\n"})
-	w := openWS(t, dir, &Options{Mode: ModePlan, DenyRead: []string{"secret*"}})
+	w := openWS(t, dir, &Options{ReadOnly: true, DenyRead: []string{"secret*"}})
 	ctx := context.Background()
 	ents, err := w.List(ctx, "src", ListOptions{Depth: 1, Ignore: []string{"b.go"}})
 	if err != nil || len(ents) != 3 || ents[0].Path != "src/a.go" || ents[1].Path != "src/sub" || ents[2].Path != "src/sub/c.go" {
 		t.Errorf("list: %v %+v", err, ents)
 	}
-	found, err := w.Find(ctx, FindOptions{Dir: "src", Name: "*.go", Type: "f"})
-	if err != nil || strings.Join(found, " ") != "a.go b.go sub/c.go" {
-		t.Errorf("find: %v %v", err, found)
+	// find -name: base names at any depth, ignore files not honoured,
+	// paths relative to the directory; directories on their own too.
+	found, err := w.Glob(ctx, GlobOptions{Path: "src", Pattern: "*.go", NoIgnore: true, Relative: true})
+	if err != nil || strings.Join(found.Files, " ") != "a.go b.go sub/c.go" {
+		t.Errorf("find: %v %v", err, found.Files)
 	}
-	found, _ = w.Find(ctx, FindOptions{Dir: ".", Type: "d"})
-	if strings.Join(found, " ") != "docs src src/sub vendor" {
-		t.Errorf("find dirs: %v", found)
+	found, _ = w.Glob(ctx, GlobOptions{Path: ".", Pattern: "*", NoIgnore: true, OnlyDirs: true, Relative: true})
+	if strings.Join(found.Files, " ") != "docs src src/sub vendor" {
+		t.Errorf("find dirs: %v", found.Files)
 	}
-	if d, err := w.Diff(ctx, "same1", "same2"); err != nil || d != Identical {
+	if d, err := w.Diff(ctx, "same1", "same2"); err != nil || d != "" {
 		t.Errorf("identical: %q %v", d, err)
 	}
 	if d, _ := w.Diff(ctx, "src/a.go", "src/b.go"); d != "--- src/a.go\n+++ src/b.go\n@@ -1 +1 @@\n-package a\n+package b\n" {
@@ -153,7 +155,7 @@ func TestListFindDiffGlob(t *testing.T) {
 func TestGrepModesAndLimits(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"a.txt": "foo 1\nbar\nfoo 2\nbaz\n", "b.txt": "nothing\n", "c.txt": "FOO\n", "secret.env": "foo\n"})
-	w := openWS(t, dir, &Options{Mode: ModePlan, DenyRead: []string{"*.env"}})
+	w := openWS(t, dir, &Options{ReadOnly: true, DenyRead: []string{"*.env"}})
 	ctx := context.Background()
 	g := func(req plan.GrepRequest) *plan.GrepResult {
 		t.Helper()

@@ -42,6 +42,11 @@ func (w *Workspace) Undo(ctx context.Context, uo UndoOptions) (*plan.Result, err
 
 func (w *Workspace) undo(ctx context.Context, uo UndoOptions) (*plan.Result, error) {
 	res := &plan.Result{DryRun: uo.DryRun, Files: []*plan.FileResult{}}
+	if !uo.DryRun {
+		if err := w.readOnly("undo"); err != nil {
+			return failResult(res, err)
+		}
+	}
 	entries, err := w.j.List()
 	if err != nil {
 		return failResult(res, wrapJournalErr(err))
@@ -50,11 +55,7 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions) (*plan.Result, err
 	if err != nil {
 		return failResult(res, err)
 	}
-	if !uo.DryRun {
-		if err := w.approve(ctx, "undo", uo); err != nil {
-			return failResult(res, err)
-		}
-	}
+
 	tm := target.Manifest
 	m := &journal.Manifest{Command: "undo", Undoes: tm.ID, Forced: uo.Force}
 	verb := "undo"
@@ -92,7 +93,8 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions) (*plan.Result, err
 		var before []byte
 		if op.Old != nil {
 			if before, err = w.j.Before(tm, i); err != nil {
-				e := &plan.Error{Code: plan.CodeIOError, Path: op.Path, Index: -1, Msg: "before-image unreadable: " + err.Error(), Err: err}
+				e := plan.Errorf(plan.CodeIOError, op.Path, "before-image unreadable: %v", err)
+				e.Err = err
 				return failResult(res, e)
 			}
 		}
@@ -110,9 +112,20 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions) (*plan.Result, err
 		if op.Old != nil {
 			fr.ContentHash = op.Old.Hash.String()
 		}
-		d := u.render(cur.data, before)
+		d, st := u.render(cur.data, before)
+		fr.LinesAdded, fr.LinesRemoved = st.Added, st.Removed
+		switch {
+		case op.Old == nil:
+			fr.Status = "deleted"
+		case !cur.exists:
+			fr.Status = "created"
+		default:
+			fr.Status = "modified"
+		}
 		if uo.DryRun {
 			fr.Preview = d
+		} else {
+			u.res = fr
 		}
 		diff.WriteString(d)
 	}
@@ -130,14 +143,18 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions) (*plan.Result, err
 		res.Success = true
 		return res, nil
 	}
-	if err := w.commit(ctx, m, units); err != nil {
+	warning, err := w.commit(ctx, m, units)
+	if err != nil {
 		for _, f := range res.Files {
-			f.ContentHash = ""
+			f.ContentHash, f.Diff = "", ""
 		}
 		return failResult(res, err)
 	}
+	if warning != "" {
+		res.Warnings = append(res.Warnings, warning)
+	}
 	res.Success = true
-	res.TransactionID = m.ID
+	res.TransactionID, res.Summary = m.ID, m.Summary
 	return res, nil
 }
 
@@ -157,7 +174,7 @@ func (w *Workspace) undoUnit(op *journal.Op, cur *fileInfo, before []byte) (*uni
 	}
 	u := &unit{src: op.Path, old: old, kept: before,
 		content: func([]byte, bool) []byte { return before },
-		render: func(o, n []byte) string {
+		render: func(o, n []byte) (string, apply.Stat) {
 			c := apply.Change{OldPath: op.Path, NewPath: op.Path, Old: o, New: n}
 			if old == nil {
 				c.OldPath = ""
@@ -169,7 +186,7 @@ func (w *Workspace) undoUnit(op *journal.Op, cur *fileInfo, before []byte) (*uni
 			} else {
 				c.NewMode = op.Old.Mode
 			}
-			return apply.Unified(c)
+			return apply.Render(c)
 		}}
 	switch {
 	case op.Old == nil:
@@ -265,7 +282,10 @@ type TxnFile struct {
 
 // Log lists the journal's transactions, newest first, at most limit of
 // them (0: all).
-func (w *Workspace) Log(limit int) ([]*TxnInfo, error) {
+func (w *Workspace) Log(ctx context.Context, limit int) ([]*TxnInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	entries, err := w.j.List()
 	if err != nil {
 		return nil, wrapJournalErr(err)
@@ -303,7 +323,10 @@ func txnInfo(e *journal.Entry, undone map[string]string) *TxnInfo {
 }
 
 // Show returns a transaction's record and the unified diff it applied.
-func (w *Workspace) Show(id string) (*TxnInfo, string, error) {
+func (w *Workspace) Show(ctx context.Context, id string) (*TxnInfo, string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, "", err
+	}
 	full, err := w.j.Resolve(id)
 	if err != nil {
 		return nil, "", plan.Errorf(plan.CodeFileNotFound, "", "%v", err)
@@ -332,13 +355,25 @@ func (w *Workspace) Show(id string) (*TxnInfo, string, error) {
 
 // Recover rolls back transactions whose owners died before their commit
 // point (Open already does this for writable workspaces).
-func (w *Workspace) Recover() ([]*journal.Report, error) {
+func (w *Workspace) Recover(ctx context.Context) ([]*journal.Report, error) {
+	if err := w.readOnly("recovery"); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	reps, err := w.j.Recover()
 	return reps, wrapErrIf(err)
 }
 
 // GC applies the journal's retention limits and returns the removed ids.
-func (w *Workspace) GC() ([]string, error) {
+func (w *Workspace) GC(ctx context.Context) ([]string, error) {
+	if err := w.readOnly("gc"); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	l, err := w.j.Lock()
 	if err != nil {
 		return nil, wrapJournalErr(err)

@@ -21,29 +21,18 @@ import (
 	"github.com/txedit/txedit/plan"
 )
 
-// PermissionMode is one of seed 002's ToolContext permission modes.
-type PermissionMode string
-
-// The permission modes.
-const (
-	// ModeDefault consults Options.Approve before every write.
-	ModeDefault PermissionMode = "default"
-	// ModeAcceptEdits allows writes without asking.
-	ModeAcceptEdits PermissionMode = "acceptEdits"
-	// ModePlan is read-only: every write is denied.
-	ModePlan PermissionMode = "plan"
-	// ModeBypass asks nothing.
-	ModeBypass PermissionMode = "bypassPermissions"
-)
-
 // Options configure a Workspace. A nil *Options means the defaults.
 type Options struct {
 	// FS replaces the operating system's file system, rooted at the
-	// workspace root. Tests pass fault-injecting ones.
+	// workspace root: an in-memory one (fsys/memfs) for agent state that
+	// lives in memory, a fault-injecting one in tests.
 	FS fsys.FS
-	// Sync chooses how commits are made durable (default: syncfs barriers
-	// for large transactions, fsync for small ones).
-	Sync journal.SyncMode
+	// ReadOnly refuses every write (denied) and skips crash recovery,
+	// which writes: the workspace is looked at, never changed.
+	ReadOnly bool
+	// Durability chooses how commits are made durable (default: the
+	// journal's barrier).
+	Durability Durability
 	// LockTimeout bounds the wait for another process's commit (default 30s).
 	LockTimeout time.Duration
 	// Workers bounds the files processed at once (default 2×CPUs, min 4).
@@ -54,10 +43,6 @@ type Options struct {
 	// commit; beyond it they are computed again under the lock instead
 	// (default 256 MiB).
 	MemoryBudget int64
-	// Mode is the permission mode (default ModeDefault).
-	Mode PermissionMode
-	// Approve is asked before every write in ModeDefault; nil allows.
-	Approve func(ctx context.Context, tool string, args any) (bool, error)
 	// DenyRead and DenyWrite are globs (gitignore-like: without a "/" they
 	// match a base name at any depth; "**" crosses directories) of paths
 	// that may not be read or written.
@@ -79,6 +64,37 @@ type Options struct {
 	Timings func(phase string, d time.Duration)
 }
 
+// Durability chooses how a commit makes its phases durable.
+type Durability int
+
+// The durability settings.
+const (
+	// DurableAuto is the default barrier.
+	DurableAuto Durability = iota
+	// DurableFsync fsyncs every file and directory a commit writes.
+	DurableFsync
+	// DurableSyncFS makes each phase durable with one syncfs(2), which
+	// flushes everything dirty on the file system, other processes'
+	// data too.
+	DurableSyncFS
+	// NotDurable skips fsync: a commit stays atomic across a process
+	// crash (the page cache survives it), not across a power loss. For
+	// tmpfs and throwaway trees.
+	NotDurable
+)
+
+func (d Durability) journal() journal.SyncMode {
+	switch d {
+	case DurableFsync:
+		return journal.SyncFile
+	case DurableSyncFS:
+		return journal.SyncFilesystem
+	case NotDurable:
+		return journal.SyncNone
+	}
+	return journal.SyncAuto
+}
+
 // Workspace is a directory tree that txedit reads and edits. All access
 // is confined to the root. A Workspace is safe for concurrent use; commits
 // are serialised by the journal's lock, across processes too.
@@ -94,14 +110,13 @@ type Workspace struct {
 	denyW    []*ignore.Glob
 	// dirs caches, for one operation's view, directories known to hold
 	// no symlink on the way from the root (see resolve).
-	dirs *sync.Map
-	// Recovered lists what recovery did when the workspace was opened.
-	Recovered []*journal.Report
+	dirs      *sync.Map
+	recovered []*journal.Report
 }
 
-// Open opens the workspace rooted at dir. Unless Options.Mode is plan
-// (read-only), it first recovers transactions whose owners died before
-// their commit point.
+// Open opens the workspace rooted at dir. Unless it is read-only, it
+// first recovers transactions whose owners died before their commit point
+// ([Workspace.Recovered] says what that did).
 func Open(dir string, opts *Options) (*Workspace, error) {
 	w := &Workspace{}
 	if opts != nil {
@@ -117,14 +132,6 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 	if o.MemoryBudget <= 0 {
 		o.MemoryBudget = 256 << 20
 	}
-	if o.Mode == "" {
-		o.Mode = ModeDefault
-	}
-	switch o.Mode {
-	case ModeDefault, ModeAcceptEdits, ModePlan, ModeBypass:
-	default:
-		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "unknown permission mode %q (want default, acceptEdits, plan or bypassPermissions)", o.Mode)
-	}
 	abs, err := filepath.Abs(expandHome(dir))
 	if err != nil {
 		return nil, err
@@ -139,7 +146,7 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 	} else {
 		fi, err := os.Stat(abs)
 		if err != nil {
-			return nil, &plan.Error{Code: plan.CodeFileNotFound, Index: -1, Path: dir, Msg: "workspace root: " + errText(err), Err: err}
+			return nil, plan.Wrapf(plan.CodeFileNotFound, dir, err, "workspace root: %s", errText(err))
 		}
 		if !fi.IsDir() {
 			return nil, plan.Errorf(plan.CodeInvalidRequest, dir, "workspace root is not a directory")
@@ -157,16 +164,28 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 	if w.denyW, err = ignore.CompileGlobs(o.DenyWrite); err != nil {
 		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "deny list: %v", err)
 	}
-	w.j = journal.New(w.fsy, &journal.Options{Sync: o.Sync, LockTimeout: o.LockTimeout, Keep: o.Keep, KeepBytes: o.KeepBytes, Workers: o.Workers})
-	if o.Mode != ModePlan {
+	w.j = journal.New(w.fsy, &journal.Options{Sync: o.Durability.journal(), LockTimeout: o.LockTimeout, Keep: o.Keep, KeepBytes: o.KeepBytes, Workers: o.Workers})
+	if !o.ReadOnly {
 		reports, err := w.j.RecoverIfNeeded()
 		if err != nil {
 			w.Close()
 			return nil, wrapJournalErr(err)
 		}
-		w.Recovered = reports
+		w.recovered = reports
 	}
 	return w, nil
+}
+
+// Recovered lists what recovery did when the workspace was opened: the
+// transactions it rolled back, with the files it would not overwrite.
+func (w *Workspace) Recovered() []*journal.Report { return w.recovered }
+
+// readOnly refuses a write in a read-only workspace.
+func (w *Workspace) readOnly(op string) error {
+	if w.opts.ReadOnly {
+		return plan.Errorf(plan.CodeDenied, "", "the workspace is read-only: %s is refused", op)
+	}
+	return nil
 }
 
 // progress is a throttled reporter for one phase of one operation.
@@ -245,9 +264,6 @@ func (w *Workspace) view() (*Workspace, func()) {
 
 // Root returns the workspace's absolute root directory.
 func (w *Workspace) Root() string { return w.root }
-
-// FS returns the file system the workspace uses.
-func (w *Workspace) FS() fsys.FS { return w.fsy }
 
 func expandHome(p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
@@ -346,7 +362,7 @@ func (w *Workspace) resolve1(p string) (string, bool, error) {
 			if fsys.IsEscape(err) {
 				return "", false, plan.Errorf(plan.CodeOutsideRoot, p, "path leads outside the workspace root")
 			}
-			return "", false, &plan.Error{Code: plan.CodeIOError, Path: p, Index: -1, Msg: errText(err), Err: err}
+			return "", false, plan.Wrapf(plan.CodeIOError, p, err, "%s", errText(err))
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			if len(rest) > 0 && !fi.IsDir() && !allEmpty(rest) {
@@ -362,7 +378,7 @@ func (w *Workspace) resolve1(p string) (string, bool, error) {
 		}
 		target, err := w.fsy.Readlink(cur)
 		if err != nil {
-			return "", false, &plan.Error{Code: plan.CodeIOError, Path: p, Index: -1, Msg: errText(err), Err: err}
+			return "", false, plan.Wrapf(plan.CodeIOError, p, err, "%s", errText(err))
 		}
 		if strings.HasPrefix(target, "/") {
 			return "", false, plan.Errorf(plan.CodeOutsideRoot, p, "%s is an absolute symlink (to %s); txedit follows only relative links that stay inside the root", cur, target)
@@ -520,12 +536,12 @@ func (w *Workspace) checkRegular(named string, fi fs.FileInfo, forEdit bool) err
 
 func ioErr(named string, err error) error {
 	if errors.Is(err, fs.ErrPermission) {
-		return &plan.Error{Code: plan.CodeDenied, Path: named, Index: -1, Msg: errText(err), Err: err}
+		return plan.Wrapf(plan.CodeDenied, named, err, "%s", errText(err))
 	}
 	if fsys.IsEscape(err) {
-		return &plan.Error{Code: plan.CodeOutsideRoot, Path: named, Index: -1, Msg: "path leads outside the workspace root", Err: err}
+		return plan.Wrapf(plan.CodeOutsideRoot, named, err, "path leads outside the workspace root")
 	}
-	return &plan.Error{Code: plan.CodeIOError, Path: named, Index: -1, Msg: errText(err), Err: err}
+	return plan.Wrapf(plan.CodeIOError, named, err, "%s", errText(err))
 }
 
 // errText strips the op and path from an *fs.PathError: messages already
@@ -540,17 +556,17 @@ func errText(err error) string {
 
 func wrapJournalErr(err error) error {
 	if errors.Is(err, fsys.ErrBusy) {
-		return &plan.Error{Code: plan.CodeBusy, Index: -1, Msg: "another txedit process is committing in this workspace; try again", Err: err}
+		return plan.Wrapf(plan.CodeBusy, "", err, "another txedit process is committing in this workspace; try again")
 	}
 	var ce *fsys.ConflictError
 	if errors.As(err, &ce) {
-		return &plan.Error{Code: plan.CodeConflict, Path: ce.Path, Index: -1, Msg: ce.Msg + "; nothing was written", Err: err}
+		return plan.Wrapf(plan.CodeConflict, ce.Path, err, "%s; nothing was written", ce.Msg)
 	}
 	var pe *plan.Error
 	if errors.As(err, &pe) {
 		return err
 	}
-	return &plan.Error{Code: plan.CodeIOError, Index: -1, Msg: err.Error(), Err: err}
+	return plan.Wrap(plan.CodeIOError, "", err)
 }
 
 // createMode is the mode of files txedit creates: 0666 less the umask, as

@@ -14,9 +14,11 @@ type Command string
 // The edit commands.
 const (
 	Create       Command = "create"
+	Write        Command = "write"
 	StrReplace   Command = "str_replace"
 	Insert       Command = "insert"
 	Append       Command = "append"
+	AppendText   Command = "append_text"
 	ReplaceLines Command = "replace_lines"
 	Delete       Command = "delete"
 	Move         Command = "move"
@@ -24,7 +26,7 @@ const (
 )
 
 var commands = map[string]Command{
-	"create": Create, "str_replace": StrReplace, "insert": Insert, "append": Append,
+	"create": Create, "write": Write, "str_replace": StrReplace, "insert": Insert, "append": Append, "append_text": AppendText,
 	"replace_lines": ReplaceLines, "delete": Delete, "move": Move, "copy": Copy,
 }
 
@@ -35,12 +37,12 @@ type Op struct {
 	Text    string // file_text or new_str
 	Old     string // old_str
 	All     bool   // replace_all
+	First   bool   // str_replace: the first of several occurrences
 	// Start and End: replace_lines covers lines Start..End; insert has
 	// Start = End = insert_line.
 	Start, End int
 	Hash       *hash.Token // edit-level precondition, if any
 	NewPath    string      // move, copy
-	Raw        bool        // create: Text is the exact bytes
 }
 
 // FileOps is the compiled plan of one file: its operations grouped in the
@@ -50,12 +52,13 @@ type FileOps struct {
 	Path  string // as the request named it
 	Hash  *hash.Token
 	// NumEdits is the number of edits the request gave for the file.
-	NumEdits    int
+	NumEdits int
+	// Create is the create or write that sets the base content.
 	Create      *Op
 	LineEdits   []*Op // ascending by position; see [FileOps.LineEdits]
 	StrReplaces []*Op
-	Appends     []*Op
-	Final       *Op // copy, move or delete
+	Appends     []*Op // append and append_text, in request order
+	Final       *Op   // copy, move or delete
 	// Invalid holds validation failures of individual edits. The edits
 	// listed here are not in the groups above.
 	Invalid []*Error
@@ -105,7 +108,7 @@ func Compile(r *Request) (*Plan, error) {
 	p := &Plan{Atomic: r.IsAtomic(), DryRun: r.DryRun, Summary: r.Summary}
 	single := r.Path != "" || r.FileText != nil || r.OldStr != nil || r.NewStr != nil ||
 		r.InsertLine != nil || r.StartLine != nil || r.EndLine != nil || r.ContentHash != "" ||
-		r.NewPath != "" || r.ReplaceAll
+		r.NewPath != "" || r.ReplaceAll || r.First
 	switch {
 	case len(r.FileEdits) > 0:
 		if single && r.Command != "pattern_replace" {
@@ -130,10 +133,7 @@ func Compile(r *Request) (*Plan, error) {
 		if r.Path == "" {
 			return nil, Errorf(CodeInvalidRequest, "", "command %s needs path", r.Command)
 		}
-		e := Edit{Command: r.Command, FileText: r.FileText, OldStr: r.OldStr, NewStr: r.NewStr,
-			ReplaceAll: r.ReplaceAll, InsertLine: r.InsertLine, StartLine: r.StartLine, EndLine: r.EndLine,
-			ContentHash: r.ContentHash, NewPath: r.NewPath}
-		p.Files = append(p.Files, compileFile(0, FileEdit{Path: r.Path, Edits: []Edit{e}}))
+		p.Files = append(p.Files, compileFile(0, FileEdit{Path: r.Path, Edits: []Edit{r.Edit}}))
 	}
 	if r.HasPattern() {
 		pat, err := compilePattern(r)
@@ -165,24 +165,24 @@ func compilePattern(r *Request) (*Pattern, error) {
 func compileFile(entry int, fe FileEdit) *FileOps {
 	f := &FileOps{Entry: entry, Path: fe.Path, NumEdits: len(fe.Edits)}
 	bad := func(i int, cmd string, code Code, format string, args ...any) {
-		f.Invalid = append(f.Invalid, &Error{Code: code, Path: fe.Path, Index: i, Command: cmd, Msg: fmt.Sprintf(format, args...)})
+		f.Invalid = append(f.Invalid, EditErrorf(code, fe.Path, i, cmd, format, args...))
 	}
 	if fe.Path == "" {
-		bad(-1, "", CodeInvalidRequest, "fileEdits entry %d has no path", entry)
+		bad(NoEdit, "", CodeInvalidRequest, "fileEdits entry %d has no path", entry)
 		return f
 	}
 	if strings.ContainsRune(fe.Path, 0) {
-		bad(-1, "", CodeInvalidRequest, "path contains a NUL byte")
+		bad(NoEdit, "", CodeInvalidRequest, "path contains a NUL byte")
 		return f
 	}
 	if len(fe.Edits) == 0 {
-		bad(-1, "", CodeInvalidRequest, "no edits for this file")
+		bad(NoEdit, "", CodeInvalidRequest, "no edits for this file")
 		return f
 	}
 	if fe.ContentHash != "" {
 		tok, err := hash.ParseToken(fe.ContentHash)
 		if err != nil {
-			bad(-1, "", CodeInvalidRequest, "file content_hash: %v", err)
+			bad(NoEdit, "", CodeInvalidRequest, "file content_hash: %v", err)
 		} else {
 			f.Hash = &tok
 		}
@@ -195,9 +195,9 @@ func compileFile(entry int, fe FileEdit) *FileOps {
 			continue
 		}
 		switch op.Command {
-		case Create:
+		case Create, Write:
 			if f.Create != nil {
-				bad(i, e.Command, CodeInvalidRequest, "a file takes at most one create (edit %d is one)", f.Create.Index)
+				bad(i, e.Command, CodeInvalidRequest, "a file takes at most one create or write (edit %d is one)", f.Create.Index)
 				continue
 			}
 			f.Create = op
@@ -205,7 +205,7 @@ func compileFile(entry int, fe FileEdit) *FileOps {
 			lineEdits = append(lineEdits, op)
 		case StrReplace:
 			f.StrReplaces = append(f.StrReplaces, op)
-		case Append:
+		case Append, AppendText:
 			f.Appends = append(f.Appends, op)
 		default: // Delete, Move, Copy
 			if f.Final != nil {
@@ -220,8 +220,8 @@ func compileFile(entry int, fe FileEdit) *FileOps {
 		f.Final = nil
 	}
 	f.LineEdits = orderLineEdits(lineEdits, func(op, prev *Op) {
-		f.Invalid = append(f.Invalid, &Error{Code: CodeOverlappingEdits, Path: fe.Path, Index: op.Index, Command: string(op.Command),
-			Msg: fmt.Sprintf("%s overlaps edit %d (%s)", describe(op), prev.Index, describe(prev))})
+		f.Invalid = append(f.Invalid, EditErrorf(CodeOverlappingEdits, fe.Path, op.Index, string(op.Command),
+			"%s overlaps edit %d (%s)", describe(op), prev.Index, describe(prev)))
 	})
 	sort.Slice(f.Invalid, func(i, j int) bool { return f.Invalid[i].Index < f.Invalid[j].Index })
 	return f
@@ -246,21 +246,21 @@ func compileEdit(i int, e Edit) (*Op, string) {
 		}
 		return nil, fmt.Sprintf("unknown command %q", e.Command)
 	}
-	op := &Op{Index: i, Command: cmd, Raw: e.Raw}
+	op := &Op{Index: i, Command: cmd}
 	// Refuse fields that do not belong to the command: an agent that sends
 	// insert_line with str_replace has misunderstood something, and guessing
 	// which it meant is how edits land in the wrong place.
 	allowed := map[Command]string{
-		Create: "file_text", StrReplace: "old_str new_str replace_all", Insert: "insert_line new_str content_hash",
-		Append: "new_str", ReplaceLines: "start_line end_line new_str content_hash", Delete: "", Move: "new_path", Copy: "new_path",
+		Create: "file_text", Write: "file_text", StrReplace: "old_str new_str replace_all first", Insert: "insert_line new_str content_hash",
+		Append: "new_str", AppendText: "new_str", ReplaceLines: "start_line end_line new_str content_hash", Delete: "", Move: "new_path", Copy: "new_path",
 	}[cmd]
 	present := map[string]bool{
 		"file_text": e.FileText != nil, "old_str": e.OldStr != nil, "new_str": e.NewStr != nil,
-		"replace_all": e.ReplaceAll, "insert_line": e.InsertLine != nil, "start_line": e.StartLine != nil,
+		"replace_all": e.ReplaceAll, "first": e.First, "insert_line": e.InsertLine != nil, "start_line": e.StartLine != nil,
 		"end_line": e.EndLine != nil, "content_hash": e.ContentHash != "", "new_path": e.NewPath != "",
 	}
 	var extra []string
-	for _, name := range []string{"file_text", "old_str", "new_str", "replace_all", "insert_line", "start_line", "end_line", "content_hash", "new_path"} {
+	for _, name := range []string{"file_text", "old_str", "new_str", "replace_all", "first", "insert_line", "start_line", "end_line", "content_hash", "new_path"} {
 		if present[name] && !strings.Contains(" "+allowed+" ", " "+name+" ") {
 			extra = append(extra, name)
 		}
@@ -282,7 +282,7 @@ func compileEdit(i int, e Edit) (*Op, string) {
 		op.Hash = &tok
 	}
 	switch cmd {
-	case Create:
+	case Create, Write:
 		if m := need("file_text"); m != "" {
 			return nil, m
 		}
@@ -294,7 +294,10 @@ func compileEdit(i int, e Edit) (*Op, string) {
 		if *e.OldStr == "" {
 			return nil, "old_str is empty: give the exact text to replace (use create to write a whole file)"
 		}
-		op.Old, op.Text, op.All = *e.OldStr, *e.NewStr, e.ReplaceAll
+		if e.ReplaceAll && e.First {
+			return nil, "replace_all and first contradict each other: give one"
+		}
+		op.Old, op.Text, op.All, op.First = *e.OldStr, *e.NewStr, e.ReplaceAll, e.First
 	case Insert:
 		if m := need("insert_line") + need("new_str"); m != "" {
 			return nil, m
@@ -306,7 +309,7 @@ func compileEdit(i int, e Edit) (*Op, string) {
 		if op.Hash != nil && op.Hash.IsRange() && (op.Start < op.Hash.Start-1 || op.Start > op.Hash.End) {
 			return nil, fmt.Sprintf("insert_line %d lies outside the range %d-%d its content_hash covers", op.Start, op.Hash.Start, op.Hash.End)
 		}
-	case Append:
+	case Append, AppendText:
 		if m := need("new_str"); m != "" {
 			return nil, m
 		}

@@ -26,14 +26,21 @@ const (
 	CodeTooLarge         Code = "too_large"
 	CodeBusy             Code = "busy"
 	CodeIOError          Code = "io_error"
+	// CodeNotRead: a write to a file the session has not read (SPEC §12).
+	CodeNotRead Code = "not_read"
 )
 
 // Error is a failure with a stable code. Path names the file as the request
-// named it; Index is the edit's position in its file's edit list, or -1 when
-// the failure concerns the file or the request as a whole.
+// named it. An error about one edit carries the edit's position in its
+// file's edit list ([Error.Edit]); one about the file or the request as a
+// whole carries none. Make them with [Errorf], [EditErrorf] and [Wrap].
 type Error struct {
-	Code    Code
-	Path    string
+	Code Code
+	// Op is the operation that failed ("apply", "read", "grep", "undo",
+	// …), when the caller set it; it is not part of the message.
+	Op   string
+	Path string
+	// Index is the edit's position, or [NoEdit].
 	Index   int
 	Command string
 	Msg     string
@@ -63,9 +70,59 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// NoEdit is the Index of an error that concerns no single edit.
+const NoEdit = -1
+
+// Edit returns the position of the edit the error is about, and false if
+// it concerns the file or the request as a whole.
+func (e *Error) Edit() (int, bool) { return e.Index, e.Index >= 0 }
+
 // Errorf returns an *Error with the given code, for the whole file or request.
 func Errorf(code Code, path string, format string, args ...any) *Error {
-	return &Error{Code: code, Path: path, Index: -1, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Code: code, Path: path, Index: NoEdit, Msg: fmt.Sprintf(format, args...)}
+}
+
+// EditErrorf returns an *Error about edit index (of the given command) of
+// the file path.
+func EditErrorf(code Code, path string, index int, command string, format string, args ...any) *Error {
+	return &Error{Code: code, Path: path, Index: index, Command: command, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Wrap returns an *Error with the given code whose message is err's and
+// which unwraps to err, for the whole file or request.
+func Wrap(code Code, path string, err error) *Error {
+	return &Error{Code: code, Path: path, Index: NoEdit, Msg: err.Error(), Err: err}
+}
+
+// Wrapf is [Errorf] whose error unwraps to err.
+func Wrapf(code Code, path string, err error, format string, args ...any) *Error {
+	e := Errorf(code, path, format, args...)
+	e.Err = err
+	return e
+}
+
+// WithEdit returns a copy of e pinned on edit index (of command).
+func (e *Error) WithEdit(index int, command string) *Error {
+	c := *e
+	c.Index, c.Command = index, command
+	return &c
+}
+
+// WithOp returns e with Op set, unless it is set already.
+func (e *Error) WithOp(op string) *Error {
+	if e.Op == "" {
+		e.Op = op
+	}
+	return e
+}
+
+// As returns the *Error in err's chain, or wraps err as an io_error.
+func As(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return Wrap(CodeIOError, "", err)
 }
 
 // CodeOf returns the code of the first *Error in err's chain, or io_error

@@ -44,7 +44,7 @@ func decodeStrict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return &Error{Code: CodeInvalidRequest, Index: -1, Msg: "bad request JSON: " + jsonMsg(err), Err: err}
+		return &Error{Code: CodeInvalidRequest, Index: NoEdit, Msg: "bad request JSON: " + jsonMsg(err), Err: err}
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return Errorf(CodeInvalidRequest, "", "bad request JSON: trailing data after the object")

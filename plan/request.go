@@ -5,26 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 )
 
 // Request is a write request: the RFC's fs_write with txedit's extensions.
 // Pointer fields distinguish "absent" from the zero value.
 type Request struct {
-	Command string `json:"command,omitempty"`
-	Path    string `json:"path,omitempty"`
-
-	// Fields of the single-file form; see [Edit].
-	FileText    *string `json:"file_text,omitempty"`
-	OldStr      *string `json:"old_str,omitempty"`
-	NewStr      *string `json:"new_str,omitempty"`
-	ReplaceAll  bool    `json:"replace_all,omitempty"`
-	InsertLine  *int    `json:"insert_line,omitempty"`
-	StartLine   *int    `json:"start_line,omitempty"`
-	EndLine     *int    `json:"end_line,omitempty"`
-	ContentHash string  `json:"content_hash,omitempty"`
-	NewPath     string  `json:"new_path,omitempty"`
+	// The single-file form: one edit (see [Edit]) of the file Path.
+	Edit
+	Path string `json:"path,omitempty"`
 
 	FileEdits []FileEdit `json:"fileEdits,omitempty"`
 
@@ -58,27 +47,33 @@ type FileEdit struct {
 // Edit is one edit command. Which fields apply depends on Command:
 //
 //	create        file_text
-//	str_replace   old_str, new_str, replace_all
+//	write         file_text
+//	str_replace   old_str, new_str, replace_all, first
 //	insert        insert_line, new_str, content_hash
 //	append        new_str
+//	append_text   new_str
 //	replace_lines start_line, end_line, new_str, content_hash
 //	delete        (none)
 //	move, copy    new_path
+//
+// create makes a file, or replaces an existing one's content keeping its
+// line endings and BOM; write puts file_text's exact bytes, creating or
+// replacing. append adds whole lines in the file's line endings;
+// append_text adds new_str's exact bytes (and creates a missing file).
+// str_replace with first replaces the first occurrence even when there are
+// several (the result counts them).
 type Edit struct {
-	Command     string  `json:"command"`
+	Command     string  `json:"command,omitempty"`
 	FileText    *string `json:"file_text,omitempty"`
 	OldStr      *string `json:"old_str,omitempty"`
 	NewStr      *string `json:"new_str,omitempty"`
 	ReplaceAll  bool    `json:"replace_all,omitempty"`
+	First       bool    `json:"first,omitempty"`
 	InsertLine  *int    `json:"insert_line,omitempty"`
 	StartLine   *int    `json:"start_line,omitempty"`
 	EndLine     *int    `json:"end_line,omitempty"`
 	ContentHash string  `json:"content_hash,omitempty"`
 	NewPath     string  `json:"new_path,omitempty"`
-	// Raw marks a create whose file_text is the file's exact bytes (no
-	// line-ending or BOM adjustment). Tools that compute a whole new
-	// content from the file itself set it; it is not part of the wire.
-	Raw bool `json:"-"`
 }
 
 // IsAtomic reports the request's atomic setting (default true).
@@ -110,14 +105,9 @@ func Parse(data []byte) (*Request, error) {
 			data, _ = json.Marshal(probe)
 		}
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var r Request
-	if err := dec.Decode(&r); err != nil {
-		return nil, &Error{Code: CodeInvalidRequest, Index: -1, Msg: "bad request JSON: " + jsonMsg(err), Err: err}
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, Errorf(CodeInvalidRequest, "", "bad request JSON: trailing data after the object")
+	if err := decodeStrict(data, &r); err != nil {
+		return nil, err
 	}
 	return &r, nil
 }

@@ -6,12 +6,18 @@ type Result struct {
 	Success       bool          `json:"success"`
 	DryRun        bool          `json:"dry_run"`
 	TransactionID string        `json:"transaction_id,omitempty"`
+	// Summary describes the committed transaction as the journal records
+	// it (txedit log shows it).
+	Summary       string        `json:"summary,omitempty"`
 	Files         []*FileResult `json:"files"`
 	FilesModified int           `json:"files_modified"`
 	FilesSkipped  int           `json:"files_skipped"`
 	Diff          string        `json:"diff,omitempty"`
 	Code          Code          `json:"code,omitempty"`
 	Error         string        `json:"error,omitempty"`
+	// Warnings report trouble that did not change the outcome (a journal
+	// clean-up that failed after the commit, say).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // FileResult is the outcome for one file. Path is as the request named it
@@ -28,10 +34,22 @@ type FileResult struct {
 	ContentHash  string `json:"content_hash,omitempty"`
 	NewPath      string `json:"new_path,omitempty"`
 	Replacements int    `json:"replacements"`
-	WouldModify  *bool  `json:"would_modify,omitempty"`
-	Preview      string `json:"preview,omitempty"`
-	Code         Code   `json:"code,omitempty"`
-	Error        string `json:"error,omitempty"`
+	// Occurrences counts what the file's str_replace edits found, which is
+	// more than Replacements when one with first met several.
+	Occurrences int   `json:"occurrences,omitempty"`
+	WouldModify *bool `json:"would_modify,omitempty"`
+	// Status says what happened (or, in a dry run, would happen) to the
+	// file: created, modified, deleted, moved, copied; empty when nothing.
+	Status string `json:"status,omitempty"`
+	// LinesAdded and LinesRemoved count the lines of the file's diff.
+	LinesAdded   int `json:"lines_added,omitempty"`
+	LinesRemoved int `json:"lines_removed,omitempty"`
+	// Preview is the file's diff in a dry run (the RFC's field), Diff the
+	// diff that was committed.
+	Preview string `json:"preview,omitempty"`
+	Diff    string `json:"diff,omitempty"`
+	Code    Code   `json:"code,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 // FailedEdit reports one edit that failed.

@@ -26,7 +26,6 @@ import (
 	"github.com/txedit/txedit/apply"
 	"github.com/txedit/txedit/bench/internal/timing"
 	"github.com/txedit/txedit/engine"
-	"github.com/txedit/txedit/journal"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -60,9 +59,9 @@ func main() {
 		name string
 		run  func(root string) error
 	}
-	lib := func(mode journal.SyncMode) func(string) error {
+	lib := func(mode engine.Durability) func(string) error {
 		return func(root string) error {
-			w, err := engine.Open(root, &engine.Options{Sync: mode})
+			w, err := engine.Open(root, &engine.Options{Durability: mode})
 			if err != nil {
 				return err
 			}
@@ -81,9 +80,9 @@ func main() {
 			}
 			return nil
 		}},
-		{"txedit library (durable, syncfs)", lib(journal.SyncAuto)},
-		{"txedit library (durable, fsync each)", lib(journal.SyncFile)},
-		{"txedit library (no sync)", lib(journal.SyncNone)},
+		{"txedit library (durable, syncfs)", lib(engine.DurableAuto)},
+		{"txedit library (durable, fsync each)", lib(engine.DurableFsync)},
+		{"txedit library (no sync)", lib(engine.NotDurable)},
 		{"txedit apply (CLI, durable)", func(root string) error {
 			return run(*txedit, "apply", "--root", root, reqFile)
 		}},
@@ -173,7 +172,7 @@ func makeCorpus(root string, files, edits int) ([]byte, map[string][]byte) {
 }
 
 func dryRunDiff(root string, reqJSON []byte) string {
-	w, err := engine.Open(root, &engine.Options{Mode: engine.ModePlan})
+	w, err := engine.Open(root, &engine.Options{ReadOnly: true})
 	check(err)
 	defer w.Close()
 	req, _ := plan.Parse(reqJSON)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/txedit/txedit/engine"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -42,22 +41,21 @@ func applyCmd() *command {
 				e.printJSON(res)
 				return exitCode(res.Code)
 			}
-			e.printChanges(w, res)
+			e.printChanges(res)
 			e.printResult(res)
 			return exitCode(res.Code)
 		},
 	}
 }
 
-// printChanges prints what a write did: the diff of a dry run, or the
-// diffstat of the transaction it committed.
-func (e *env) printChanges(w *engine.Workspace, res *plan.Result) {
+// printChanges prints what a write did: the diff of a dry run, or a
+// diffstat of the transaction it committed (from the result: nothing is
+// read back).
+func (e *env) printChanges(res *plan.Result) {
 	if res.DryRun {
 		e.printDiff(res.Diff)
 	} else if res.TransactionID != "" {
-		if _, diff, err := w.Show(res.TransactionID); err == nil {
-			e.printStat(diff)
-		}
+		e.printStat(res)
 	}
 }
 
@@ -100,54 +98,23 @@ func countFailures(res *plan.Result) int {
 	return n
 }
 
-// printStat prints a git-style diffstat of a combined diff.
-func (e *env) printStat(diff string) {
-	for _, f := range splitDiff(diff) {
-		fmt.Fprintf(e.stdout, " %s %s", f.status, f.name)
-		if f.add+f.del > 0 {
-			fmt.Fprintf(e.stdout, " (+%d -%d)", f.add, f.del)
+// printStat prints a git-style diffstat of a committed result.
+func (e *env) printStat(res *plan.Result) {
+	letter := map[string]string{"created": "A", "modified": "M", "deleted": "D", "moved": "R", "copied": "C"}
+	for _, f := range res.Files {
+		if f.Status == "" {
+			continue
+		}
+		name := f.Path
+		if f.NewPath != "" {
+			name = f.NewPath
+		}
+		fmt.Fprintf(e.stdout, " %s %s", letter[f.Status], name)
+		if f.LinesAdded+f.LinesRemoved > 0 {
+			fmt.Fprintf(e.stdout, " (+%d -%d)", f.LinesAdded, f.LinesRemoved)
 		}
 		fmt.Fprintln(e.stdout)
 	}
-}
-
-type fileStat struct {
-	status, name string
-	add, del     int
-}
-
-func splitDiff(diff string) []fileStat {
-	var out []fileStat
-	var cur *fileStat
-	for _, line := range strings.Split(diff, "\n") {
-		switch {
-		case strings.HasPrefix(line, "diff --git "):
-			out = append(out, fileStat{status: "M", name: diffName(line)})
-			cur = &out[len(out)-1]
-		case cur == nil:
-		case strings.HasPrefix(line, "new file mode"):
-			cur.status = "A"
-		case strings.HasPrefix(line, "deleted file mode"):
-			cur.status = "D"
-		case strings.HasPrefix(line, "rename to "):
-			cur.status = "R"
-			cur.name = strings.TrimPrefix(line, "rename to ")
-		case strings.HasPrefix(line, "+++ "), strings.HasPrefix(line, "--- "):
-		case strings.HasPrefix(line, "+"):
-			cur.add++
-		case strings.HasPrefix(line, "-"):
-			cur.del++
-		}
-	}
-	return out
-}
-
-func diffName(header string) string {
-	rest := strings.TrimPrefix(header, "diff --git ")
-	if i := strings.LastIndex(rest, " b/"); i >= 0 {
-		return rest[i+3:]
-	}
-	return rest
 }
 
 // printDiff prints a unified diff, coloured on a terminal.

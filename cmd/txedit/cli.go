@@ -200,7 +200,7 @@ func (e *env) open(opts *engine.Options) (*engine.Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range w.Recovered {
+	for _, r := range w.Recovered() {
 		e.warnRecovered(r.ID, len(r.Conflicts), r.Damaged)
 	}
 	return w, nil

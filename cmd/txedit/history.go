@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/txedit/txedit/engine"
@@ -62,15 +61,8 @@ func undoCmd() *command {
 				fmt.Fprintln(e.stdout, "nothing to undo: the files already are as before")
 				return 0
 			}
-			if _, diff, err := w.Show(res.TransactionID); err == nil {
-				e.printStat(diff)
-			}
-			log, _ := w.Log(1)
-			summary := ""
-			if len(log) == 1 {
-				summary = ": " + log[0].Summary
-			}
-			fmt.Fprintf(e.stdout, "committed %s%s (txedit undo %s reverts it)\n", res.TransactionID, summary, res.TransactionID)
+			e.printStat(res)
+			fmt.Fprintf(e.stdout, "committed %s: %s (txedit undo %s reverts it)\n", res.TransactionID, res.Summary, res.TransactionID)
 			return 0
 		},
 	}
@@ -85,12 +77,12 @@ func logCmd() *command {
 			if len(args) > 0 {
 				return e.usageErr("log takes no arguments")
 			}
-			w, err := e.open(&engine.Options{Mode: engine.ModePlan})
+			w, err := e.open(&engine.Options{ReadOnly: true})
 			if err != nil {
 				return e.fail(err)
 			}
 			defer w.Close()
-			log, err := w.Log(limit)
+			log, err := w.Log(ctx, limit)
 			if err != nil {
 				return e.fail(err)
 			}
@@ -123,12 +115,12 @@ func showCmd() *command {
 			if len(args) != 1 {
 				return e.usageErr("show takes one transaction id (see txedit log)")
 			}
-			w, err := e.open(&engine.Options{Mode: engine.ModePlan})
+			w, err := e.open(&engine.Options{ReadOnly: true})
 			if err != nil {
 				return e.fail(err)
 			}
 			defer w.Close()
-			info, diff, err := w.Show(args[0])
+			info, diff, err := w.Show(ctx, args[0])
 			if err != nil {
 				return e.fail(err)
 			}
@@ -181,16 +173,16 @@ func recoverCmd() *command {
 					Damaged   string `json:"damaged,omitempty"`
 				}
 				out := []rep{}
-				for _, r := range w.Recovered {
+				for _, r := range w.Recovered() {
 					out = append(out, rep{r.ID, r.Conflicts, r.Damaged})
 				}
 				e.printJSON(map[string]any{"success": true, "recovered": out})
 				return 0
 			}
-			if len(w.Recovered) == 0 {
+			if len(w.Recovered()) == 0 {
 				fmt.Fprintln(e.stdout, "nothing to recover")
 			}
-			for _, r := range w.Recovered {
+			for _, r := range w.Recovered() {
 				fmt.Fprintf(e.stdout, "rolled back %s\n", r.ID)
 				for _, c := range r.Conflicts {
 					fmt.Fprintf(e.stdout, "  left alone: %s: %s", c.Path, c.Reason)
@@ -220,7 +212,7 @@ func gcCmd() *command {
 				return e.fail(err)
 			}
 			defer w.Close()
-			removed, err := w.GC()
+			removed, err := w.GC(ctx)
 			if err != nil {
 				return e.fail(err)
 			}
@@ -231,7 +223,7 @@ func gcCmd() *command {
 				e.printJSON(map[string]any{"success": true, "removed": removed})
 				return 0
 			}
-			fmt.Fprintf(e.stdout, "removed %d transaction(s)%s\n", len(removed), strings.Repeat("", 0))
+			fmt.Fprintf(e.stdout, "removed %d transaction(s)\n", len(removed))
 			return 0
 		},
 	}

@@ -31,7 +31,7 @@ func replaceCmd() *command {
 				return e.usageErr("usage: txedit replace [--dry-run] [--glob G] [--exclude G]... [--literal] 's/RE/REP/FLAGS' [DIR]")
 			}
 			rec := !noRecurse
-			req := &plan.Request{Command: "pattern_replace", SedPattern: args[0], FilePattern: glob, ExcludePatterns: excludes,
+			req := &plan.Request{Edit: plan.Edit{Command: "pattern_replace"}, SedPattern: args[0], FilePattern: glob, ExcludePatterns: excludes,
 				Recursive: &rec, Literal: literal, Hidden: hidden, NoIgnore: noIgnore, DryRun: dryRun, Directory: "."}
 			if len(args) == 2 {
 				req.Directory = args[1]
@@ -52,7 +52,7 @@ func replaceCmd() *command {
 				e.printJSON(res)
 				return exitCode(res.Code)
 			}
-			e.printChanges(w, res)
+			e.printChanges(res)
 			replacements := 0
 			for _, f := range res.Files {
 				replacements += f.Replacements

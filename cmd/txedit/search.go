@@ -34,7 +34,7 @@ func readCmd() *command {
 			if err != nil {
 				return e.fail(err)
 			}
-			w, err := e.open(&engine.Options{Mode: engine.ModePlan})
+			w, err := e.open(&engine.Options{ReadOnly: true})
 			if err != nil {
 				return e.fail(err)
 			}
@@ -163,7 +163,7 @@ func grepCmd() *command {
 			default:
 				req.OutputMode = "content"
 			}
-			w, err := e.open(&engine.Options{Mode: engine.ModePlan})
+			w, err := e.open(&engine.Options{ReadOnly: true})
 			if err != nil {
 				return e.fail(err)
 			}
@@ -313,7 +313,7 @@ func globCmd() *command {
 			if len(args) == 2 {
 				o.Path = args[1]
 			}
-			w, err := e.open(&engine.Options{Mode: engine.ModePlan})
+			w, err := e.open(&engine.Options{ReadOnly: true})
 			if err != nil {
 				return e.fail(err)
 			}

@@ -18,14 +18,13 @@ import (
 	"github.com/txedit/txedit/engine"
 	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/fsys/faultfs"
-	"github.com/txedit/txedit/journal"
 )
 
 func init() {
 	var counter *faultfs.FS
 	testOnlyOptions = func(root string, o *engine.Options) {
 		if os.Getenv("TXEDIT_TEST_NOSYNC") != "" {
-			o.Sync = journal.SyncNone
+			o.Durability = engine.NotDurable
 		}
 		at, _ := strconv.Atoi(os.Getenv("TXEDIT_TEST_KILL_AT"))
 		if at == 0 && os.Getenv("TXEDIT_TEST_COUNT") == "" {

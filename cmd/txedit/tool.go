@@ -11,8 +11,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/txedit/txedit/engine"
-	"github.com/txedit/txedit/engine/tools"
 	"github.com/txedit/txedit/plan"
+	"github.com/txedit/txedit/tools"
+	"github.com/txedit/txedit/tools/mcpserver"
 )
 
 // version is txedit's version, reported to MCP clients.
@@ -114,16 +115,16 @@ func mcpCmd() *command {
 			if err != nil {
 				return e.fail(err)
 			}
-			opts := &engine.Options{DenyRead: denyRead, DenyWrite: denyWrite, AllowGit: allowGit, Mode: engine.ModeAcceptEdits}
-			if readOnly {
-				opts.Mode = engine.ModePlan
-			}
+			opts := &engine.Options{DenyRead: denyRead, DenyWrite: denyWrite, AllowGit: allowGit, ReadOnly: readOnly}
 			w, err := e.open(opts)
 			if err != nil {
 				return e.fail(err)
 			}
 			defer w.Close()
-			server := newMCPServer(ts, &tools.Env{W: w, AllowExecute: allowExec}, readOnly)
+			// The client is the agent's host: writes need no further
+			// approval here (it asks its user, as MCP clients do).
+			env := &tools.Env{W: w, Mode: tools.ModeAcceptEdits, AllowExecute: allowExec}
+			server := mcpserver.New(ts, env, mcpserver.Options{ReadOnly: readOnly, Version: version})
 			if err := server.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
 				fmt.Fprintf(e.stderr, "txedit: mcp: %v\n", err)
 				return 1
@@ -131,56 +132,4 @@ func mcpCmd() *command {
 			return 0
 		},
 	}
-}
-
-const mcpInstructions = `txedit edits files transactionally: every write is all-or-nothing, checked
-against content hashes, journaled, and undoable (txedit undo). Read before you
-edit; send back the content_hash a read returned so that concurrent changes are
-never overwritten. Errors carry a stable code in brackets ([not_found],
-[ambiguous], [stale_hash], ...): on stale_hash, read again.`
-
-// newMCPServer serves a toolset: read tools are annotated read-only, writes
-// destructive; progress of long operations is relayed to the client when
-// it sent a progress token; a failure is an isError result whose text
-// starts with the error code.
-func newMCPServer(ts *tools.Toolset, env *tools.Env, readOnly bool) *mcp.Server {
-	server := mcp.NewServer(&mcp.Implementation{Name: "txedit", Title: "txedit (" + ts.Name + " tools)", Version: version},
-		&mcp.ServerOptions{Instructions: mcpInstructions})
-	for _, t := range ts.Offered(readOnly, env.AllowExecute) {
-		destructive, openWorld := !t.ReadOnly, t.Execute
-		ann := &mcp.ToolAnnotations{Title: t.Name, ReadOnlyHint: t.ReadOnly, IdempotentHint: t.ReadOnly, DestructiveHint: &destructive, OpenWorldHint: &openWorld}
-		server.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.Schema, Annotations: ann},
-			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
-					ctx = engine.WithProgress(ctx, func(phase string, done, total int) {
-						req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(done), Total: float64(total), Message: phase})
-					})
-				}
-				r := tools.Call(ctx, env, t, req.Params.Arguments)
-				text := r.TextOf()
-				if !r.OK && r.Code != "" {
-					text = "[" + string(r.Code) + "] " + text
-				}
-				res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: !r.OK}
-				if obj := asObject(r.Value); obj != nil {
-					res.StructuredContent = obj
-				}
-				return res, nil
-			})
-	}
-	return server
-}
-
-// asObject returns v as a JSON object, or nil if it is not one (MCP's
-// structured content is an object).
-func asObject(v any) map[string]any {
-	b, err := json.Marshal(v)
-	if err != nil || len(b) == 0 || b[0] != '{' {
-		return nil
-	}
-	var m map[string]any
-	if json.Unmarshal(b, &m) != nil {
-		return nil
-	}
-	return m
 }

@@ -1,4 +1,4 @@
-package main
+package mcpserver
 
 import (
 	"context"
@@ -12,18 +12,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/txedit/txedit/engine"
-	"github.com/txedit/txedit/engine/tools"
+	"github.com/txedit/txedit/tools"
 )
 
 // connect serves a toolset over in-memory transports and returns a client
 // session from the Go SDK's own client.
 func connect(t *testing.T, dir, toolset string, readOnly bool, progress func(*mcp.ProgressNotificationClientRequest)) *mcp.ClientSession {
 	t.Helper()
-	opts := &engine.Options{}
-	if readOnly {
-		opts.Mode = engine.ModePlan
-	}
-	w, err := engine.Open(dir, opts)
+	w, err := engine.Open(dir, &engine.Options{ReadOnly: readOnly})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +28,7 @@ func connect(t *testing.T, dir, toolset string, readOnly bool, progress func(*mc
 	if err != nil {
 		t.Fatal(err)
 	}
-	server := newMCPServer(ts, &tools.Env{W: w}, readOnly)
+	server := New(ts, &tools.Env{W: w}, Options{ReadOnly: readOnly, Version: "test"})
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	if _, err := server.Connect(ctx, st, nil); err != nil {

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/txedit/txedit/engine"
-	"github.com/txedit/txedit/engine/tools"
+	"github.com/txedit/txedit/tools"
 )
 
 // An agent framework embeds txedit by calling a toolset's tools with the
@@ -18,7 +18,7 @@ func ExampleCall() {
 	defer os.RemoveAll(dir)
 	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() { old() }\n"), 0o644)
 
-	w, _ := engine.Open(dir, &engine.Options{Mode: engine.ModeAcceptEdits})
+	w, _ := engine.Open(dir, nil)
 	defer w.Close()
 	ts, _ := tools.Get("claude")
 	env := &tools.Env{W: w}

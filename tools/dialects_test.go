@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -195,9 +196,28 @@ func TestTxeditToolset(t *testing.T) {
 	if r := call(t, env, "txedit", "fs_write", `{"command":"insert","path":"a.txt","insert_line":"two","new_str":"x"}`); r.OK || r.Code != plan.CodeInvalidRequest {
 		t.Errorf("a mistyped argument: %+v", r)
 	}
-	// Policy reaches the tools: read-only refuses writes.
-	ro, _ := setup(t, map[string]string{"a.txt": "x\n"}, &engine.Options{Mode: engine.ModePlan})
-	if r := call(t, ro, "claude", "Write", `{"file_path":"a.txt","content":"y"}`); r.OK || r.Code != plan.CodeDenied {
+	// Policy reaches the tools: a read-only workspace refuses writes, and
+	// so does the permission mode plan.
+	ro, rodir := setup(t, map[string]string{"a.txt": "x\n"}, &engine.Options{ReadOnly: true})
+	if r := call(t, ro, "claude", "Write", `{"file_path":"a.txt","content":"y"}`); r.OK || r.Code != plan.CodeDenied || read(t, rodir, "a.txt") != "x\n" {
+		t.Errorf("write in a read-only workspace: %+v", r)
+	}
+	pm, pmdir := setup(t, map[string]string{"a.txt": "x\n"}, nil)
+	pm.Mode = ModePlan
+	if r := call(t, pm, "claude", "Write", `{"file_path":"a.txt","content":"y"}`); r.OK || r.Code != plan.CodeDenied || read(t, pmdir, "a.txt") != "x\n" {
 		t.Errorf("write in plan mode: %+v", r)
+	}
+	if r := call(t, pm, "claude", "Read", `{"file_path":"a.txt"}`); !r.OK {
+		t.Errorf("read in plan mode: %+v", r)
+	}
+	// Default mode asks Approve before writes; acceptEdits does not.
+	asked := 0
+	pm.Mode, pm.Approve = ModeDefault, func(ctx context.Context, tool string, args json.RawMessage) (bool, error) { asked++; return false, nil }
+	if r := call(t, pm, "claude", "Write", `{"file_path":"a.txt","content":"y"}`); r.OK || r.Code != plan.CodeDenied || asked != 1 || read(t, pmdir, "a.txt") != "x\n" {
+		t.Errorf("refused approval: %+v (asked %d)", r, asked)
+	}
+	pm.Mode = ModeAcceptEdits
+	if r := call(t, pm, "claude", "Write", `{"file_path":"a.txt","content":"y"}`); !r.OK || asked != 1 || read(t, pmdir, "a.txt") != "y" {
+		t.Errorf("acceptEdits: %+v (asked %d)", r, asked)
 	}
 }

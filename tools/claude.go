@@ -142,10 +142,11 @@ func orDash(v any) any {
 }
 
 func errorOf(code plan.Code, msg string) error {
-	return &plan.Error{Code: code, Index: -1, Msg: strings.TrimPrefix(msg, string(code)+": ")}
+	return plan.Errorf(code, "", "%s", strings.TrimPrefix(msg, string(code)+": "))
 }
 
-// writeResult turns an Apply result into a ToolResult.
+// writeResult turns an Apply result into a ToolResult; verb "" takes the
+// file's status (created or updated).
 func writeResult(res *plan.Result, filePath, verb string) Result {
 	if !res.Success {
 		msg := res.Error
@@ -158,7 +159,17 @@ func writeResult(res *plan.Result, filePath, verb string) Result {
 		}
 		return toolFail(errorOf(res.Code, msg), filePath)
 	}
-	add, del := diffStat(res.Diff)
+	var add, del int
+	if len(res.Files) == 1 {
+		f := res.Files[0]
+		add, del = f.LinesAdded, f.LinesRemoved
+		if verb == "" {
+			verb = "updated"
+			if f.Status == "created" {
+				verb = "created"
+			}
+		}
+	}
 	return toolOK(ToolResult{Content: fmt.Sprintf("The file %s has been %s.", filePath, verb) + hashNote(res),
 		ShortResult: fmt.Sprintf("%s %s (+%d -%d)", strings.ToUpper(verb[:1])+verb[1:], filePath, add, del), FilePath: filePath})
 }
@@ -168,33 +179,6 @@ func hashNote(res *plan.Result) string {
 		return fmt.Sprintf(" Its content_hash is now %s.", res.Files[0].ContentHash)
 	}
 	return ""
-}
-
-func diffStat(diff string) (add, del int) {
-	for _, l := range strings.Split(diff, "\n") {
-		switch {
-		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-		case strings.HasPrefix(l, "+"):
-			add++
-		case strings.HasPrefix(l, "-"):
-			del++
-		}
-	}
-	return
-}
-
-// applyWithDiff commits req and returns the result with the diff of what
-// was written (previewed first, so the diff is exact).
-func applyWithDiff(ctx context.Context, w *engine.Workspace, req *plan.Request) *plan.Result {
-	pre, err := w.Preview(ctx, req)
-	if err != nil {
-		return pre
-	}
-	res, _ := w.Apply(ctx, req)
-	if res.Success {
-		res.Diff = pre.Diff
-	}
-	return res
 }
 
 func claudeWrite() *Tool {
@@ -211,13 +195,8 @@ func claudeWrite() *Tool {
 			if err := decode(args, &a); err != nil {
 				return toolFail(err, "")
 			}
-			req := &plan.Request{Command: "create", Path: a.FilePath, FileText: &a.Content}
-			res := applyWithDiff(ctx, env.W, req)
-			verb := "updated"
-			if strings.Contains(res.Diff, "new file mode") {
-				verb = "created"
-			}
-			return writeResult(res, a.FilePath, verb)
+			res, _ := env.W.Apply(ctx, &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "create", FileText: &a.Content}})
+			return writeResult(res, a.FilePath, "")
 		},
 		Compact: func(a map[string]any) string { return fmt.Sprint(a["file_path"]) },
 	}
@@ -253,10 +232,12 @@ func claudeEdit() *Tool {
 				if rs, _ := env.W.Read(ctx, &plan.ReadRequest{Mode: "Line", Path: a.FilePath}); len(rs) == 1 && rs[0].Success && rs[0].Content != "" {
 					return toolFail(plan.Errorf(plan.CodeInvalidRequest, a.FilePath, "old_string is empty but the file has content: give the text to replace"), a.FilePath)
 				}
-				return writeResult(applyWithDiff(ctx, env.W, req), a.FilePath, "created")
+				res, _ := env.W.Apply(ctx, req)
+				return writeResult(res, a.FilePath, "created")
 			}
-			req := &plan.Request{Command: "str_replace", Path: a.FilePath, OldStr: &a.OldString, NewStr: &a.NewString, ReplaceAll: a.ReplaceAll}
-			return writeResult(applyWithDiff(ctx, env.W, req), a.FilePath, "edited")
+			req := &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "str_replace", OldStr: &a.OldString, NewStr: &a.NewString, ReplaceAll: a.ReplaceAll}}
+			res, _ := env.W.Apply(ctx, req)
+			return writeResult(res, a.FilePath, "edited")
 		},
 		Compact: func(a map[string]any) string { return fmt.Sprint(a["file_path"]) },
 	}
@@ -290,7 +271,8 @@ func claudeMultiEdit() *Tool {
 			for _, e := range a.Edits {
 				fe.Edits = append(fe.Edits, plan.Edit{Command: "str_replace", OldStr: &e.OldString, NewStr: &e.NewString, ReplaceAll: e.ReplaceAll})
 			}
-			return writeResult(applyWithDiff(ctx, env.W, &plan.Request{FileEdits: []plan.FileEdit{fe}}), a.FilePath, "edited")
+			res, _ := env.W.Apply(ctx, &plan.Request{FileEdits: []plan.FileEdit{fe}})
+			return writeResult(res, a.FilePath, "edited")
 		},
 		Compact: func(a map[string]any) string {
 			n := 0

@@ -16,7 +16,7 @@ func Export(ts *Toolset, format string, tools []*Tool) ([]map[string]any, error)
 	for _, t := range tools {
 		switch format {
 		case "mcp", "":
-			out = append(out, map[string]any{"name": t.Name, "description": t.Description, "inputSchema": t.Schema, "annotations": Annotations(t)})
+			out = append(out, map[string]any{"name": t.Name, "description": t.Description, "inputSchema": t.Schema, "annotations": HintsOf(t).JSON()})
 		case "openai":
 			out = append(out, map[string]any{"type": "function", "function": map[string]any{"name": t.Name, "description": t.Description, "parameters": t.Schema}})
 		case "anthropic":
@@ -28,14 +28,19 @@ func Export(ts *Toolset, format string, tools []*Tool) ([]map[string]any, error)
 	return out, nil
 }
 
-// Annotations are a tool's MCP hints: read tools are read-only and
+// Hints are a tool's MCP annotations: read tools are read-only and
 // idempotent; writes are destructive; nothing reaches outside the
 // workspace except execute.
-func Annotations(t *Tool) map[string]any {
-	return map[string]any{
-		"readOnlyHint":    t.ReadOnly,
-		"destructiveHint": !t.ReadOnly,
-		"idempotentHint":  t.ReadOnly,
-		"openWorldHint":   t.Execute,
-	}
+type Hints struct {
+	ReadOnly, Destructive, Idempotent, OpenWorld bool
+}
+
+// HintsOf returns t's hints: the one place they are decided.
+func HintsOf(t *Tool) Hints {
+	return Hints{ReadOnly: t.ReadOnly, Destructive: !t.ReadOnly, Idempotent: t.ReadOnly, OpenWorld: t.Execute}
+}
+
+// JSON returns the hints as MCP's annotations object.
+func (h Hints) JSON() map[string]any {
+	return map[string]any{"readOnlyHint": h.ReadOnly, "destructiveHint": h.Destructive, "idempotentHint": h.Idempotent, "openWorldHint": h.OpenWorld}
 }

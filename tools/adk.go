@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/txedit/txedit/engine"
-	"github.com/txedit/txedit/hash"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -52,7 +51,7 @@ func adkFileSearch() *Tool {
 			if err := decode(args, &a); err != nil {
 				return lcFail(err)
 			}
-			found, err := env.W.Find(ctx, engine.FindOptions{Dir: a.DirPath, Name: a.Pattern, Type: "f"})
+			found, err := findNames(ctx, env, a.DirPath, a.Pattern, "f")
 			if err != nil {
 				return lcFail(err)
 			}
@@ -65,6 +64,25 @@ func adkFileSearch() *Tool {
 			return fmt.Sprintf("%v in %s", a["pattern"], compactPath(a, "dir_path"))
 		},
 	}
+}
+
+// findNames lists what find DIR -name PATTERN [-type T] lists, hidden
+// entries left out: paths relative to dir, sorted.
+func findNames(ctx context.Context, env *Env, dir, name, typ string) ([]string, error) {
+	if typ != "" && typ != "f" && typ != "d" {
+		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "type %q: want f or d", typ)
+	}
+	if name == "" {
+		name = "*"
+	}
+	if strings.Contains(name, "/") {
+		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "bad name pattern %q: a shell pattern for names, without \"/\"", name)
+	}
+	res, err := env.W.Glob(ctx, engine.GlobOptions{Pattern: name, Path: dir, NoIgnore: true, Dirs: typ == "", OnlyDirs: typ == "d", Relative: true})
+	if err != nil {
+		return nil, err
+	}
+	return res.Files, nil
 }
 
 func orDot(p string) string {
@@ -149,20 +167,12 @@ func adkWrite() *Tool {
 			if err := decode(args, &a); err != nil {
 				return lcFail(err)
 			}
-			req := &plan.Request{Command: "create", Path: a.FilePath, FileText: &a.Text}
+			// LangChain writes the text as given: no line-ending
+			// conversion; append adds it at the end (a missing file is
+			// created).
+			req := &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "write", FileText: &a.Text}}
 			if a.Append {
-				// Appended exactly as given, guarded by the hash of what
-				// was there; a missing file is created.
-				fe := plan.FileEdit{Path: a.FilePath}
-				text := a.Text
-				if rs, _ := env.W.Read(ctx, &plan.ReadRequest{Mode: "Line", Path: a.FilePath}); len(rs) == 1 && rs[0].Success {
-					text = rs[0].Content + a.Text
-					fe.ContentHash = hash.Of([]byte(rs[0].Content)).String()
-				} else if len(rs) == 1 && rs[0].Code != plan.CodeFileNotFound {
-					return lcFail(errorOf(rs[0].Code, rs[0].Error))
-				}
-				fe.Edits = []plan.Edit{{Command: "create", FileText: &text, Raw: true}}
-				req = &plan.Request{FileEdits: []plan.FileEdit{fe}}
+				req = &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "append_text", NewStr: &a.Text}}
 			}
 			res, _ := env.W.Apply(ctx, req)
 			if !res.Success {
@@ -189,7 +199,7 @@ func adkCopyMove(name, cmd string) *Tool {
 			if err := decode(args, &a); err != nil {
 				return lcFail(err)
 			}
-			res, _ := env.W.Apply(ctx, &plan.Request{Command: cmd, Path: a.Source, NewPath: a.Dest})
+			res, _ := env.W.Apply(ctx, &plan.Request{Path: a.Source, Edit: plan.Edit{Command: cmd, NewPath: a.Dest}})
 			if !res.Success {
 				return lcFail(errorOf(res.Code, res.Error))
 			}
@@ -212,7 +222,7 @@ func adkDelete() *Tool {
 			if err := decode(args, &a); err != nil {
 				return lcFail(err)
 			}
-			res, _ := env.W.Apply(ctx, &plan.Request{Command: "delete", Path: a.FilePath})
+			res, _ := env.W.Apply(ctx, &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "delete"}})
 			if !res.Success {
 				return lcFail(errorOf(res.Code, res.Error))
 			}
@@ -320,7 +330,7 @@ func adkFind() *Tool {
 			if err := decode(args, &a); err != nil {
 				return adkFail("find_files", nil, err)
 			}
-			found, err := env.W.Find(ctx, engine.FindOptions{Dir: a.DirPath, Name: a.NamePattern, Type: a.Type})
+			found, err := findNames(ctx, env, a.DirPath, a.NamePattern, a.Type)
 			if err != nil {
 				return adkFail("find_files", a, err)
 			}
@@ -350,6 +360,9 @@ func adkDiff() *Tool {
 			d, err := env.W.Diff(ctx, a.F1, a.F2)
 			if err != nil {
 				return adkFail("diff_files", a, err)
+			}
+			if d == "" {
+				d = "Files are identical."
 			}
 			return adkOK("diff_files", a, d)
 		},

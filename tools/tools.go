@@ -8,6 +8,13 @@
 // Every write of every dialect goes through the engine's journal, so
 // `txedit undo` reverts it.
 //
+// # Permissions
+//
+// [Env] holds the agent policy of seed 002's ToolContext: a permission
+// mode and an approval callback (canUseToolCallback). [Call] consults them
+// before every tool that writes or runs a command; the engine itself knows
+// nothing of them.
+//
 // Arguments are decoded leniently: fields a tool does not know are
 // ignored, since real clients add their own; a field of the wrong type is
 // an invalid_request.
@@ -25,9 +32,29 @@ import (
 	"github.com/txedit/txedit/plan"
 )
 
+// PermissionMode is one of seed 002's ToolContext permission modes.
+type PermissionMode string
+
+// The permission modes.
+const (
+	// ModeDefault consults Env.Approve before every write and command.
+	ModeDefault PermissionMode = "default"
+	// ModeAcceptEdits allows writes without asking; commands still ask.
+	ModeAcceptEdits PermissionMode = "acceptEdits"
+	// ModePlan refuses every write and command.
+	ModePlan PermissionMode = "plan"
+	// ModeBypass asks nothing.
+	ModeBypass PermissionMode = "bypassPermissions"
+)
+
 // Env is what tool handlers run against.
 type Env struct {
 	W *engine.Workspace
+	// Mode is the permission mode (default ModeDefault).
+	Mode PermissionMode
+	// Approve is asked before writes and commands as Mode says; nil
+	// allows.
+	Approve func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
 	// AllowExecute offers the execute tool (deepagents); off by default.
 	AllowExecute bool
 	// ExecTimeout bounds a command that gives no timeout (default 120s).
@@ -134,8 +161,9 @@ func Get(name string) (*Toolset, error) {
 	return mk(), nil
 }
 
-// Call runs a tool by name with JSON arguments, turning a panic into an
-// io_error result so that a server keeps serving.
+// Call runs a tool with JSON arguments: it asks the permission mode and
+// the approval callback first if the tool writes or runs a command, and
+// turns a panic into an io_error result so that a server keeps serving.
 func Call(ctx context.Context, env *Env, t *Tool, args json.RawMessage) (res Result) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -145,7 +173,64 @@ func Call(ctx context.Context, env *Env, t *Tool, args json.RawMessage) (res Res
 	if len(strings.TrimSpace(string(args))) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
+	if t.Execute && !env.AllowExecute {
+		return failure(plan.Errorf(plan.CodeDenied, "", "%s is disabled (start the server with --allow-execute)", t.Name), nil)
+	}
+	if !t.ReadOnly {
+		if err := env.authorize(ctx, t, args); err != nil {
+			return failure(err, nil)
+		}
+	}
 	return t.Run(ctx, env, args)
+}
+
+// firstError is the message of a failed write's first failing edit (it
+// says how to fix the edit), or the result's own.
+func firstError(res *plan.Result) string {
+	for _, f := range res.Files {
+		if len(f.FailedEdits) > 0 {
+			return f.FailedEdits[0].Error
+		}
+		if f.Error != "" {
+			return f.Error
+		}
+	}
+	return res.Error
+}
+
+// authorize applies the permission mode and the approval callback to a
+// call of a tool that writes or runs a command: plan mode refuses both;
+// default mode asks Approve before either; acceptEdits asks only before
+// commands; bypassPermissions asks nothing.
+func (env *Env) authorize(ctx context.Context, t *Tool, args json.RawMessage) error {
+	what := "writes"
+	if t.Execute {
+		what = "commands"
+	}
+	switch env.Mode {
+	case ModePlan:
+		return plan.Errorf(plan.CodeDenied, "", "permission mode plan: %s are refused", what)
+	case ModeBypass:
+		return nil
+	case ModeAcceptEdits:
+		if !t.Execute {
+			return nil
+		}
+	case ModeDefault, "":
+	default:
+		return plan.Errorf(plan.CodeInvalidRequest, "", "unknown permission mode %q (want default, acceptEdits, plan or bypassPermissions)", env.Mode)
+	}
+	if env.Approve == nil {
+		return nil
+	}
+	ok, err := env.Approve(ctx, t.Name, args)
+	if err != nil {
+		return plan.Wrapf(plan.CodeDenied, "", err, "approval failed: %v", err)
+	}
+	if !ok {
+		return plan.Errorf(plan.CodeDenied, "", "%s was not approved", t.Name)
+	}
+	return nil
 }
 
 // decode reads arguments leniently into v.
