@@ -3,9 +3,9 @@ package plan
 // Result is the outcome of a write request: the JSON of `txedit apply
 // --json`, the txedit toolset's fs_write and the MCP server.
 type Result struct {
-	Success       bool          `json:"success"`
-	DryRun        bool          `json:"dry_run"`
-	TransactionID string        `json:"transaction_id,omitempty"`
+	Success       bool   `json:"success"`
+	DryRun        bool   `json:"dry_run"`
+	TransactionID string `json:"transaction_id,omitempty"`
 	// Summary describes the committed transaction as the journal records
 	// it (txedit log shows it).
 	Summary       string        `json:"summary,omitempty"`
