@@ -4,6 +4,7 @@ import (
 	"context"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -112,4 +113,15 @@ func run(t *testing.T, w *Workspace, js string) *plan.Result {
 	t.Helper()
 	res, _ := w.Apply(context.Background(), mustParse(t, js))
 	return res
+}
+
+// goRoot returns the Go distribution's root (`go env GOROOT`): its src
+// tree is the real-world corpus of the peer tests.
+func goRoot(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	return strings.TrimSpace(string(out))
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -43,7 +42,7 @@ func peer(t *testing.T, names ...string) string {
 func goSourceTree(t *testing.T) string {
 	t.Helper()
 	goTree.once.Do(func() {
-		src := filepath.Join(runtime.GOROOT(), "src")
+		src := filepath.Join(goRoot(t), "src")
 		dir, err := os.MkdirTemp("", "txedit-gosrc")
 		if err != nil {
 			goTree.err = err

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/txedit/txedit/journal"
@@ -58,7 +57,7 @@ func snapshot(t *testing.T, dir string) map[string]string {
 // must come back byte for byte, modes and directories included.
 func TestPatternReplaceUndoRealTree(t *testing.T) {
 	dir := t.TempDir()
-	src := filepath.Join(runtime.GOROOT(), "src")
+	src := filepath.Join(goRoot(t), "src")
 	parts := []string{src + "/."}
 	if raceEnabled {
 		parts = []string{src + "/net", src + "/go"}

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"sync"
 	"sync/atomic"
 
 	"github.com/txedit/txedit/fsys"
@@ -29,8 +28,6 @@ var recMagic = [4]byte{'T', 'X', 'R', '1'}
 type packWriter struct {
 	f   fsys.File
 	off atomic.Int64
-	mu  sync.Mutex // guards err
-	err error
 }
 
 func (p *packWriter) add(kind byte, op int, data []byte) error {

@@ -190,7 +190,7 @@ func adkCopyMove(name, cmd string) *Tool {
 		Name:        name,
 		Description: fmt.Sprintf("%s a file to a new path (parent directories are created). The destination must not exist: txedit never overwrites with %s. Undoable.", strings.ToUpper(cmd[:1])+cmd[1:], cmd),
 		Schema:      object([]string{"source_path", "destination_path"}, map[string]any{"source_path": str("The file."), "destination_path": str("Where it goes.")}),
-		Examples:    []string{fmt.Sprintf(`{"source_path":"a.txt","destination_path":"backup/a.txt"}`)},
+		Examples:    []string{`{"source_path":"a.txt","destination_path":"backup/a.txt"}`},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {
 			var a struct {
 				Source string `json:"source_path"`

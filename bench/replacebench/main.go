@@ -41,7 +41,7 @@ func main() {
 	check(err)
 	corpus := filepath.Join(*dir, "tree")
 	if _, err := os.Stat(filepath.Join(corpus, ".git")); err != nil {
-		check(exec.Command("cp", "-a", filepath.Join(runtime.GOROOT(), "src"), corpus).Run())
+		check(exec.Command("cp", "-a", filepath.Join(timing.GoRoot(), "src"), corpus).Run())
 		for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "pristine"}} {
 			cmd := exec.Command("git", args...)
 			cmd.Dir = corpus

@@ -41,7 +41,7 @@ func main() {
 	}
 	corpus := filepath.Join(*dir, "corpus")
 	if _, err := os.Stat(corpus); err != nil {
-		src := filepath.Join(runtime.GOROOT(), "src")
+		src := filepath.Join(timing.GoRoot(), "src")
 		for i := 0; i < *scale; i++ {
 			dst := corpus
 			if *scale > 1 {

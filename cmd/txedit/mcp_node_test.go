@@ -14,13 +14,21 @@ import (
 // `npm ci --prefix cmd/txedit/testdata/mcpclient`) for every toolset: it
 // lists the tools, calls reads and writes, and checks the files on disk.
 func TestMCPWithTypeScriptClient(t *testing.T) {
+	// Outside CI a machine without Node (or without the client installed)
+	// skips this test with a message; in CI (CI set) it must run.
+	missing := t.Skip
+	if os.Getenv("CI") != "" {
+		missing = t.Fatal
+	}
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Fatal("node is not installed: this test drives txedit mcp with the TypeScript MCP client (Node.js is on the machine image)")
+		missing("node is not installed: this test drives txedit mcp with the TypeScript MCP client; install Node.js to run it")
+		return
 	}
 	clientDir, _ := filepath.Abs("testdata/mcpclient")
 	if _, err := os.Stat(filepath.Join(clientDir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
-		t.Fatal("the TypeScript MCP client is not installed: run npm ci --prefix cmd/txedit/testdata/mcpclient (the README's test command does)")
+		missing("the TypeScript MCP client is not installed: run npm ci --prefix cmd/txedit/testdata/mcpclient (the README's test command does)")
+		return
 	}
 	bin := filepath.Join(t.TempDir(), "txedit")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {

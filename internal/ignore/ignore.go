@@ -4,6 +4,10 @@
 // at the start or in the middle, "*", "?", bracket expressions with
 // ranges, negation and POSIX classes, and "**" as a whole segment.
 //
+// Beside gitignore files it holds the other path filters of txedit's
+// tools: [Glob] (the one glob syntax of deny lists, -g, glob, find and
+// pattern_replace), ripgrep's -g [Overrides] and its file [Types].
+//
 // The package is pure: callers read the files and walk the tree. Git never
 // descends into an ignored directory, so a file under one cannot be
 // re-included; a walker that stops at ignored directories gets that for

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -83,4 +84,14 @@ func Report(w io.Writer, title string, names []string, times [][]time.Duration) 
 		m := Median(times[i])
 		fmt.Fprintf(w, "  %-44s %10s %8.2fx\n", n, m.Round(100*time.Microsecond), float64(m)/float64(ref))
 	}
+}
+
+// GoRoot returns the Go distribution's root as `go env GOROOT` says (the
+// benchmarks copy its src tree as their corpus).
+func GoRoot() string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		panic("go env GOROOT: " + err.Error())
+	}
+	return strings.TrimSpace(string(out))
 }

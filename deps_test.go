@@ -1,0 +1,135 @@
+package txedit
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/txedit/txedit"
+
+// allowed lists, for every package of the module, the module packages and
+// third-party modules it may import directly. A package missing here fails
+// the test: new packages declare their place. (The idea of Go's own
+// go/build/deps_test.go, at our scale.)
+var allowed = map[string][]string{
+	"hash":                  {"github.com/cespare/xxhash/v2"},
+	"plan":                  {"hash"},
+	"apply":                 {"plan", "hash", "github.com/hexops/gotextdiff"},
+	"apply/patch":           {"plan", "apply", "hash"},
+	"fsys":                  {"golang.org/x/sys"},
+	"fsys/memfs":            {"fsys"},
+	"fsys/faultfs":          {"fsys"},
+	"fsys/fstest":           {"fsys", "fsys/memfs", "fsys/faultfs"},
+	"internal/par":          {"github.com/sourcegraph/conc"},
+	"internal/ignore":       {"github.com/gobwas/glob"},
+	"internal/grep":         {"plan"},
+	"internal/walk":         {"fsys", "internal/ignore"},
+	"journal":               {"fsys", "hash", "internal/par"},
+	"engine":                {"plan", "apply", "hash", "journal", "fsys", "internal/par", "internal/walk", "internal/ignore", "internal/grep"},
+	"tools":                 {"engine", "plan", "apply", "apply/patch", "hash", "journal", "fsys", "internal/grep"},
+	"tools/mcpserver":       {"tools", "engine", "plan", "github.com/modelcontextprotocol/go-sdk"},
+	"cmd/txedit":            {"*"},
+	"bench":                 {"*"},
+	"bench/commitbench":     {"*"},
+	"bench/replacebench":    {"*"},
+	"bench/searchbench":     {"*"},
+	"bench/internal/timing": {"*"},
+	"internal/buildinfo":    {},
+	"internal/clientconfig": {"apply", "github.com/google/renameio/v2"},
+	"":                      {},
+}
+
+// io lists the packages that do I/O: pure packages import none of them,
+// and import no module package that is not pure itself.
+var io = []string{"os", "os/exec", "os/signal", "syscall", "net", "net/http", "golang.org/x/sys/unix",
+	module + "/fsys", module + "/journal", module + "/engine"}
+
+var pure = map[string]bool{"hash": true, "plan": true, "apply": true, "apply/patch": true, "internal/grep": true, "internal/ignore": true}
+
+// touchSources stats every Go file of the module, so that the test cache
+// (which tracks the files a test opens or stats, not what go list reads)
+// runs these tests again when an import changes.
+func touchSources(t *testing.T) {
+	t.Helper()
+	filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") {
+			os.Stat(p)
+		}
+		if err == nil && d.IsDir() && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && p != ".") {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+}
+
+func goList(t *testing.T, args ...string) []string {
+	t.Helper()
+	touchSources(t)
+	out, err := exec.Command("go", append([]string{"list"}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("go list %v: %v", args, err)
+	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
+}
+
+func TestImportDirection(t *testing.T) {
+	for _, line := range goList(t, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...") {
+		f := strings.Fields(line)
+		pkg := strings.TrimPrefix(strings.TrimPrefix(f[0], module), "/")
+		ok, known := allowed[pkg]
+		if !known {
+			t.Errorf("package %q has no entry in allowed: give it its place in the layering", pkg)
+			continue
+		}
+		if len(ok) == 1 && ok[0] == "*" {
+			continue
+		}
+	imports:
+		for _, imp := range f[1:] {
+			if !strings.Contains(strings.Split(imp, "/")[0], ".") {
+				continue // the standard library
+			}
+			rel, inModule := strings.CutPrefix(imp, module+"/")
+			for _, a := range ok {
+				if (inModule && rel == a) || (!inModule && (imp == a || strings.HasPrefix(imp, a+"/"))) {
+					continue imports
+				}
+			}
+			t.Errorf("%s imports %s, which the layering does not allow", pkg, imp)
+		}
+	}
+}
+
+func TestPurePackagesDoNoIO(t *testing.T) {
+	for _, line := range goList(t, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...") {
+		f := strings.Fields(line)
+		pkg := strings.TrimPrefix(strings.TrimPrefix(f[0], module), "/")
+		if !pure[pkg] {
+			continue
+		}
+		for _, imp := range f[1:] {
+			for _, bad := range io {
+				if imp == bad {
+					t.Errorf("%s imports %s: it must stay pure (bytes in, bytes out)", pkg, imp)
+				}
+			}
+			if rel, ok := strings.CutPrefix(imp, module+"/"); ok && !pure[rel] {
+				t.Errorf("%s imports %s, which is not pure", pkg, imp)
+			}
+		}
+	}
+}
+
+// TestEngineKnowsNoDialect: nothing the engine depends on is a toolset,
+// the MCP SDK or the command line.
+func TestEngineKnowsNoDialect(t *testing.T) {
+	for _, d := range goList(t, "-deps", "./engine") {
+		if strings.HasPrefix(d, module+"/tools") || strings.HasPrefix(d, module+"/cmd") || strings.Contains(d, "modelcontextprotocol") {
+			t.Errorf("engine depends on %s", d)
+		}
+	}
+}
