@@ -27,7 +27,7 @@ var allowed = map[string][]string{
 	"internal/par":          {"github.com/sourcegraph/conc"},
 	"internal/ignore":       {"github.com/gobwas/glob"},
 	"internal/grep":         {"plan"},
-	"internal/walk":         {"fsys", "internal/ignore"},
+	"internal/walk":         {"fsys", "internal/ignore", "internal/par", "github.com/sourcegraph/conc"},
 	"journal":               {"fsys", "hash", "internal/par"},
 	"engine":                {"plan", "apply", "hash", "journal", "fsys", "internal/par", "internal/walk", "internal/ignore", "internal/grep"},
 	"tools":                 {"engine", "plan", "apply", "apply/patch", "hash", "journal", "fsys", "internal/grep"},

@@ -2,12 +2,9 @@ package engine
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"syscall"
 )
-
-var errEOF = io.EOF
 
 func isENOTDIR(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
 

@@ -265,6 +265,14 @@ func (w *Workspace) view() (*Workspace, func()) {
 // Root returns the workspace's absolute root directory.
 func (w *Workspace) Root() string { return w.root }
 
+// OnDisk reports whether the workspace is Root on the operating system's
+// file system (Options.FS nil or an *fsys.OS), so that commands can run
+// in it; an in-memory workspace is not.
+func (w *Workspace) OnDisk() bool {
+	_, isOS := w.base.(*fsys.OS)
+	return isOS
+}
+
 func expandHome(p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		if home, err := os.UserHomeDir(); err == nil {
@@ -482,40 +490,14 @@ func (w *Workspace) readFile(named, rel string, forEdit bool) (*fileInfo, error)
 	if id.Dev != oid.Dev || id.Ino != oid.Ino || !ofi.Mode().IsRegular() {
 		return nil, plan.Errorf(plan.CodeConflict, named, "file was replaced while it was being opened; try again")
 	}
-	data := make([]byte, ofi.Size())
-	n, err := readFull(f, data)
+	data, err := fsys.ReadAll(f, make([]byte, 0, ofi.Size()+1), ofi.Size())
+	if errors.Is(err, fsys.ErrTooLarge) || (err == nil && int64(len(data)) != ofi.Size()) {
+		return nil, plan.Errorf(plan.CodeConflict, named, "file changed size while it was read; try again")
+	}
 	if err != nil {
 		return nil, ioErr(named, err)
 	}
-	data = data[:n]
-	if int64(n) != ofi.Size() {
-		return nil, plan.Errorf(plan.CodeConflict, named, "file changed size while it was read; try again")
-	}
 	return &fileInfo{exists: true, data: data, ident: oid, mode: ofi.Mode()}, nil
-}
-
-func readFull(f fsys.File, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := f.Read(buf[n:])
-		n += m
-		if err != nil {
-			if errors.Is(err, errEOF) {
-				break
-			}
-			return n, err
-		}
-		if m == 0 {
-			break
-		}
-	}
-	// A file that grew since the stat is detected by the caller's size
-	// check on the next read.
-	var one [1]byte
-	if m, _ := f.Read(one[:]); m > 0 {
-		return n + 1, nil
-	}
-	return n, nil
 }
 
 func (w *Workspace) checkRegular(named string, fi fs.FileInfo, forEdit bool) error {

@@ -125,7 +125,8 @@ func TestDeepAgents(t *testing.T) {
 		t.Errorf("execute timeout: %v", v)
 	}
 	ts, _ := Get("deepagents")
-	if len(ts.Offered(false, false)) != 6 || len(ts.Offered(false, true)) != 7 || len(ts.Offered(true, true)) != 4 {
+	off := &Env{W: env.W}
+	if len(ts.Offered(false, off)) != 6 || len(ts.Offered(false, env)) != 7 || len(ts.Offered(true, env)) != 4 {
 		t.Error("offered tools: execute only when allowed; read-only offers only reads")
 	}
 }

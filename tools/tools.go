@@ -120,17 +120,21 @@ func (ts *Toolset) Tool(name string) *Tool {
 }
 
 // Offered returns the tools a server offers: only read tools when
-// readOnly, execute only when allowExecute.
-func (ts *Toolset) Offered(readOnly, allowExecute bool) []*Tool {
+// readOnly; execute only when env allows it and its workspace is on disk
+// (an in-memory backend cannot run commands, as seed 004's StateBackend
+// cannot).
+func (ts *Toolset) Offered(readOnly bool, env *Env) []*Tool {
 	var out []*Tool
 	for _, t := range ts.Tools {
-		if (readOnly && !t.ReadOnly) || (t.Execute && !allowExecute) {
+		if (readOnly && !t.ReadOnly) || (t.Execute && !env.canExecute()) {
 			continue
 		}
 		out = append(out, t)
 	}
 	return out
 }
+
+func (env *Env) canExecute() bool { return env.AllowExecute && env.W != nil && env.W.OnDisk() }
 
 var registry = map[string]func() *Toolset{}
 
@@ -173,8 +177,12 @@ func Call(ctx context.Context, env *Env, t *Tool, args json.RawMessage) (res Res
 	if len(strings.TrimSpace(string(args))) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	if t.Execute && !env.AllowExecute {
-		return failure(plan.Errorf(plan.CodeDenied, "", "%s is disabled (start the server with --allow-execute)", t.Name), nil)
+	if t.Execute && !env.canExecute() {
+		why := "start the server with --allow-execute"
+		if env.AllowExecute {
+			why = "the workspace is not on disk"
+		}
+		return failure(plan.Errorf(plan.CodeDenied, "", "%s is disabled (%s)", t.Name, why), nil)
 	}
 	if !t.ReadOnly {
 		if err := env.authorize(ctx, t, args); err != nil {

@@ -36,23 +36,27 @@ func toolCmd() *command {
 			if err != nil {
 				return e.fail(err)
 			}
-			t := ts.Tool(args[0])
-			if t == nil || (t.Execute && !allowExec) {
-				var names []string
-				for _, x := range ts.Offered(false, allowExec) {
-					names = append(names, x.Name)
+			w, err := e.open(nil)
+			if err != nil {
+				return e.fail(err)
+			}
+			defer w.Close()
+			env := &tools.Env{W: w, AllowExecute: allowExec}
+			var t *tools.Tool
+			var names []string
+			for _, x := range ts.Offered(false, env) {
+				names = append(names, x.Name)
+				if x.Name == args[0] {
+					t = x
 				}
+			}
+			if t == nil {
 				return e.fail(plan.Errorf(plan.CodeInvalidRequest, "", "toolset %s has no tool %q (it has %s)", ts.Name, args[0], strings.Join(names, ", ")))
 			}
 			in, err := io.ReadAll(e.stdin)
 			if err != nil {
 				return e.fail(err)
 			}
-			w, err := e.open(nil)
-			if err != nil {
-				return e.fail(err)
-			}
-			defer w.Close()
 			if isTerminal(e.stderr) {
 				// For people watching: the call in one line, as agent UIs
 				// show it; stdout stays the result JSON.
@@ -60,7 +64,7 @@ func toolCmd() *command {
 				json.Unmarshal(in, &a)
 				fmt.Fprintf(e.stderr, "● %s(%s)\n", t.Name, t.Compact(a))
 			}
-			r := tools.Call(ctx, &tools.Env{W: w, AllowExecute: allowExec}, t, in)
+			r := tools.Call(ctx, env, t, in)
 			e.printJSON(r.Value)
 			return exitCode(r.Code)
 		},

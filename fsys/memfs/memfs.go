@@ -58,7 +58,9 @@ type inode struct {
 }
 
 // New returns a file system holding files (name → content; names are
-// slash-separated, directories are made as needed), all of it durable.
+// slash-separated, directories are made as needed, and a name ending in
+// "/" is an empty directory, as [FS.Files] returns them), all of it
+// durable.
 func New(files map[string]string) *FS {
 	m := &FS{inodes: map[uint64]*inode{}, next: 2, lock: make(chan struct{}, 1)}
 	root := &inode{ino: 1, dir: true, mode: fs.ModeDir | 0o755, nlink: 1, entries: map[string]uint64{}, sentries: map[string]uint64{}}
@@ -70,7 +72,11 @@ func New(files map[string]string) *FS {
 	sort.Strings(names)
 	for _, n := range names {
 		dir := root
+		isDir := strings.HasSuffix(n, "/")
 		parts := strings.Split(strings.Trim(n, "/"), "/")
+		if isDir {
+			parts = append(parts, "")
+		}
 		for _, p := range parts[:len(parts)-1] {
 			if id, ok := dir.entries[p]; ok {
 				dir = m.inodes[id]
@@ -80,6 +86,9 @@ func New(files map[string]string) *FS {
 			dir.entries[p], dir.sentries[p] = d.ino, d.ino
 			d.nlink++
 			dir = d
+		}
+		if isDir {
+			continue
 		}
 		f := m.newInode(false, 0o644)
 		f.data, f.synced, f.durable = []byte(files[n]), []byte(files[n]), true

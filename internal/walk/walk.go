@@ -17,8 +17,10 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/sourcegraph/conc/panics"
 	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/internal/ignore"
+	"github.com/txedit/txedit/internal/par"
 )
 
 // Options configure a walk.
@@ -157,6 +159,7 @@ const fileBatch = 64
 // Options.Dirs) that is not skipped. fn is called from several goroutines
 // at once. An error from fn, or the context's end, stops the walk and is
 // returned; unreadable directories are skipped and told to Options.OnError.
+// A panic in fn is returned as a *par.PanicError.
 func Walk(ctx context.Context, fsy fsys.FS, opts Options, fn func(*Entry) error) error {
 	start := strings.Trim(path.Clean("/"+opts.Dir), "/")
 	if opts.Workers <= 0 {
@@ -191,7 +194,13 @@ func Walk(ctx context.Context, fsy fsys.FS, opts Options, fn func(*Entry) error)
 				if !ok {
 					return
 				}
-				w.do(j)
+				// A panic in fn or below is the walk's error: the
+				// caller cleans up, the process goes on.
+				var c panics.Catcher
+				c.Try(func() { w.do(j) })
+				if r := c.Recovered(); r != nil {
+					w.fail(&par.PanicError{Value: r.Value, Stack: r.Stack})
+				}
 				w.done()
 			}
 		}()

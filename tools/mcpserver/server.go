@@ -34,7 +34,7 @@ never overwritten. Errors carry a stable code in brackets ([not_found],
 func New(ts *tools.Toolset, env *tools.Env, o Options) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "txedit", Title: "txedit (" + ts.Name + " tools)", Version: o.Version},
 		&mcp.ServerOptions{Instructions: instructions})
-	for _, t := range ts.Offered(o.ReadOnly, env.AllowExecute) {
+	for _, t := range ts.Offered(o.ReadOnly, env) {
 		h := tools.HintsOf(t)
 		ann := &mcp.ToolAnnotations{Title: t.Name, ReadOnlyHint: h.ReadOnly, IdempotentHint: h.Idempotent, DestructiveHint: &h.Destructive, OpenWorldHint: &h.OpenWorld}
 		server.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.Schema, Annotations: ann},

@@ -1,0 +1,92 @@
+package memfs
+
+import (
+	"errors"
+	"io/fs"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/txedit/txedit/fsys"
+)
+
+func write(t *testing.T, m *FS, name, data string) {
+	t.Helper()
+	f, err := m.Create(name, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte(data))
+	f.Close()
+}
+
+func TestSemantics(t *testing.T) {
+	m := New(map[string]string{"a/x": "old", "d/": ""})
+	if _, err := m.Create("a/x", 0o644); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("create over a file: %v", err)
+	}
+	write(t, m, "a/tmp", "new")
+	if err := m.Rename("a/tmp", "a/x"); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Files(); got["a/x"] != "new" || got["d/"] != "" || len(got) != 3 {
+		t.Errorf("after rename over: %v", got)
+	}
+	if err := m.Link("a/x", "a/y"); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := m.Lstat("a/x")
+	if n := fsys.IdentityOf(fi).Nlink; n != 2 {
+		t.Errorf("nlink after link = %d, want 2", n)
+	}
+	if err := m.Link("a/x", "a/y"); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("link over an existing name: %v", err)
+	}
+	if err := m.Remove("a"); err == nil {
+		t.Error("removed a non-empty directory")
+	}
+	if _, err := m.Lstat("a/x/z"); err == nil {
+		t.Error("a file used as a directory")
+	}
+	ents, _ := m.ReadDir("a")
+	if len(ents) != 2 || ents[0].Name() != "x" || ents[1].Name() != "y" {
+		t.Errorf("readdir: %v", ents)
+	}
+}
+
+// TestCrash: only what was made durable survives a power loss that drops
+// everything; an unsynced rename over a durable file brings the old file
+// back.
+func TestCrash(t *testing.T) {
+	m := New(map[string]string{"a/x": "old"})
+	write(t, m, "a/tmp", "new")
+	m.Rename("a/tmp", "a/x")
+	if got := m.Crash(rand.New(rand.NewSource(1)), DropAll).Files(); got["a/x"] != "old" || len(got) != 2 {
+		t.Errorf("unsynced rename survived: %v", got)
+	}
+	if got := m.Crash(rand.New(rand.NewSource(1)), KeepAll).Files(); got["a/x"] != "new" {
+		t.Errorf("keep-all lost the rename: %v", got)
+	}
+	m.SyncDir("a")
+	if got := m.Crash(rand.New(rand.NewSource(1)), DropAll).Files(); got["a/x"] != "" {
+		// The entry is durable, the data never was: an empty file.
+		t.Errorf("durable entry, unsynced data: %q", got["a/x"])
+	}
+}
+
+func TestLockWaits(t *testing.T) {
+	m := New(nil)
+	unlock, err := m.Lock("L", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Lock("L", 20*time.Millisecond); !errors.Is(err, fsys.ErrBusy) {
+		t.Errorf("second lock: %v, want ErrBusy", err)
+	}
+	go func() { time.Sleep(20 * time.Millisecond); unlock() }()
+	if u, err := m.Lock("L", time.Second); err != nil {
+		t.Errorf("lock after release: %v", err)
+	} else {
+		u()
+	}
+}
