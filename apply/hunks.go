@@ -62,7 +62,7 @@ func ApplyHunks(path string, content []byte, hunks []plan.Hunk) *HunkOutcome {
 		return o
 	}
 	st, body := split(content)
-	m := &hunkMatcher{path: path, t: newHunkText(body), bom: st.bom, hints: hintBudget}
+	m := &hunkMatcher{path: path, t: newHunkText(body), hints: hintBudget}
 	var ps []*placed
 	start, shift := 0, 0
 	for k := range hunks {
@@ -86,9 +86,27 @@ func ApplyHunks(path string, content []byte, hunks []plan.Hunk) *HunkOutcome {
 	}
 	m.settle(o, ps)
 	if o.OK() && !o.AlreadyApplied {
+		st = bomChange(st, ps)
 		o.Content = join(st, m.render(st, ps))
 	}
 	return o
+}
+
+// bomChange follows a hunk at the top of the file whose first old and new
+// lines differ in a leading BOM (a diff that adds or removes one); every
+// other hunk keeps the file's BOM, or its lack of one.
+func bomChange(st style, ps []*placed) style {
+	for _, p := range ps {
+		if p.pos != 0 || p.already || p.pendingDel || len(p.h.Old) == 0 {
+			continue
+		}
+		ob := strings.HasPrefix(p.h.Old[0], "\ufeff")
+		nb := len(p.h.New) > 0 && strings.HasPrefix(p.h.New[0], "\ufeff")
+		if ob != nb {
+			st.bom = nb
+		}
+	}
+	return st
 }
 
 // ApplyBlocks applies SEARCH/REPLACE blocks as Aider does: one after
@@ -110,7 +128,7 @@ func ApplyBlocks(path string, content []byte, hunks []plan.Hunk) *HunkOutcome {
 	var ps []*placed
 	var last *hunkMatcher
 	for k := range hunks {
-		m := &hunkMatcher{path: path, t: newHunkText(body), bom: st.bom, blocks: true, hints: budget}
+		m := &hunkMatcher{path: path, t: newHunkText(body), blocks: true, hints: budget}
 		p, err := m.placeBlock(k, &hunks[k])
 		budget = m.hints
 		if err != nil {
@@ -120,6 +138,7 @@ func ApplyBlocks(path string, content []byte, hunks []plan.Hunk) *HunkOutcome {
 		ps = append(ps, p)
 		last = m
 		if !p.already && !p.pendingDel && p.h.Changes() {
+			st = bomChange(st, []*placed{p})
 			body = m.render(st, []*placed{p})
 		}
 	}
@@ -143,7 +162,6 @@ const maxCands = 20
 type hunkMatcher struct {
 	path   string
 	t      *hunkText
-	bom    bool
 	blocks bool // SEARCH/REPLACE: wording of messages
 	hints  int
 }
@@ -218,11 +236,12 @@ func (m *hunkMatcher) place(k int, h *plan.Hunk, start, shift int) (*placed, *pl
 	return nil, m.notFound(k, h, op, ends, start, newCands)
 }
 
-// hunkLines returns lines without "\r" endings and, in a file with a BOM,
-// without a BOM on the first line (as a diff of such a file shows it).
+// hunkLines returns lines without "\r" endings and without a BOM on the
+// first line (a diff of a file with a BOM shows it there; bomChange
+// decides whether the file keeps it).
 func (m *hunkMatcher) hunkLines(lines []string) []string {
 	lines = cleanLines(lines)
-	if m.bom && len(lines) > 0 && strings.HasPrefix(lines[0], "\ufeff") {
+	if len(lines) > 0 && strings.HasPrefix(lines[0], "\ufeff") {
 		lines = slices.Clone(lines)
 		lines[0] = strings.TrimPrefix(lines[0], "\ufeff")
 	}

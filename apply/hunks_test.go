@@ -86,6 +86,9 @@ var hunkCases = []hunkCase{
 	{name: "CRLF file, LF patch", in: "a\r\nb\r\nc\r\n", hunks: []plan.Hunk{{Old: L("b"), New: L("B\nB2")}}, want: "a\r\nB\r\nB2\r\nc\r\n"},
 	{name: "CRLF patch lines", in: "a\r\nb\r\n", hunks: []plan.Hunk{{Old: L("b\r"), New: L("c\r")}}, want: "a\r\nc\r\n"},
 	{name: "BOM kept, BOM in patch ignored", in: "\ufeffa\nb\n", hunks: []plan.Hunk{{Old: L("\ufeffa"), New: L("\ufeffA"), Line: 1}}, want: "\ufeffA\nb\n"},
+	{name: "a diff removing the BOM", in: "\ufeffa\nb\n", hunks: []plan.Hunk{{Old: L("\ufeffa\nb"), New: L("a\nb"), Line: 1}}, want: "a\nb\n"},
+	{name: "a diff adding a BOM", in: "a\nb\n", hunks: []plan.Hunk{{Old: L("a"), New: L("\ufeffa"), Line: 1}}, want: "\ufeffa\nb\n"},
+	{name: "BOM kept by a hunk that does not say", in: "\ufeffa\nb\n", hunks: []plan.Hunk{{Old: L("a"), New: L("A")}}, want: "\ufeffA\nb\n"},
 	{name: "bytes that are not UTF-8 are kept", in: "\xff\xfe x\nb\n", hunks: []plan.Hunk{{Old: L("b"), New: L("c")}}, want: "\xff\xfe x\nc\n"},
 	{name: "context keeps the file's bytes on a loose rung", in: "keep   \nold\n", hunks: []plan.Hunk{{Old: L("keep\nold"), New: L("keep\nnew")}}, want: "keep   \nnew\n"},
 

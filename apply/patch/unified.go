@@ -131,7 +131,7 @@ headers:
 	if isDel {
 		nw = devNull
 	}
-	return d.finish(f, old, nw, start)
+	return d.finish(f, old, nw, start, true)
 }
 
 // plainSection reads a section that starts with ---/+++ (diff -u, or a
@@ -150,7 +150,7 @@ func (d *diffReader) plainSection() (*File, error) {
 	} else if newEpoch && !oldEpoch {
 		nw = devNull
 	}
-	return d.finish(f, old, nw, start)
+	return d.finish(f, old, nw, start, false)
 }
 
 // epoch reports whether a ---/+++ line carries the Unix epoch as its time
@@ -177,7 +177,8 @@ func (d *diffReader) names() (string, string, error) {
 }
 
 // finish reads the section's hunks and decides what the file does.
-func (d *diffReader) finish(f *File, old, nw string, start int) (*File, error) {
+// Only a git section renames: elsewhere the old name is the file patched.
+func (d *diffReader) finish(f *File, old, nw string, start int, git bool) (*File, error) {
 	switch {
 	case old == "" && nw == "":
 		return nil, errAt(start+1, "", "cannot tell the file's path: add '--- a/PATH' and '+++ b/PATH' lines")
@@ -192,7 +193,7 @@ func (d *diffReader) finish(f *File, old, nw string, start int) (*File, error) {
 		if old == "" {
 			f.Path = nw
 		}
-		if nw != "" && nw != f.Path {
+		if git && nw != "" && nw != f.Path {
 			f.MoveTo = nw
 		}
 	}
