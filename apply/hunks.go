@@ -73,8 +73,8 @@ func ApplyHunks(path string, content []byte, hunks []plan.Hunk) *HunkOutcome {
 			continue
 		}
 		ps = append(ps, p)
-		if p.pendingDel || p.appendEOF && !p.already {
-			continue // an append at the end does not move later hunks
+		if p.pendingDel || p.appendEOF {
+			continue // an append at the end does not move later hunks (Codex)
 		}
 		start = p.end
 		if h.Line > 0 {
@@ -168,6 +168,7 @@ type hunkMatcher struct {
 
 // placed is a hunk located in the file.
 type placed struct {
+	m        *hunkMatcher // the text it was placed in
 	k        int
 	h        *plan.Hunk
 	old, new []string // the hunk's lines, cleaned
@@ -190,7 +191,7 @@ func (m *hunkMatcher) fail(k int, code plan.Code, format string, args ...any) *p
 // place locates hunk k, searching from line index start; shift is the
 // offset of the previous unified hunk.
 func (m *hunkMatcher) place(k int, h *plan.Hunk, start, shift int) (*placed, *plan.Error) {
-	p := &placed{k: k, h: h, old: m.hunkLines(h.Old), new: m.hunkLines(h.New)}
+	p := &placed{m: m, k: k, h: h, old: m.hunkLines(h.Old), new: m.hunkLines(h.New)}
 	if len(p.old) == 0 && len(p.new) == 0 {
 		return nil, m.fail(k, plan.CodeInvalidRequest, "the hunk has no lines")
 	}
@@ -211,7 +212,10 @@ func (m *hunkMatcher) place(k int, h *plan.Hunk, start, shift int) (*placed, *pl
 	case len(cands) == 1:
 		p.pos, p.end, p.rung = cands[0], cands[0]+len(p.old), max(p.rung, r)
 		p.offset = p.pos - (h.Line - 1)
-		if q, ok := m.newAround(p, r, start); ok {
+		// A unified hunk says where its new lines start in a retried
+		// file: only there do they count (in a run of equal lines they
+		// may stand elsewhere before the hunk is applied).
+		if q, ok := m.newAround(p, r, start); ok && (h.Line == 0 || q == h.Line-1+shift) {
 			p.already, p.pos, p.end = true, q, q+len(p.new)
 		}
 		return p, nil
@@ -361,7 +365,7 @@ func (m *hunkMatcher) placeBlock(k int, h *plan.Hunk) (*placed, *plan.Error) {
 	if len(h.Old) > 0 || len(h.Anchors) > 0 || h.Line > 0 {
 		return m.place(k, h, 0, 0)
 	}
-	p := &placed{k: k, h: h, new: m.hunkLines(h.New)}
+	p := &placed{m: m, k: k, h: h, new: m.hunkLines(h.New)}
 	t := m.t
 	if t.n() == 0 {
 		return p, nil
@@ -425,7 +429,7 @@ func (m *hunkMatcher) settle(o *HunkOutcome, ps []*placed) {
 			continue
 		}
 		o.Failed = append(o.Failed, m.fail(p.k, plan.CodeNotFound, "the lines to delete (first: %q) are not in the file%s%s; if they were deleted already, drop this hunk",
-			clipText(firstNonBlank(p.old), 80), afterLine(p.pos), m.nearest(p.old, p.pos)))
+			clipText(firstNonBlank(p.old), 80), afterLine(p.pos), p.m.nearest(p.old, p.pos)))
 	}
 	if len(changed) > 0 && len(already) > 0 {
 		for _, p := range ps {

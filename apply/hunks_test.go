@@ -112,6 +112,7 @@ var hunkCases = []hunkCase{
 	{name: "retried insertion after context", in: "a\nnew\nb\n", hunks: []plan.Hunk{{Old: L("a"), New: L("a\nnew")}}, want: "a\nnew\nb\n", already: true},
 	{name: "retried insertion before context", in: "new\nb\n", hunks: []plan.Hunk{{Old: L("b"), New: L("new\nb")}}, want: "new\nb\n", already: true},
 	{name: "retried append", in: "a\nz\n", hunks: []plan.Hunk{{New: L("z")}}, want: "a\nz\n", already: true},
+	{name: "retried append before a change", in: "a\nB\nz\n", hunks: []plan.Hunk{{New: L("z")}, {Old: L("b"), New: L("B")}}, want: "a\nB\nz\n", already: true},
 	{name: "partly applied is a conflict", in: "a\nB\nc\nd\n", hunks: []plan.Hunk{{Old: L("a\nb"), New: L("a\nB")}, {Old: L("c\nd"), New: L("c\nD")}},
 		errs: []string{"conflict:0:this hunk is already applied (its new lines stand at lines 1-2) but hunk 1 is not"}},
 	{name: "absent deletion alone is not found", in: "a\n", hunks: []plan.Hunk{{Old: L("gone"), New: nil}}, errs: []string{"not_found:0:the lines to delete"}},

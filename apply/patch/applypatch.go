@@ -234,10 +234,18 @@ func (p *v4a) hunks(path string) ([]plan.Hunk, error) {
 			blankTail = 0
 			n++
 		}
-		h.Old, h.New = h.Old[:len(h.Old)-blankTail], h.New[:len(h.New)-blankTail]
+		h.Old, h.New = orNil(h.Old[:len(h.Old)-blankTail]), orNil(h.New[:len(h.New)-blankTail])
 		if len(h.Old) == 0 && len(h.New) == 0 {
 			return nil, errAt(start, path, "the hunk has no lines: after its @@ line(s) come ' ', '-' and '+' lines")
 		}
 		out = append(out, h)
 	}
+}
+
+// orNil returns nil for an empty slice, so that no lines is always nil.
+func orNil(ls []string) []string {
+	if len(ls) == 0 {
+		return nil
+	}
+	return ls
 }

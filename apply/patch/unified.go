@@ -249,6 +249,9 @@ func toHunks(hs []diffHunk) []plan.Hunk {
 }
 
 func noCR(ls []string) []string {
+	if len(ls) == 0 {
+		return nil
+	}
 	out := make([]string, len(ls))
 	for i, l := range ls {
 		out[i] = strings.TrimSuffix(l, "\r")
