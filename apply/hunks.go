@@ -124,11 +124,12 @@ func ApplyBlocks(path string, content []byte, hunks []plan.Hunk) *HunkOutcome {
 		return o
 	}
 	st, body := split(content)
+	t := newHunkText(body)
 	budget := hintBudget
 	var ps []*placed
-	var last *hunkMatcher
+	m := &hunkMatcher{path: path, t: t, blocks: true}
 	for k := range hunks {
-		m := &hunkMatcher{path: path, t: newHunkText(body), blocks: true, hints: budget}
+		m := &hunkMatcher{path: path, t: t, blocks: true, hints: budget}
 		p, err := m.placeBlock(k, &hunks[k])
 		budget = m.hints
 		if err != nil {
@@ -136,18 +137,22 @@ func ApplyBlocks(path string, content []byte, hunks []plan.Hunk) *HunkOutcome {
 			continue
 		}
 		ps = append(ps, p)
-		last = m
-		if !p.already && !p.pendingDel && p.h.Changes() {
-			st = bomChange(st, []*placed{p})
-			body = m.render(st, []*placed{p})
+		if p.already || p.pendingDel || !p.h.Changes() {
+			continue
+		}
+		// Apply the block now: the next one looks in the result.
+		st = bomChange(st, []*placed{p})
+		want, eof := m.wantFinalNL(p.h), p.end == t.n()
+		region := m.region(p, st.nl())
+		t.splice(p.pos, p.end, region)
+		closeLines(t.raws, p.pos-1, p.pos+len(region), st.nl())
+		if eof {
+			endFile(t.raws, want, st)
 		}
 	}
-	if last == nil {
-		last = &hunkMatcher{path: path, t: newHunkText(body), blocks: true}
-	}
-	last.settle(o, ps)
+	m.settle(o, ps)
 	if o.OK() && !o.AlreadyApplied {
-		o.Content = join(st, body)
+		o.Content = join(st, t.bytes())
 	}
 	return o
 }
@@ -270,7 +275,7 @@ func (m *hunkMatcher) locate(h *plan.Hunk, pat *pattern, ends []int, start, shif
 		if newSide {
 			noEOL = h.NewNoEOL
 		}
-		return i+size == n && t.finalNL == !noEOL
+		return i+size == n && t.finalNL() == !noEOL
 	}
 	next := func(r, from int) int {
 		for {

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,6 +58,16 @@ func FuzzApplyHunks(f *testing.F) {
 				t.Fatalf("hunk %+v on %q = %q, want %q", h, a, o.Content, want)
 			}
 		}
+		// One block is one hunk located by content alone.
+		if len(h.Old) > 0 {
+			byContent := h
+			byContent.Line = 0
+			oh := ApplyHunks("f", []byte(a), []plan.Hunk{byContent})
+			ob := ApplyBlocks("f", []byte(a), []plan.Hunk{byContent})
+			if oh.OK() != ob.OK() || !bytes.Equal(oh.Content, ob.Content) || oh.AlreadyApplied != ob.AlreadyApplied {
+				t.Fatalf("hunk and block differ on %q: %q %v / %q %v", a, oh.Content, oh.Failed, ob.Content, ob.Failed)
+			}
+		}
 		// Arbitrary hunks, anchors and blocks: no panics, no change on failure.
 		for _, hs := range [][]plan.Hunk{
 			{{Anchors: L(anchor), Old: L(repl), New: h.Old}, h},
@@ -70,4 +81,54 @@ func FuzzApplyHunks(f *testing.F) {
 			}
 		}
 	})
+}
+
+// $ go test -fuzz=FuzzApplyBlocks ./apply
+// Blocks whose old lines occur exactly once, each in the result of the
+// ones before, give what replacing them one after another gives.
+func FuzzApplyBlocks(f *testing.F) {
+	f.Add("a\nb\nc\n", "b", "x\ny", "y\nc", "z")
+	f.Add("a\nb", "b", "", "a", "q\nr")
+	f.Add("x\nx\ny\n", "y", "x", "x\nx\nx", "w")
+	f.Fuzz(func(t *testing.T, a, old1, new1, old2, new2 string) {
+		if strings.ContainsAny(a+old1+new1+old2+new2, "\r") || strings.HasPrefix(a, "\ufeff") || strings.HasPrefix(old1+old2, "\ufeff") || IsBinary([]byte(a)) || old1 == "" || old2 == "" {
+			return
+		}
+		lines := L(strings.TrimSuffix(a, "\n"))
+		if a == "" {
+			lines = nil
+		}
+		finalNL := a == "" || strings.HasSuffix(a, "\n")
+		blocks := []plan.Hunk{{Old: L(old1), New: L(new1)}, {Old: L(old2), New: L(new2)}}
+		for _, b := range blocks {
+			var at []int
+			for i := 0; i+len(b.Old) <= len(lines); i++ {
+				if slices.Equal(lines[i:i+len(b.Old)], b.Old) {
+					at = append(at, i)
+				}
+			}
+			if len(at) != 1 || slices.Equal(b.Old, b.New) || containsRun(b.New, b.Old) {
+				return // not a plain unique replacement
+			}
+			lines = slices.Replace(lines, at[0], at[0]+len(b.Old), b.New...)
+		}
+		want := strings.Join(lines, "\n")
+		if len(lines) > 0 && finalNL {
+			want += "\n"
+		}
+		o := ApplyBlocks("f", []byte(a), blocks)
+		if !o.OK() || string(o.Content) != want {
+			t.Fatalf("blocks on %q = %q %v, want %q", a, o.Content, o.Failed, want)
+		}
+	})
+}
+
+// containsRun reports whether sub occurs in lines as a run.
+func containsRun(lines, sub []string) bool {
+	for i := 0; i+len(sub) <= len(lines); i++ {
+		if slices.Equal(lines[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
 }

@@ -76,7 +76,7 @@ func (m *hunkMatcher) notFound(k int, h *plan.Hunk, pat *pattern, ends []int, st
 	case before >= 0:
 		fmt.Fprintf(&b, "; they match at %s, before the previous hunk's end: hunks must be in file order", spanText(before+1, before+len(pat.lines)))
 	case elsewhere >= 0 && h.OldNoEOL != h.NewNoEOL && elsewhere+len(pat.lines) == m.t.n():
-		fmt.Fprintf(&b, "; they end the file at %s, but the file %s a final newline, unlike what the patch says", spanText(elsewhere+1, m.t.n()), map[bool]string{true: "has", false: "lacks"}[m.t.finalNL])
+		fmt.Fprintf(&b, "; they end the file at %s, but the file %s a final newline, unlike what the patch says", spanText(elsewhere+1, m.t.n()), map[bool]string{true: "has", false: "lacks"}[m.t.finalNL()])
 	case elsewhere >= 0 && h.EndsAtEOF():
 		fmt.Fprintf(&b, "; they occur at %s, which does not end the file (the hunk says it must: *** End of File or \\ No newline at end of file)", spanText(elsewhere+1, elsewhere+len(pat.lines)))
 	default:

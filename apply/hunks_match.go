@@ -71,41 +71,67 @@ func foldPunct(s string) string {
 const hashBase = 0x9E3779B97F4A7C15
 
 // hunkText is a file's body (its BOM removed) split into lines for
-// matching. Lines carry neither "\n" nor a trailing "\r".
+// matching.
 type hunkText struct {
-	body    []byte
-	starts  []int // line i is body[starts[i]:starts[i+1]], terminator included
-	lines   []string
-	finalNL bool // the last line ends with a newline, or there are none
-	seed    maphash.Seed
-	rungs   [rungCount]*rungIndex
+	raws  []string // every line as the file has it, its line break included
+	lines []string // the same without "\n" and a "\r" before it
+	seed  maphash.Seed
+	rungs [rungCount]*rungIndex
 }
 
-// rungIndex holds every line's key on one rung, a prefix hash for finding
-// several-line patterns in linear time, and (built on demand) the positions
-// of each key, for anchors and hints.
+// rungIndex holds every line's key on one rung, with a prefix hash for
+// finding several-line patterns in linear time, and (built on demand) the
+// positions of each key, for anchors and hints.
 type rungIndex struct {
 	keys   []string
+	hashes []uint64
 	prefix []uint64 // prefix[i] hashes keys[:i]
 	pos    map[string][]int
 }
 
 func newHunkText(body []byte) *hunkText {
-	t := &hunkText{body: body, starts: lineStarts(body), seed: maphash.MakeSeed()}
+	t := &hunkText{seed: maphash.MakeSeed()}
 	s := string(body)
-	n := len(t.starts) - 1
-	t.lines = make([]string, n)
-	for i := range n {
-		t.lines[i] = trimEOL(s[t.starts[i]:t.starts[i+1]])
+	n := strings.Count(s, "\n")
+	if len(s) > 0 && s[len(s)-1] != '\n' {
+		n++
 	}
-	t.finalNL = n == 0 || body[len(body)-1] == '\n'
+	t.raws = make([]string, 0, n)
+	for s != "" {
+		i := strings.IndexByte(s, '\n') + 1
+		if i == 0 {
+			i = len(s)
+		}
+		t.raws = append(t.raws, s[:i])
+		s = s[i:]
+	}
+	t.lines = make([]string, len(t.raws))
+	for i, r := range t.raws {
+		t.lines[i] = trimEOL(r)
+	}
 	return t
 }
 
 func (t *hunkText) n() int { return len(t.lines) }
 
-// raw returns line i with its terminator, as the file has it.
-func (t *hunkText) raw(i int) []byte { return t.body[t.starts[i]:t.starts[i+1]] }
+// finalNL reports whether the last line ends with a line break (or there
+// are no lines).
+func (t *hunkText) finalNL() bool {
+	return len(t.raws) == 0 || strings.HasSuffix(t.raws[len(t.raws)-1], "\n")
+}
+
+// bytes returns the body.
+func (t *hunkText) bytes() []byte {
+	size := 0
+	for _, r := range t.raws {
+		size += len(r)
+	}
+	b := make([]byte, 0, size)
+	for _, r := range t.raws {
+		b = append(b, r...)
+	}
+	return b
+}
 
 // trimEOL removes a line's "\n" and one "\r" before it.
 func trimEOL(s string) string {
@@ -117,14 +143,49 @@ func (t *hunkText) rung(r int) *rungIndex {
 	if ix := t.rungs[r]; ix != nil {
 		return ix
 	}
-	ix := &rungIndex{keys: make([]string, len(t.lines)), prefix: make([]uint64, len(t.lines)+1)}
+	n := len(t.lines)
+	ix := &rungIndex{keys: t.lines, hashes: make([]uint64, n), prefix: make([]uint64, n+1)}
+	if r != rungExact {
+		ix.keys = make([]string, n)
+	}
 	for i, l := range t.lines {
-		k := rungKey(r, l)
-		ix.keys[i] = k
-		ix.prefix[i+1] = ix.prefix[i]*hashBase + maphash.String(t.seed, k)
+		if r != rungExact {
+			ix.keys[i] = rungKey(r, l)
+		}
+		ix.hashes[i] = maphash.String(t.seed, ix.keys[i])
+		ix.prefix[i+1] = ix.prefix[i]*hashBase + ix.hashes[i]
 	}
 	t.rungs[r] = ix
 	return ix
+}
+
+// splice replaces lines [pos, end) with raws. The exact rung's index is
+// kept current (its prefix hashes recomputed from pos); the others are
+// rebuilt when next needed.
+func (t *hunkText) splice(pos, end int, raws []string) {
+	lines := make([]string, len(raws))
+	for i, r := range raws {
+		lines[i] = trimEOL(r)
+	}
+	t.raws = slices.Replace(t.raws, pos, end, raws...)
+	t.lines = slices.Replace(t.lines, pos, end, lines...)
+	ix := t.rungs[rungExact]
+	t.rungs = [rungCount]*rungIndex{}
+	if ix == nil {
+		return
+	}
+	hs := make([]uint64, len(lines))
+	for i, l := range lines {
+		hs[i] = maphash.String(t.seed, l)
+	}
+	ix.keys = t.lines
+	ix.hashes = slices.Replace(ix.hashes, pos, end, hs...)
+	ix.prefix = slices.Grow(ix.prefix[:pos+1], len(t.lines)-pos)[:len(t.lines)+1]
+	for i := pos; i < len(t.lines); i++ {
+		ix.prefix[i+1] = ix.prefix[i]*hashBase + ix.hashes[i]
+	}
+	ix.pos = nil
+	t.rungs[rungExact] = ix
 }
 
 // positions returns the ascending indexes of the lines whose rung-r key is

@@ -1,9 +1,10 @@
 package apply
 
 import (
-	"bytes"
 	"slices"
 	"strings"
+
+	"github.com/txedit/txedit/plan"
 )
 
 // render returns m's text with the placed hunks applied (those neither
@@ -13,7 +14,6 @@ import (
 // the file's line ending.
 func (m *hunkMatcher) render(st style, ps []*placed) []byte {
 	t := m.t
-	n, nl := t.n(), st.nl()
 	todo := make([]*placed, 0, len(ps))
 	for _, p := range ps {
 		if !p.already && !p.pendingDel {
@@ -23,62 +23,82 @@ func (m *hunkMatcher) render(st style, ps []*placed) []byte {
 	// Appends at the end of the file may precede later hunks in patch
 	// order: apply by position, keeping patch order at equal positions.
 	slices.SortStableFunc(todo, func(a, b *placed) int { return a.pos - b.pos })
-
-	var out bytes.Buffer
-	out.Grow(len(t.body) + len(t.body)/8)
-	open := false // what was written last lacks its line break
-	put := func(b []byte) {
-		if len(b) == 0 {
-			return
-		}
-		if open {
-			out.WriteString(nl)
-		}
-		out.Write(b)
-		open = b[len(b)-1] != '\n'
-	}
+	out := &hunkText{raws: make([]string, 0, t.n()+8)}
 	cur := 0
 	var atEOF *placed
 	for _, p := range todo {
 		if p.pos < cur {
 			continue // unreachable: hunks are placed in order
 		}
-		put(t.body[t.starts[cur]:t.starts[p.pos]])
-		pair := alignLines(p.old, p.new)
-		indent := noIndent
-		if p.rung >= rungTrim {
-			indent = indentShift(t.lines[p.pos:p.end], p.old)
-		}
-		for j, l := range p.new {
-			if i := pair[j]; i >= 0 {
-				put(t.raw(p.pos + i))
-			} else {
-				put([]byte(indent(l) + nl))
-			}
-		}
+		out.raws = append(out.raws, t.raws[cur:p.pos]...)
+		out.raws = append(out.raws, m.region(p, st.nl())...)
 		cur = p.end
-		if p.end == n {
+		if p.end == t.n() {
 			atEOF = p
 		}
 	}
-	put(t.body[t.starts[cur]:])
-	res := out.Bytes()
-	if atEOF != nil && len(res) > 0 {
-		want := t.finalNL
-		if h := atEOF.h; h.OldNoEOL != h.NewNoEOL {
-			want = !h.NewNoEOL
-		}
-		switch {
-		case want && res[len(res)-1] != '\n':
-			res = append(res, nl...)
-		case !want && res[len(res)-1] == '\n':
-			res = res[:len(res)-1]
-			if st.crlf {
-				res = bytes.TrimSuffix(res, []byte{'\r'})
-			}
+	out.raws = append(out.raws, t.raws[cur:]...)
+	closeLines(out.raws, 0, len(out.raws), st.nl())
+	if atEOF != nil {
+		endFile(out.raws, m.wantFinalNL(atEOF.h), st)
+	}
+	return out.bytes()
+}
+
+// region returns the lines that replace p's region: the hunk's new lines,
+// context lines as the file has them, added lines ending with nl.
+func (m *hunkMatcher) region(p *placed, nl string) []string {
+	pair := alignLines(p.old, p.new)
+	indent := noIndent
+	if p.rung >= rungTrim {
+		indent = indentShift(m.t.lines[p.pos:p.end], p.old)
+	}
+	out := make([]string, len(p.new))
+	for j, l := range p.new {
+		if i := pair[j]; i >= 0 {
+			out[j] = m.t.raws[p.pos+i]
+		} else {
+			out[j] = indent(l) + nl
 		}
 	}
-	return res
+	return out
+}
+
+// wantFinalNL says whether the file must end with a line break after a
+// hunk that reaches its end: as the hunk's new side says when it changes
+// the final newline, else as the file did.
+func (m *hunkMatcher) wantFinalNL(h *plan.Hunk) bool {
+	if h.OldNoEOL != h.NewNoEOL {
+		return !h.NewNoEOL
+	}
+	return m.t.finalNL()
+}
+
+// closeLines gives a line break to every line of raws[from:to] but the
+// file's last that lacks one (the old last line, when lines now follow it).
+func closeLines(raws []string, from, to int, nl string) {
+	for i := max(from, 0); i < min(to, len(raws)-1); i++ {
+		if !strings.HasSuffix(raws[i], "\n") {
+			raws[i] += nl
+		}
+	}
+}
+
+// endFile makes the last line end with a line break or not.
+func endFile(raws []string, want bool, st style) {
+	if len(raws) == 0 {
+		return
+	}
+	last := &raws[len(raws)-1]
+	switch has := strings.HasSuffix(*last, "\n"); {
+	case want && !has:
+		*last += st.nl()
+	case !want && has:
+		*last = strings.TrimSuffix(*last, "\n")
+		if st.crlf {
+			*last = strings.TrimSuffix(*last, "\r")
+		}
+	}
 }
 
 // alignLines pairs equal lines of a and b in order (a longest common

@@ -124,8 +124,10 @@ func trimBlank(ls []string, lo, hi int) (int, int) {
 // v4a reads the body of V4A file operations: Add File lines and Update
 // File hunks (also the diff of a Responses operation).
 type v4a struct {
-	lines  []string
-	i, end int
+	lines   []string
+	i, end  int
+	runEnd  int  // moreAdds: the end of the last run of blank lines
+	runMore bool // and whether a "+" line follows it
 }
 
 // isMarker reports whether trimmed line l ends a hunk: a file operation or
@@ -155,13 +157,18 @@ func (p *v4a) addLines() []byte {
 	return []byte(b.String())
 }
 
+// moreAdds reports whether a "+" line follows the blank line p.i; the
+// answer for a run of blank lines is kept, so a run costs its length once.
 func (p *v4a) moreAdds() bool {
-	for j := p.i + 1; j < p.end; j++ {
-		if l := p.lines[j]; strings.TrimSpace(l) != "" {
-			return strings.HasPrefix(l, "+")
-		}
+	if p.i < p.runEnd {
+		return p.runMore
 	}
-	return false
+	j := p.i + 1
+	for j < p.end && strings.TrimSpace(p.lines[j]) == "" {
+		j++
+	}
+	p.runEnd, p.runMore = j, j < p.end && strings.HasPrefix(p.lines[j], "+")
+	return p.runMore
 }
 
 // hunks reads Update File hunks up to the next file operation. Each hunk

@@ -50,8 +50,10 @@ func parseUnified(input []byte) ([]*File, error) {
 }
 
 type diffReader struct {
-	lines []string // raw lines, "\r" kept
-	i     int
+	lines   []string // raw lines, "\r" kept
+	i       int
+	runEnd  int  // moreHunkLines: the end of the last run of empty lines
+	runMore bool // and whether hunk lines follow it
 }
 
 // text is line i without a trailing "\r".
@@ -350,17 +352,24 @@ func (d *diffReader) hunks(path string) ([]diffHunk, error) {
 	return out, nil
 }
 
-// moreHunkLines reports whether hunk lines follow line i (an empty line
-// between hunk lines is an empty context line; at the end, it is not).
+// moreHunkLines reports whether hunk lines follow the empty line i (an
+// empty line between hunk lines is an empty context line; at the end, it is
+// not). The answer for a run of empty lines is kept, so a run costs its
+// length once.
 func (d *diffReader) moreHunkLines(i int) bool {
-	for j := i + 1; j < len(d.lines); j++ {
-		l := d.text(j)
-		if l == "" {
-			continue
-		}
-		return (l[0] == ' ' || l[0] == '-' || l[0] == '+' || l[0] == '\\') && !d.sectionEnd(j)
+	if i < d.runEnd {
+		return d.runMore
 	}
-	return false
+	j := i + 1
+	for j < len(d.lines) && d.text(j) == "" {
+		j++
+	}
+	d.runEnd, d.runMore = j, false
+	if j < len(d.lines) {
+		l := d.text(j)
+		d.runMore = (l[0] == ' ' || l[0] == '-' || l[0] == '+' || l[0] == '\\') && !d.sectionEnd(j)
+	}
+	return d.runMore
 }
 
 func (d *diffReader) short(h diffHunk, path string, oldLeft, newLeft int) error {
