@@ -37,24 +37,32 @@ func (o *HunkOutcome) OK() bool { return len(o.Failed) == 0 }
 // Each hunk is located by the matching ladder (plan.Rungs): the first rung
 // that finds any place wins, and more than one place is ambiguous (every
 // place is listed), never a guess. A hunk with anchors is placed at the
-// first match at or after its last anchor line; a hunk with a stated Line
-// (unified diffs) is taken at that line, shifted by the offset of the hunks
-// before it, when it matches there, and otherwise wherever it matches once
-// (reported with its offset). A pure addition goes right after its last
-// anchor, before its stated Line, or at the end of the file (as Codex does).
+// first match at or after its last anchor line (an anchor found only
+// before the previous hunk's end is taken there: hunks repeat their @@
+// line). A hunk with a stated Line (unified diffs) is taken at that line,
+// shifted by the offset of the hunks before it, when it matches there, and
+// otherwise wherever it matches once (reported with its offset). A pure
+// addition goes right after its last anchor, before its stated Line, or at
+// the end of the file (as Codex does; such an append does not move where
+// later hunks are looked for).
 //
-// A hunk whose old lines are absent but whose new lines stand, once, where
-// it would go is already applied; so is one whose old lines are found with
-// its new lines already around them (a retried insertion). A pure deletion
-// whose lines are absent counts as already applied only when every other
-// changing hunk of the file is. A file where some hunks are already applied
-// and others are not is refused with conflict, naming the hunks.
+// Retries are recognised. A hunk whose old lines are absent but whose new
+// lines stand, once, where it would go is already applied; so is one whose
+// old lines are found with its new lines (which contain them, plus some
+// non-blank line) already around them, at its stated line if it has one
+// (a retried insertion); so is a pure addition whose non-blank lines
+// already stand where it would put them. A pure deletion whose lines are
+// absent counts as already applied only when every other changing hunk of
+// the file is. A file where some hunks are already applied and others are
+// not is refused with conflict, naming the hunks.
 //
-// Line endings, a UTF-8 BOM, a missing final newline (unless a unified
-// hunk changes it) and bytes that are not UTF-8 are kept; context lines
-// keep the file's exact bytes and added lines take its line ending. Every
-// hunk is evaluated and every failure reported. ApplyHunks never panics and
-// runs in time linear in the file's size per hunk.
+// Line endings, a UTF-8 BOM, a missing final newline and bytes that are
+// not UTF-8 are kept: context lines keep the file's exact bytes and added
+// lines take its line ending. Only a unified hunk that says so changes the
+// final newline (OldNoEOL != NewNoEOL), and only a hunk at the top whose
+// first old and new lines differ in a BOM adds or removes one. Every hunk
+// is evaluated and every failure reported. ApplyHunks never panics, and its
+// time is linear in the file's size per hunk; failure hints are bounded.
 func ApplyHunks(path string, content []byte, hunks []plan.Hunk) *HunkOutcome {
 	o := &HunkOutcome{Content: content}
 	if IsBinary(content) {

@@ -78,9 +78,11 @@ func (r Rung) Looser(s Rung) bool {
 type HunkReport struct {
 	// Hunk is the hunk's 0-based index in its file's hunks.
 	Hunk int `json:"hunk"`
-	// Line is the 1-based line of the file (as it was before the patch)
-	// where the hunk's Old starts, or where a pure addition went. For an
-	// already applied hunk, where its New stands.
+	// Line is the 1-based line of the file (as it was before the patch;
+	// for SEARCH/REPLACE blocks, as the blocks before left it) where the
+	// hunk's Old starts, or before which a pure addition went (the line
+	// count plus one: at the end). For an already applied hunk, where its
+	// New stands.
 	Line int `json:"line"`
 	// Rung is the loosest rung its anchors and lines needed.
 	Rung Rung `json:"match"`
