@@ -90,9 +90,9 @@ func (m *hunkMatcher) notFound(k int, h *plan.Hunk, pat *pattern, ends []int, st
 }
 
 // nearest describes where the text most like lines is, or "" (a phrase
-// starting with "; "). Its cost is bounded: lines that occur more than 64
-// times are not followed, and the most-similar-line search runs for a few
-// failures only.
+// starting with "; "). Its cost is bounded: only the first 1000 non-blank
+// lines vote, lines that occur more than 64 times in the file are not
+// followed, and the most-similar-line search runs for a few failures only.
 func (m *hunkMatcher) nearest(lines []string, from int) string {
 	t := m.t
 	if t.n() == 0 {
@@ -106,7 +106,7 @@ func (m *hunkMatcher) nearest(lines []string, from int) string {
 			continue
 		}
 		want++
-		if ps := t.positions(rungUnicode, k); len(ps) <= 64 {
+		if ps := t.positions(rungUnicode, k); len(ps) <= 64 && want <= 1000 {
 			for _, q := range ps {
 				votes[q-j]++
 			}
