@@ -234,3 +234,33 @@ func TestApplyHunksLinear(t *testing.T) {
 		t.Errorf("failures %v", o.Failed)
 	}
 }
+
+// Each rung of the ladder: what it forgives, and that a stricter rung wins.
+var rungCases = []hunkCase{
+	{name: "exact: CRLF file, LF hunk", in: "a\r\nb\r\n", hunks: []plan.Hunk{{Old: L("b"), New: L("c")}}, want: "a\r\nc\r\n", rungs: "exact"},
+	{name: "exact: anchor", in: "def f():\n  x\n", hunks: []plan.Hunk{{Anchors: L("def f():"), Old: L("  x"), New: L("  y")}}, want: "def f():\n  y\n", rungs: "exact"},
+	{name: "exact: trailing blanks differ is not exact", in: "a \n", hunks: []plan.Hunk{{Old: L("a"), New: L("b")}}, want: "b\n", rungs: "trailing_whitespace"},
+	{name: "trailing: tab and spaces", in: "x = 1\t \ny\n", hunks: []plan.Hunk{{Old: L("x = 1\ny"), New: L("x = 2\ny")}}, want: "x = 2\ny\n", rungs: "trailing_whitespace"},
+	{name: "trailing: patch has the trailing blanks", in: "x\n", hunks: []plan.Hunk{{Old: L("x   "), New: L("z")}}, want: "z\n", rungs: "trailing_whitespace"},
+	{name: "trailing: anchor", in: "class A: \n  v\n", hunks: []plan.Hunk{{Anchors: L("class A:"), Old: L("  v"), New: L("  w")}}, want: "class A: \n  w\n", rungs: "trailing_whitespace"},
+	{name: "whitespace: indentation differs", in: "    if a:\n        b()\n", hunks: []plan.Hunk{{Old: L("if a:\n    b()"), New: L("if a:\n    c()")}},
+		want: "    if a:\n        c()\n", rungs: "whitespace"},
+	{name: "whitespace: tabs for spaces", in: "\tx()\n\ty()\n", hunks: []plan.Hunk{{Old: L("  x()\n  y()"), New: L("  x()\n  z()\n  y()")}}, want: "\tx()\n\tz()\n\ty()\n", rungs: "whitespace"},
+	{name: "whitespace: does not forgive inner spaces", in: "a  =  1\n", hunks: []plan.Hunk{{Old: L("a = 1"), New: L("a = 2")}}, errs: []string{"not_found:0:"}},
+	{name: "unicode: dashes", in: "a – b — c ‐ d − e\n", hunks: []plan.Hunk{{Old: L("a - b - c - d - e"), New: L("x")}}, want: "x\n", rungs: "unicode"},
+	{name: "unicode: quotes", in: "say ‘a’ and “b” „c‟\n", hunks: []plan.Hunk{{Old: L(`say 'a' and "b" "c"`), New: L("x")}}, want: "x\n", rungs: "unicode"},
+	{name: "unicode: spaces", in: "a\u00a0b\u2009c\u3000d\u202fe\n", hunks: []plan.Hunk{{Old: L("a b c d e"), New: L("x")}}, want: "x\n", rungs: "unicode"},
+	{name: "unicode: the file has ASCII, the patch typography", in: "x = \"q\" - 1\n", hunks: []plan.Hunk{{Old: L("x = “q” – 1"), New: L("y")}}, want: "y\n", rungs: "unicode"},
+	{name: "unicode: other letters are not folded", in: "café\n", hunks: []plan.Hunk{{Old: L("cafe"), New: L("x")}}, errs: []string{"not_found:0:"}},
+	{name: "unicode: anchor", in: "# Section — one\nbody\n", hunks: []plan.Hunk{{Anchors: L("# Section - one"), Old: L("body"), New: L("text")}}, want: "# Section — one\ntext\n", rungs: "unicode"},
+	{name: "the loosest rung of anchor and lines is reported", in: "class A:  \n  v = 1\n", hunks: []plan.Hunk{{Anchors: L("class A:"), Old: L("v = 1"), New: L("v = 2")}}, rungs: "whitespace", want: "class A:  \n  v = 2\n"},
+	{name: "already applied on a loose rung", in: "  x = 2\n", hunks: []plan.Hunk{{Old: L("x = 1"), New: L("x = 2")}}, want: "  x = 2\n", rungs: "whitespace", already: true},
+}
+
+func TestLadderRungs(t *testing.T) {
+	for _, tc := range rungCases {
+		t.Run(tc.name, func(t *testing.T) {
+			checkOutcome(t, tc, ApplyHunks("f.txt", []byte(tc.in), tc.hunks))
+		})
+	}
+}

@@ -88,7 +88,7 @@ type File struct {
 	// diff states them.
 	OldMode, NewMode string
 	// Line is the 1-based line of the input where the file's section
-	// starts, for messages.
+	// starts, for messages (0 for a Responses operation).
 	Line int
 }
 
