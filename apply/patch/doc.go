@@ -34,7 +34,17 @@
 //   - an Update File with a Move to and no hunks is a pure rename.
 //
 // Add File over an existing file replaces it, and Move to over an existing
-// file replaces that file, as Codex does ([File.Overwrite]).
+// file replaces that file, as Codex does ([File.Overwrite]). Where txedit
+// differs from Codex on purpose (SPEC §13):
+//   - nothing is written when anything fails (Codex keeps the files it
+//     wrote before the failure);
+//   - old lines that match more than one place are ambiguous (Codex takes
+//     the first);
+//   - a hunk of added lines under an @@ line goes right after that line, as
+//     OpenAI's Agents SDK does (Codex appends it at the end of the file,
+//     whatever the @@ line says); without one it appends, as Codex does;
+//   - a file without a final newline keeps lacking one (Codex adds it);
+//   - a patch sent twice is already applied, not applied twice.
 //
 // # Responses apply_patch_call (OpenAI)
 //
