@@ -67,9 +67,11 @@
 //   - names lose git's a/ and b/ (or other one-letter) prefixes, or two
 //     top directories that differ over the same remainder (diff -ruN);
 //     names without a prefix (diff -u, git diff --no-prefix) are kept;
-//   - without git headers, differing names do not rename: the old name is
-//     the file patched, as patch does; a side whose time stamp is the
-//     epoch is missing (diff -N), so the file is created or deleted;
+//   - without git headers, differing names do not rename: the file patched
+//     is the one GNU patch would prefer were both there (fewer directories,
+//     then the shorter base name: diff -u f.orig f patches f); a side whose
+//     time stamp is the epoch is missing (diff -N): the file is created or
+//     deleted;
 //   - a hunk's stated line is where it is looked for first, shifted by the
 //     offset of the hunks before it; elsewhere it must match once;
 //   - "@@ ... @@" hunks without numbers (Aider's unified diffs) are located

@@ -95,6 +95,8 @@ var diffCases = []parseCase{
 		"update café.txt (line 1)\n  hunk 0 line 1\n    -\"x\"\n    +\"y\"\n"},
 	{"git --no-prefix", "diff --git src/a.go src/a.go\n--- src/a.go\n+++ src/a.go\n@@ -1 +1 @@\n-x\n+y\n", "update src/a.go (line 1)\n  hunk 0 line 1\n    -\"x\"\n    +\"y\"\n"},
 	{"plain diff with other names does not rename", "--- a/old.py\n+++ b/new.py\n@@ -1 +1 @@\n-x\n+y\n", "update old.py (line 1)\n  hunk 0 line 1\n    -\"x\"\n    +\"y\"\n"},
+	{"diff -u file.orig file patches file", "--- hello.c.orig\t2024-01-01\n+++ hello.c\t2024-01-02\n@@ -1 +1 @@\n-x\n+y\n", "update hello.c (line 1)\n  hunk 0 line 1\n    -\"x\"\n    +\"y\"\n"},
+	{"diff -u file file.new patches file", "--- src/a.go\n+++ src/a.go.new\n@@ -1 +1 @@\n-x\n+y\n", "update src/a.go (line 1)\n  hunk 0 line 1\n    -\"x\"\n    +\"y\"\n"},
 	{"CRLF lines", "--- a/w.txt\r\n+++ b/w.txt\r\n@@ -1,2 +1,2 @@\r\n a\r\n-x\r\n+y\r\n", "update w.txt (line 1)\n  hunk 0 line 1\n    -\"a\"\n    -\"x\"\n    +\"a\"\n    +\"y\"\n"},
 	{"new CRLF file keeps its bytes", "--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1,2 @@\n+a\r\n+b\r\n", "add n.txt (line 1)\n  content \"a\\r\\nb\\r\\n\"\n"},
 	{"new file without final newline", "--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n\\ No newline at end of file\n", "add n.txt (line 1)\n  content \"a\\nb\"\n"},

@@ -1,7 +1,9 @@
 package patch
 
 import (
+	"cmp"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -155,6 +157,23 @@ func (d *diffReader) plainSection() (*File, error) {
 	return d.finish(f, old, nw, start, false)
 }
 
+// plainName picks the file a diff without git headers patches when its
+// names differ (diff -u file.orig file): as GNU patch breaks ties between
+// existing files, the one with fewer directories, then the shorter base
+// name, then the shorter name, then the old one.
+func plainName(old, nw string) string {
+	if old == "" || nw == "" || old == nw {
+		return cmp.Or(old, nw)
+	}
+	key := func(p string) [3]int {
+		return [3]int{strings.Count(p, "/"), len(p) - strings.LastIndexByte(p, '/'), len(p)}
+	}
+	if ko, kn := key(old), key(nw); slices.Compare(kn[:], ko[:]) < 0 {
+		return nw
+	}
+	return old
+}
+
 // epoch reports whether a ---/+++ line carries the Unix epoch as its time
 // stamp, which diff -N writes for an absent file.
 func epoch(l string) bool {
@@ -179,7 +198,7 @@ func (d *diffReader) names() (string, string, error) {
 }
 
 // finish reads the section's hunks and decides what the file does.
-// Only a git section renames: elsewhere the old name is the file patched.
+// Only a git section renames; elsewhere plainName picks the file patched.
 func (d *diffReader) finish(f *File, old, nw string, start int, git bool) (*File, error) {
 	switch {
 	case old == "" && nw == "":
@@ -190,14 +209,13 @@ func (d *diffReader) finish(f *File, old, nw string, start int, git bool) (*File
 		f.Op, f.Path = OpAdd, nw
 	case nw == devNull:
 		f.Op, f.Path = OpDelete, old
-	default:
-		f.Path = old
-		if old == "" {
-			f.Path = nw
-		}
-		if git && nw != "" && nw != f.Path {
+	case git:
+		f.Path = cmp.Or(old, nw)
+		if nw != "" && nw != f.Path {
 			f.MoveTo = nw
 		}
+	default:
+		f.Path = plainName(old, nw)
 	}
 	hunks, err := d.hunks(f.Path)
 	if err != nil {
