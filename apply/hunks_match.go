@@ -1,0 +1,368 @@
+package apply
+
+import (
+	"hash/maphash"
+	"slices"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/txedit/txedit/plan"
+)
+
+// The matching ladder's rungs, as indexes into plan.Rungs.
+const (
+	rungExact = iota
+	rungTrailing
+	rungTrim
+	rungUnicode
+	rungCount
+)
+
+// rungKey is what a line is compared by on rung r.
+func rungKey(r int, s string) string {
+	switch r {
+	case rungExact:
+		return s
+	case rungTrailing:
+		return strings.TrimRightFunc(s, unicode.IsSpace)
+	case rungTrim:
+		return strings.TrimSpace(s)
+	}
+	return foldPunct(strings.TrimSpace(s))
+}
+
+// foldPunct maps Unicode dashes, quotes and spaces to their ASCII
+// counterparts. Bytes that are not UTF-8 are kept as they are.
+func foldPunct(s string) string {
+	i := 0
+	for i < len(s) && s[i] < utf8.RuneSelf {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			b.WriteByte(s[i])
+		case r >= 0x2010 && r <= 0x2015, r == 0x2212:
+			b.WriteByte('-')
+		case r >= 0x2018 && r <= 0x201B:
+			b.WriteByte('\'')
+		case r >= 0x201C && r <= 0x201F:
+			b.WriteByte('"')
+		case r == 0xA0, r >= 0x2000 && r <= 0x200A, r == 0x202F, r == 0x205F, r == 0x3000:
+			b.WriteByte(' ')
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// hashBase is the multiplier of the rolling hash over line hashes.
+const hashBase = 0x9E3779B97F4A7C15
+
+// hunkText is a file's body (its BOM removed) split into lines for
+// matching.
+type hunkText struct {
+	raws  []string // every line as the file has it, its line break included
+	lines []string // the same without "\n" and a "\r" before it
+	seed  maphash.Seed
+	rungs [rungCount]*rungIndex
+}
+
+// rungIndex holds every line's key on one rung, with a prefix hash for
+// finding several-line patterns in linear time, and (built on demand) the
+// positions of each key, for anchors and hints.
+type rungIndex struct {
+	keys   []string
+	hashes []uint64
+	prefix []uint64 // prefix[i] hashes keys[:i]
+	pos    map[string][]int
+}
+
+func newHunkText(body []byte) *hunkText {
+	t := &hunkText{seed: maphash.MakeSeed()}
+	s := string(body)
+	n := strings.Count(s, "\n")
+	if len(s) > 0 && s[len(s)-1] != '\n' {
+		n++
+	}
+	t.raws = make([]string, 0, n)
+	for s != "" {
+		i := strings.IndexByte(s, '\n') + 1
+		if i == 0 {
+			i = len(s)
+		}
+		t.raws = append(t.raws, s[:i])
+		s = s[i:]
+	}
+	t.lines = make([]string, len(t.raws))
+	for i, r := range t.raws {
+		t.lines[i] = trimEOL(r)
+	}
+	return t
+}
+
+func (t *hunkText) n() int { return len(t.lines) }
+
+// finalNL reports whether the last line ends with a line break (or there
+// are no lines).
+func (t *hunkText) finalNL() bool {
+	return len(t.raws) == 0 || strings.HasSuffix(t.raws[len(t.raws)-1], "\n")
+}
+
+// bytes returns the body.
+func (t *hunkText) bytes() []byte {
+	size := 0
+	for _, r := range t.raws {
+		size += len(r)
+	}
+	b := make([]byte, 0, size)
+	for _, r := range t.raws {
+		b = append(b, r...)
+	}
+	return b
+}
+
+// trimEOL removes a line's "\n" and one "\r" before it.
+func trimEOL(s string) string {
+	s = strings.TrimSuffix(s, "\n")
+	return strings.TrimSuffix(s, "\r")
+}
+
+func (t *hunkText) rung(r int) *rungIndex {
+	if ix := t.rungs[r]; ix != nil {
+		return ix
+	}
+	n := len(t.lines)
+	ix := &rungIndex{keys: t.lines, hashes: make([]uint64, n), prefix: make([]uint64, n+1)}
+	if r != rungExact {
+		ix.keys = make([]string, n)
+	}
+	for i, l := range t.lines {
+		if r != rungExact {
+			ix.keys[i] = rungKey(r, l)
+		}
+		ix.hashes[i] = maphash.String(t.seed, ix.keys[i])
+		ix.prefix[i+1] = ix.prefix[i]*hashBase + ix.hashes[i]
+	}
+	t.rungs[r] = ix
+	return ix
+}
+
+// splice replaces lines [pos, end) with raws. The exact rung's index is
+// kept current (its prefix hashes recomputed from pos); the others are
+// rebuilt when next needed.
+func (t *hunkText) splice(pos, end int, raws []string) {
+	lines := make([]string, len(raws))
+	for i, r := range raws {
+		lines[i] = trimEOL(r)
+	}
+	t.raws = slices.Replace(t.raws, pos, end, raws...)
+	t.lines = slices.Replace(t.lines, pos, end, lines...)
+	ix := t.rungs[rungExact]
+	t.rungs = [rungCount]*rungIndex{}
+	if ix == nil {
+		return
+	}
+	hs := make([]uint64, len(lines))
+	for i, l := range lines {
+		hs[i] = maphash.String(t.seed, l)
+	}
+	ix.keys = t.lines
+	ix.hashes = slices.Replace(ix.hashes, pos, end, hs...)
+	ix.prefix = slices.Grow(ix.prefix[:pos+1], len(t.lines)-pos)[:len(t.lines)+1]
+	for i := pos; i < len(t.lines); i++ {
+		ix.prefix[i+1] = ix.prefix[i]*hashBase + ix.hashes[i]
+	}
+	ix.pos = nil
+	t.rungs[rungExact] = ix
+}
+
+// positions returns the ascending indexes of the lines whose rung-r key is
+// key.
+func (t *hunkText) positions(r int, key string) []int {
+	ix := t.rung(r)
+	if ix.pos == nil {
+		ix.pos = make(map[string][]int, len(ix.keys))
+		for i, k := range ix.keys {
+			ix.pos[k] = append(ix.pos[k], i)
+		}
+	}
+	return ix.pos[key]
+}
+
+// pattern is a run of hunk lines, with its keys and hash per rung.
+type pattern struct {
+	lines []string
+	keys  [rungCount][]string
+	hash  [rungCount]uint64
+	pow   uint64 // hashBase^len(lines)
+}
+
+func newPattern(t *hunkText, lines []string) *pattern {
+	p := &pattern{lines: lines, pow: 1}
+	for r := range rungCount {
+		p.keys[r] = make([]string, len(lines))
+		for j, l := range lines {
+			k := rungKey(r, l)
+			p.keys[r][j] = k
+			p.hash[r] = p.hash[r]*hashBase + maphash.String(t.seed, k)
+		}
+	}
+	for range lines {
+		p.pow *= hashBase
+	}
+	return p
+}
+
+// at reports whether p matches t at line i on rung r.
+func (t *hunkText) at(r int, p *pattern, i int) bool {
+	m := len(p.lines)
+	if i < 0 || i+m > t.n() {
+		return false
+	}
+	ix := t.rung(r)
+	if ix.prefix[i+m]-ix.prefix[i]*p.pow != p.hash[r] {
+		return false
+	}
+	for j, k := range p.keys[r] {
+		if ix.keys[i+j] != k {
+			return false
+		}
+	}
+	return true
+}
+
+// next returns the first line i in [from, to] where p matches on rung r, or
+// -1. Its cost is linear in the distance scanned.
+func (t *hunkText) next(r int, p *pattern, from, to int) int {
+	to = min(to, t.n()-len(p.lines))
+	for i := max(from, 0); i <= to; i++ {
+		if t.at(r, p, i) {
+			return i
+		}
+	}
+	return -1
+}
+
+// firstAfter returns the first position in ps (ascending) at or after i, or
+// -1.
+func firstAfter(ps []int, i int) int {
+	k := sort.SearchInts(ps, i)
+	if k == len(ps) {
+		return -1
+	}
+	return ps[k]
+}
+
+// rungName names rung r for reports.
+func rungName(r int) plan.Rung { return plan.Rungs[r] }
+
+// cleanLines returns lines without a trailing "\r" each, sharing lines when
+// none has one.
+func cleanLines(lines []string) []string {
+	for i, l := range lines {
+		if strings.HasSuffix(l, "\r") {
+			out := make([]string, len(lines))
+			copy(out, lines[:i])
+			for j := i; j < len(lines); j++ {
+				out[j] = strings.TrimSuffix(lines[j], "\r")
+			}
+			return out
+		}
+	}
+	return lines
+}
+
+// blank reports whether every line is empty or whitespace.
+func blank(lines []string) bool {
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// maxAnchorHits bounds the places a first anchor is followed from.
+const maxAnchorHits = 1000
+
+// anchorEnds follows h's anchors from line index start: every place the
+// first anchor matches (on the first rung that finds one), then each next
+// anchor's first match after the previous. It returns the distinct indexes
+// of the last anchor line, ascending, and the loosest rung used. When the
+// first anchor only occurs before start (a hunk repeating the previous
+// hunk's @@ line), its last occurrence there is used.
+func (m *hunkMatcher) anchorEnds(k int, h *plan.Hunk, start int) ([]int, int, *plan.Error) {
+	t := m.t
+	anchors := cleanLines(h.Anchors)
+	var occ []int
+	rung := 0
+	for r := range rungCount {
+		ps := t.positions(r, rungKey(r, anchors[0]))
+		if i := sort.SearchInts(ps, start); i < len(ps) {
+			occ, rung = ps[i:], r
+			break
+		}
+	}
+	if occ == nil {
+		for r := range rungCount {
+			ps := t.positions(r, rungKey(r, anchors[0]))
+			if i := sort.SearchInts(ps, start); i > 0 {
+				occ, rung = ps[i-1:i], r
+				break
+			}
+		}
+	}
+	if occ == nil {
+		return nil, 0, m.fail(k, plan.CodeNotFound, "the @@ line %q is not in the file%s%s", clipText(anchors[0], 80), afterLine(start), m.nearest(anchors[:1], start))
+	}
+	occ = occ[:min(len(occ), maxAnchorHits)]
+	var ends []int
+	worst, failed, failFrom := rung, -1, 0
+	for _, o := range occ {
+		pos, r, ok := o, rung, true
+		for ai, a := range anchors[1:] {
+			q, qr := t.lineAfter(a, pos+1)
+			if q < 0 {
+				if failed < 0 {
+					failed, failFrom = ai+1, pos+1
+				}
+				ok = false
+				break
+			}
+			pos, r = q, max(r, qr)
+		}
+		if ok {
+			ends = append(ends, pos)
+			worst = max(worst, r)
+		}
+	}
+	if len(ends) == 0 {
+		return nil, 0, m.fail(k, plan.CodeNotFound, "the @@ line %q is not in the file after the @@ line %q (line %d)%s",
+			clipText(anchors[failed], 80), clipText(anchors[failed-1], 80), failFrom, m.nearest(anchors[failed:failed+1], failFrom))
+	}
+	slices.Sort(ends)
+	return slices.Compact(ends), worst, nil
+}
+
+// lineAfter returns the first line at or after from matching s, on the
+// first rung that finds one, and that rung; -1 if none.
+func (t *hunkText) lineAfter(s string, from int) (int, int) {
+	for r := range rungCount {
+		if q := firstAfter(t.positions(r, rungKey(r, s)), from); q >= 0 {
+			return q, r
+		}
+	}
+	return -1, 0
+}

@@ -1,0 +1,200 @@
+package apply
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/txedit/txedit/plan"
+)
+
+// render returns m's text with the placed hunks applied (those neither
+// already applied nor pending). Lines outside the hunks are copied byte for
+// byte; a hunk's context lines (the lines its Old and New share) keep the
+// file's bytes, so a fuzzy match leaves them as they were; added lines take
+// the file's line ending.
+func (m *hunkMatcher) render(st style, ps []*placed) []byte {
+	t := m.t
+	todo := make([]*placed, 0, len(ps))
+	for _, p := range ps {
+		if !p.already && !p.pendingDel {
+			todo = append(todo, p)
+		}
+	}
+	// Appends at the end of the file may precede later hunks in patch
+	// order: apply by position, keeping patch order at equal positions.
+	slices.SortStableFunc(todo, func(a, b *placed) int { return a.pos - b.pos })
+	out := &hunkText{raws: make([]string, 0, t.n()+8)}
+	cur := 0
+	var atEOF *placed
+	for _, p := range todo {
+		if p.pos < cur {
+			continue // unreachable: hunks are placed in order
+		}
+		out.raws = append(out.raws, t.raws[cur:p.pos]...)
+		out.raws = append(out.raws, m.region(p, st.nl())...)
+		cur = p.end
+		if p.end == t.n() {
+			atEOF = p
+		}
+	}
+	out.raws = append(out.raws, t.raws[cur:]...)
+	closeLines(out.raws, 0, len(out.raws), st.nl())
+	if atEOF != nil {
+		endFile(out.raws, m.wantFinalNL(atEOF.h), st)
+	}
+	return out.bytes()
+}
+
+// region returns the lines that replace p's region: the hunk's new lines,
+// context lines as the file has them, added lines ending with nl.
+func (m *hunkMatcher) region(p *placed, nl string) []string {
+	pair := alignLines(p.old, p.new)
+	indent := noIndent
+	if p.rung >= rungTrim {
+		indent = indentShift(m.t.lines[p.pos:p.end], p.old)
+	}
+	out := make([]string, len(p.new))
+	for j, l := range p.new {
+		if i := pair[j]; i >= 0 {
+			out[j] = m.t.raws[p.pos+i]
+		} else {
+			out[j] = indent(l) + nl
+		}
+	}
+	return out
+}
+
+// wantFinalNL says whether the file must end with a line break after a
+// hunk that reaches its end: as the hunk's new side says when it changes
+// the final newline, else as the file did.
+func (m *hunkMatcher) wantFinalNL(h *plan.Hunk) bool {
+	if h.OldNoEOL != h.NewNoEOL {
+		return !h.NewNoEOL
+	}
+	return m.t.finalNL()
+}
+
+// closeLines gives a line break to every line of raws[from:to] but the
+// file's last that lacks one (the old last line, when lines now follow it).
+func closeLines(raws []string, from, to int, nl string) {
+	for i := max(from, 0); i < min(to, len(raws)-1); i++ {
+		if !strings.HasSuffix(raws[i], "\n") {
+			raws[i] += nl
+		}
+	}
+}
+
+// endFile makes the last line end with a line break or not.
+func endFile(raws []string, want bool, st style) {
+	if len(raws) == 0 {
+		return
+	}
+	last := &raws[len(raws)-1]
+	switch has := strings.HasSuffix(*last, "\n"); {
+	case want && !has:
+		*last += st.nl()
+	case !want && has:
+		*last = strings.TrimSuffix(*last, "\n")
+		if st.crlf {
+			*last = strings.TrimSuffix(*last, "\r")
+		}
+	}
+}
+
+// alignLines pairs equal lines of a and b in order (a longest common
+// subsequence): pair[j] is the index in a of b[j]'s partner, or -1 for a
+// line of b that a does not have. Past a bounded size the middle of the two
+// (after their common prefix and suffix) is left unpaired.
+func alignLines(a, b []string) []int {
+	pair := make([]int, len(b))
+	for j := range pair {
+		pair[j] = -1
+	}
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		pair[i] = i
+		i++
+	}
+	ea, eb := len(a), len(b)
+	for ea > i && eb > i && a[ea-1] == b[eb-1] {
+		ea, eb = ea-1, eb-1
+		pair[eb] = ea
+	}
+	ma, mb := ea-i, eb-i
+	if ma == 0 || mb == 0 || ma*mb > 1<<18 {
+		return pair
+	}
+	// lcs[x][y] is the LCS length of a[i+x:ea] and b[i+y:eb].
+	w := mb + 1
+	lcs := make([]int32, (ma+1)*w)
+	for x := ma - 1; x >= 0; x-- {
+		for y := mb - 1; y >= 0; y-- {
+			switch {
+			case a[i+x] == b[i+y]:
+				lcs[x*w+y] = lcs[(x+1)*w+y+1] + 1
+			case lcs[(x+1)*w+y] >= lcs[x*w+y+1]:
+				lcs[x*w+y] = lcs[(x+1)*w+y]
+			default:
+				lcs[x*w+y] = lcs[x*w+y+1]
+			}
+		}
+	}
+	for x, y := 0, 0; x < ma && y < mb; {
+		switch {
+		case a[i+x] == b[i+y]:
+			pair[i+y] = i + x
+			x, y = x+1, y+1
+		case lcs[(x+1)*w+y] >= lcs[x*w+y+1]:
+			x++
+		default:
+			y++
+		}
+	}
+	return pair
+}
+
+func noIndent(s string) string { return s }
+
+// indentShift returns how to re-indent added lines when a hunk matched
+// with leading whitespace ignored. Each non-blank old line's indentation
+// maps to its file line's; when that mapping is consistent, an added
+// line's indentation is rewritten through its longest mapped prefix (so a
+// patch indented with spaces for a tab-indented file, or uniformly too
+// little, lands indented as the file is, as Aider's leading-whitespace
+// fallback does). Otherwise added lines are kept as written.
+func indentShift(file, old []string) func(string) string {
+	to := map[string]string{}
+	for i, o := range old {
+		if strings.TrimSpace(o) == "" {
+			continue
+		}
+		ol, fl := leading(o), leading(file[i])
+		if prev, ok := to[ol]; ok && prev != fl {
+			return noIndent
+		}
+		to[ol] = fl
+	}
+	same := true
+	for k, v := range to {
+		same = same && k == v
+	}
+	if same {
+		return noIndent
+	}
+	return func(s string) string {
+		if strings.TrimSpace(s) == "" {
+			return s
+		}
+		lead := leading(s)
+		for k := len(lead); k >= 0; k-- {
+			if v, ok := to[lead[:k]]; ok {
+				return v + s[k:]
+			}
+		}
+		return s
+	}
+}
+
+func leading(s string) string {
+	return s[:len(s)-len(strings.TrimLeft(s, " \t"))]
+}

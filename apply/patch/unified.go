@@ -1,0 +1,421 @@
+package patch
+
+import (
+	"cmp"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/txedit/txedit/plan"
+)
+
+const devNull = "/dev/null"
+
+// hunkHead matches a unified hunk header; group 5 is the section text.
+var hunkHead = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$`)
+
+// bareHead matches a hunk header without numbers ("@@", "@@ @@",
+// "@@ ... @@"), as Aider's unified diffs write them.
+var bareHead = regexp.MustCompile(`^@@(?:\s*(?:\.\.\.)?\s*@@)?\s*$`)
+
+// parseUnified parses unified and git diffs.
+func parseUnified(input []byte) ([]*File, error) {
+	d := &diffReader{lines: lines(input)}
+	var files []*File
+	for d.i < len(d.lines) {
+		l := d.text(d.i)
+		var f *File
+		var err error
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			f, err = d.gitSection()
+		case d.fileHeader(d.i):
+			f, err = d.plainSection()
+		case strings.HasPrefix(l, "@@"):
+			return nil, errAt(d.i+1, "", "%q: a hunk without a file header: put '--- a/PATH' and '+++ b/PATH' lines before it", clip(l))
+		case strings.HasPrefix(l, "Binary files ") || l == "GIT binary patch":
+			return nil, errAt(d.i+1, "", "%q: binary changes are not supported: write the file another way", clip(l))
+		default:
+			d.i++ // text around the diff (a commit message, "diff -ruN …", "Index: …")
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	if len(files) == 0 {
+		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "no file changes found: a diff needs '--- a/PATH' and '+++ b/PATH' lines followed by @@ hunks")
+	}
+	return files, nil
+}
+
+type diffReader struct {
+	lines   []string // raw lines, "\r" kept
+	i       int
+	runEnd  int  // moreHunkLines: the end of the last run of empty lines
+	runMore bool // and whether hunk lines follow it
+}
+
+// text is line i without a trailing "\r".
+func (d *diffReader) text(i int) string { return strings.TrimSuffix(d.lines[i], "\r") }
+
+// fileHeader reports whether lines i and i+1 are "--- " and "+++ ".
+func (d *diffReader) fileHeader(i int) bool {
+	return i+1 < len(d.lines) && strings.HasPrefix(d.text(i), "--- ") && strings.HasPrefix(d.text(i+1), "+++ ")
+}
+
+// sectionEnd reports whether line i starts another file's section.
+func (d *diffReader) sectionEnd(i int) bool {
+	l := d.text(i)
+	return strings.HasPrefix(l, "diff ") || d.fileHeader(i)
+}
+
+// gitSection reads a "diff --git" section: extended headers, then
+// optional ---/+++ names and hunks.
+func (d *diffReader) gitSection() (*File, error) {
+	start := d.i
+	a, b, _ := splitGitHeader(d.text(d.i)[len("diff --git "):])
+	a, b = stripPrefixes(a, b)
+	d.i++
+	f := &File{Op: OpUpdate, Line: start + 1}
+	var isNew, isDel bool
+	var from, to string
+headers:
+	for ; d.i < len(d.lines); d.i++ {
+		l := d.text(d.i)
+		var err error
+		switch {
+		case cut(l, "old mode ", &f.OldMode):
+		case cut(l, "new mode ", &f.NewMode):
+		case cut(l, "deleted file mode ", &f.OldMode):
+			isDel = true
+		case cut(l, "new file mode ", &f.NewMode):
+			isNew = true
+		case strings.HasPrefix(l, "rename from "), strings.HasPrefix(l, "rename old "):
+			from, err = unquote(l[len("rename from "):])
+		case strings.HasPrefix(l, "rename to "):
+			to, err = unquote(l[len("rename to "):])
+		case strings.HasPrefix(l, "rename new "):
+			to, err = unquote(l[len("rename new "):])
+		case strings.HasPrefix(l, "copy from "), strings.HasPrefix(l, "copy to "):
+			return nil, errAt(d.i+1, a, "%q: copies are not supported: make the diff without -C (as a new file)", clip(l))
+		case strings.HasPrefix(l, "similarity index "), strings.HasPrefix(l, "dissimilarity index "), strings.HasPrefix(l, "index "):
+		case strings.HasPrefix(l, "Binary files ") || l == "GIT binary patch":
+			return nil, errAt(d.i+1, a, "%q: binary changes are not supported: write the file another way", clip(l))
+		default:
+			break headers
+		}
+		if err != nil {
+			return nil, errAt(d.i+1, a, "%v", err)
+		}
+	}
+	for _, m := range []string{f.OldMode, f.NewMode} {
+		if m == "120000" || m == "160000" {
+			return nil, errAt(start+1, a, "mode %s: symbolic links and submodules are not supported", m)
+		}
+	}
+	old, nw := a, b
+	if d.i < len(d.lines) && d.fileHeader(d.i) {
+		var err error
+		if old, nw, err = d.names(); err != nil {
+			return nil, err
+		}
+	}
+	if from != "" {
+		old = from
+	}
+	if to != "" {
+		nw = to
+	}
+	if isNew {
+		old = devNull
+	}
+	if isDel {
+		nw = devNull
+	}
+	return d.finish(f, old, nw, start, true)
+}
+
+// plainSection reads a section that starts with ---/+++ (diff -u, or a
+// git diff whose "diff --git" line was lost).
+func (d *diffReader) plainSection() (*File, error) {
+	start := d.i
+	f := &File{Op: OpUpdate, Line: start + 1}
+	oldEpoch, newEpoch := epoch(d.text(d.i)), epoch(d.text(d.i+1))
+	old, nw, err := d.names()
+	if err != nil {
+		return nil, err
+	}
+	// diff -N marks a missing side by the epoch as its time stamp.
+	if oldEpoch && !newEpoch {
+		old = devNull
+	} else if newEpoch && !oldEpoch {
+		nw = devNull
+	}
+	return d.finish(f, old, nw, start, false)
+}
+
+// plainName picks the file a diff without git headers patches when its
+// names differ (diff -u file.orig file): as GNU patch breaks ties between
+// existing files, the one with fewer directories, then the shorter base
+// name, then the shorter name, then the old one.
+func plainName(old, nw string) string {
+	if old == "" || nw == "" || old == nw {
+		return cmp.Or(old, nw)
+	}
+	key := func(p string) [3]int {
+		return [3]int{strings.Count(p, "/"), len(p) - strings.LastIndexByte(p, '/'), len(p)}
+	}
+	if ko, kn := key(old), key(nw); slices.Compare(kn[:], ko[:]) < 0 {
+		return nw
+	}
+	return old
+}
+
+// epoch reports whether a ---/+++ line carries the Unix epoch as its time
+// stamp, which diff -N writes for an absent file.
+func epoch(l string) bool {
+	_, ts, ok := strings.Cut(l, "\t")
+	return ok && (strings.HasPrefix(ts, "1970-01-01 ") || strings.HasPrefix(ts, "1969-12-31 "))
+}
+
+// names reads the ---/+++ lines at d.i and returns both paths with git's
+// prefixes stripped.
+func (d *diffReader) names() (string, string, error) {
+	old, err := headerPath(d.text(d.i)[4:])
+	if err != nil {
+		return "", "", errAt(d.i+1, "", "%v", err)
+	}
+	nw, err := headerPath(d.text(d.i + 1)[4:])
+	if err != nil {
+		return "", "", errAt(d.i+2, "", "%v", err)
+	}
+	d.i += 2
+	old, nw = stripPrefixes(old, nw)
+	return old, nw, nil
+}
+
+// finish reads the section's hunks and decides what the file does.
+// Only a git section renames; elsewhere plainName picks the file patched.
+func (d *diffReader) finish(f *File, old, nw string, start int, git bool) (*File, error) {
+	switch {
+	case old == "" && nw == "":
+		return nil, errAt(start+1, "", "cannot tell the file's path: add '--- a/PATH' and '+++ b/PATH' lines")
+	case old == devNull && nw == devNull:
+		return nil, errAt(start+1, "", "both sides are /dev/null")
+	case old == devNull:
+		f.Op, f.Path = OpAdd, nw
+	case nw == devNull:
+		f.Op, f.Path = OpDelete, old
+	case git:
+		f.Path = cmp.Or(old, nw)
+		if nw != "" && nw != f.Path {
+			f.MoveTo = nw
+		}
+	default:
+		f.Path = plainName(old, nw)
+	}
+	hunks, err := d.hunks(f.Path)
+	if err != nil {
+		return nil, err
+	}
+	switch f.Op {
+	case OpAdd:
+		var b strings.Builder
+		for _, h := range hunks {
+			if len(h.old) > 0 || h.line > 1 {
+				return nil, errAt(h.at, f.Path, "a new file's hunk can only add lines (and must be @@ -0,0 +1,N @@)")
+			}
+			for i, l := range h.new {
+				b.WriteString(l)
+				if i < len(h.new)-1 || !h.newNoEOL {
+					b.WriteByte('\n')
+				}
+			}
+		}
+		f.Content = []byte(b.String())
+	case OpDelete:
+		for _, h := range hunks {
+			if len(h.new) > 0 {
+				return nil, errAt(h.at, f.Path, "a deleted file's hunk can only remove lines")
+			}
+		}
+		f.Hunks = toHunks(hunks)
+	default:
+		if len(hunks) == 0 && f.MoveTo == "" && f.OldMode == f.NewMode {
+			return nil, errAt(start+1, f.Path, "the diff of %s has no hunks", f.Path)
+		}
+		f.Hunks = toHunks(hunks)
+	}
+	return f, nil
+}
+
+// diffHunk is a hunk as read, lines raw ("\r" kept).
+type diffHunk struct {
+	at                 int // 1-based input line of the header
+	line               int // plan.Hunk.Line
+	old, new           []string
+	oldNoEOL, newNoEOL bool
+}
+
+func toHunks(hs []diffHunk) []plan.Hunk {
+	out := make([]plan.Hunk, len(hs))
+	for i, h := range hs {
+		out[i] = plan.Hunk{Old: noCR(h.old), New: noCR(h.new), Line: h.line, OldNoEOL: h.oldNoEOL, NewNoEOL: h.newNoEOL}
+	}
+	return out
+}
+
+func noCR(ls []string) []string {
+	if len(ls) == 0 {
+		return nil
+	}
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = strings.TrimSuffix(l, "\r")
+	}
+	return out
+}
+
+// hunks reads the @@ hunks at d.i. Hunks with counts end when the counts
+// are met (a count that does not match the lines is an error); hunks
+// without numbers ("@@ ... @@") end at the next header or at a line that
+// is not a hunk line.
+func (d *diffReader) hunks(path string) ([]diffHunk, error) {
+	var out []diffHunk
+	for d.i < len(d.lines) {
+		l := d.text(d.i)
+		h := diffHunk{at: d.i + 1}
+		oldLeft, newLeft := -1, -1 // -1: not counted
+		if m := hunkHead.FindStringSubmatch(l); m != nil {
+			os, oc, ns, nc := atoi(m[1]), count(m[2]), atoi(m[3]), count(m[4])
+			if oc < 0 || nc < 0 || os < 0 || ns < 0 {
+				return nil, errAt(d.i+1, path, "%q: a number is out of range", clip(l))
+			}
+			oldLeft, newLeft = oc, nc
+			h.line = max(os, 1)
+			if oc == 0 {
+				h.line = os + 1 // "-5,0": insert after line 5
+			}
+		} else if !bareHead.MatchString(l) {
+			if strings.HasPrefix(l, "@@") {
+				return nil, errAt(d.i+1, path, "%q is not a hunk header: write '@@ -START,COUNT +START,COUNT @@' (or '@@ ... @@' to let txedit locate it by content)", clip(l))
+			}
+			break
+		}
+		d.i++
+		prev := byte(0)
+		for d.i < len(d.lines) {
+			raw := d.lines[d.i]
+			l := strings.TrimSuffix(raw, "\r")
+			counted := oldLeft >= 0
+			if counted && oldLeft == 0 && newLeft == 0 && !strings.HasPrefix(l, "\\") {
+				break
+			}
+			if !counted && (strings.HasPrefix(l, "@@") || d.sectionEnd(d.i) || l == "" && !d.moreHunkLines(d.i)) {
+				break
+			}
+			op := byte(' ')
+			if l != "" {
+				op = l[0]
+			}
+			text := ""
+			if len(raw) > 0 {
+				text = raw[1:]
+			}
+			switch op {
+			case ' ', '-', '+':
+				if counted && d.sectionEnd(d.i) {
+					return nil, d.short(h, path, oldLeft, newLeft)
+				}
+				if op != '+' {
+					h.old = append(h.old, text)
+					oldLeft--
+				}
+				if op != '-' {
+					h.new = append(h.new, text)
+					newLeft--
+				}
+				if counted && (oldLeft < 0 || newLeft < 0) {
+					return nil, errAt(d.i+1, path, "%q: the hunk has more lines than its header (line %d) says: fix the header's counts, or write '@@ ... @@'", clip(l), h.at)
+				}
+			case '\\':
+				if prev != '+' {
+					h.oldNoEOL = true
+				}
+				if prev != '-' {
+					h.newNoEOL = true
+				}
+			default:
+				if counted {
+					return nil, d.short(h, path, oldLeft, newLeft)
+				}
+			}
+			if op != ' ' && op != '-' && op != '+' && op != '\\' {
+				break
+			}
+			prev = op
+			d.i++
+		}
+		if oldLeft > 0 || newLeft > 0 {
+			return nil, d.short(h, path, oldLeft, newLeft)
+		}
+		if len(h.old) == 0 && len(h.new) == 0 {
+			return nil, errAt(h.at, path, "the hunk has no lines")
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// moreHunkLines reports whether hunk lines follow the empty line i (an
+// empty line between hunk lines is an empty context line; at the end, it is
+// not). The answer for a run of empty lines is kept, so a run costs its
+// length once.
+func (d *diffReader) moreHunkLines(i int) bool {
+	if i < d.runEnd {
+		return d.runMore
+	}
+	j := i + 1
+	for j < len(d.lines) && d.text(j) == "" {
+		j++
+	}
+	d.runEnd, d.runMore = j, false
+	if j < len(d.lines) {
+		l := d.text(j)
+		d.runMore = (l[0] == ' ' || l[0] == '-' || l[0] == '+' || l[0] == '\\') && !d.sectionEnd(j)
+	}
+	return d.runMore
+}
+
+func (d *diffReader) short(h diffHunk, path string, oldLeft, newLeft int) error {
+	at := min(d.i+1, len(d.lines))
+	return errAt(at, path, "the hunk at line %d ends early: its header promises %d more old and %d more new lines; fix the counts, or write '@@ ... @@' to let txedit count", h.at, max(oldLeft, 0), max(newLeft, 0))
+}
+
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil || n > 1<<30 {
+		return -1
+	}
+	return n
+}
+
+// count is a hunk side's line count: 1 when omitted.
+func count(s string) int {
+	if s == "" {
+		return 1
+	}
+	return atoi(s)
+}
+
+// cut sets *dst to l's rest after prefix and reports whether l has it.
+func cut(l, prefix string, dst *string) bool {
+	rest, ok := strings.CutPrefix(l, prefix)
+	if ok {
+		*dst = strings.TrimSpace(rest)
+	}
+	return ok
+}
