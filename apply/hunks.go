@@ -198,7 +198,7 @@ func (m *hunkMatcher) fail(k int, code plan.Code, format string, args ...any) *p
 	if m.blocks {
 		cmd = "search_replace"
 	}
-	return &plan.Error{Code: code, Path: m.path, Index: k, Command: cmd, Msg: fmt.Sprintf(format, args...)}
+	return plan.EditErrorf(code, m.path, k, cmd, format, args...)
 }
 
 // place locates hunk k, searching from line index start; shift is the
