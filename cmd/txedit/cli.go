@@ -37,6 +37,7 @@ Usage:
   txedit show    TXID [--json]                    print a transaction and its diff
   txedit recover [--json]                         roll back transactions interrupted by a crash
   txedit gc      [--json]                         apply journal retention (newest 200, or 1 GiB)
+  txedit version [--json]                         print the version, VCS revision, Go version and platform (also --version)
 
 Toolsets: txedit (default: fs_read, fs_write, glob, grep, undo, history),
 claude (Read, Write, Edit, MultiEdit, LS, Glob, Grep), amazonq (fs_read,
@@ -49,6 +50,15 @@ Flags may stand before or after arguments. Exit status: 0 success, 1 the
 operation failed (in atomic mode nothing was written; for grep and glob:
 nothing matched), 2 bad usage or an unparseable request.
 `
+
+// commandTable is the one list of commands: run dispatches through it, and
+// help and the shell completions are generated from it.
+func commandTable() map[string]func() *command {
+	return map[string]func() *command{
+		"apply": applyCmd, "undo": undoCmd, "redo": redoCmd, "read": readCmd, "grep": grepCmd, "glob": globCmd, "replace": replaceCmd, "tool": toolCmd, "schema": schemaCmd, "mcp": mcpCmd, "log": logCmd, "show": showCmd, "recover": recoverCmd, "gc": gcCmd,
+		"version": versionCmd,
+	}
+}
 
 // env is what a command runs against: the streams and common flags.
 type env struct {
@@ -74,10 +84,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	cmds := map[string]func() *command{
-		"apply": applyCmd, "undo": undoCmd, "redo": redoCmd, "read": readCmd, "grep": grepCmd, "glob": globCmd, "replace": replaceCmd, "tool": toolCmd, "schema": schemaCmd, "mcp": mcpCmd, "log": logCmd, "show": showCmd, "recover": recoverCmd, "gc": gcCmd,
+	if args[0] == "--version" || args[0] == "-version" {
+		args = append([]string{"version"}, args[1:]...)
 	}
-	mk, ok := cmds[args[0]]
+	mk, ok := commandTable()[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "txedit: unknown command %q\n\n%s", args[0], usage)
 		return 2

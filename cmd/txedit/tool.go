@@ -12,11 +12,9 @@ import (
 
 	"github.com/txedit/txedit/engine"
 	"github.com/txedit/txedit/engine/tools"
+	"github.com/txedit/txedit/internal/buildinfo"
 	"github.com/txedit/txedit/plan"
 )
-
-// version is txedit's version, reported to MCP clients.
-const version = "0.1.0"
 
 func toolCmd() *command {
 	var toolset string
@@ -144,7 +142,7 @@ never overwritten. Errors carry a stable code in brackets ([not_found],
 // it sent a progress token; a failure is an isError result whose text
 // starts with the error code.
 func newMCPServer(ts *tools.Toolset, env *tools.Env, readOnly bool) *mcp.Server {
-	server := mcp.NewServer(&mcp.Implementation{Name: "txedit", Title: "txedit (" + ts.Name + " tools)", Version: version},
+	server := mcp.NewServer(&mcp.Implementation{Name: "txedit", Title: "txedit (" + ts.Name + " tools)", Version: buildinfo.Version()},
 		&mcp.ServerOptions{Instructions: mcpInstructions})
 	for _, t := range ts.Offered(readOnly, env.AllowExecute) {
 		destructive, openWorld := !t.ReadOnly, t.Execute
