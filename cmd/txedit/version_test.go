@@ -46,15 +46,6 @@ func TestVersionCommand(t *testing.T) {
 	}
 }
 
-// The MCP server reports the same version in its serverInfo.
-func TestVersionInMCPServerInfo(t *testing.T) {
-	cs := connect(t, t.TempDir(), "txedit", false, nil)
-	info := cs.InitializeResult().ServerInfo
-	if info.Name != "txedit" || info.Version != buildinfo.Version() || info.Version == "" {
-		t.Errorf("serverInfo = %+v, want version %q", info, buildinfo.Version())
-	}
-}
-
 // A binary built in the git clone carries the commit it was built from.
 func TestVersionBuildStampsRevision(t *testing.T) {
 	if testing.Short() {
