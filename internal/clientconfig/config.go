@@ -199,6 +199,15 @@ func finish(o Options, ch *Change, f *file) (*Change, error) {
 			return nil, fmt.Errorf("creating the directory for %s: %w", ch.Path, err)
 		}
 	}
+	// A client may have rewritten its file meanwhile (Claude Code rewrites
+	// ~/.claude.json as it runs): replacing it would lose that change.
+	if testHookBeforeWrite != nil {
+		testHookBeforeWrite()
+	}
+	cur, err := os.ReadFile(f.target)
+	if f.exists && (err != nil || !bytes.Equal(cur, f.data)) || !f.exists && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s changed while txedit was editing it; it was left as it is now: run the command again", ch.Path)
+	}
 	if err := writeAtomic(f.target, ch.New, filePerm, f.info); err != nil {
 		if errors.Is(err, fs.ErrPermission) {
 			return nil, &ReadOnlyError{Path: filepath.Dir(f.target), Dir: true}
@@ -208,6 +217,10 @@ func finish(o Options, ch *Change, f *file) (*Change, error) {
 	ch.Written = true
 	return ch, nil
 }
+
+// testHookBeforeWrite runs just before the file is checked for changes and
+// replaced (tests change the file there).
+var testHookBeforeWrite func()
 
 // installBytes returns data with the entry added or updated.
 func installBytes(data []byte, exists bool, c *Client, name string, s Server) ([]byte, Action, error) {

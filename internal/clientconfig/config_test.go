@@ -465,3 +465,26 @@ func TestNoTemporaryFilesLeft(t *testing.T) {
 		t.Errorf("files next to mcp.json: %v", names)
 	}
 }
+
+// A file that changes between txedit's read and its write (a client
+// rewriting it) is not replaced: that change would be lost.
+func TestConcurrentChangeIsNotOverwritten(t *testing.T) {
+	c, _ := Lookup("claude-code")
+	for _, exists := range []bool{true, false} {
+		f := newFixture(t)
+		path, _ := c.Path(User, "", *f.env)
+		if exists {
+			os.WriteFile(path, []byte(existing(c)), 0o600)
+		}
+		theirs := []byte(`{"numStartups": 13, "mcpServers": {}}`)
+		testHookBeforeWrite = func() { os.WriteFile(path, theirs, 0o600) }
+		_, err := Install(f.opts(c, User))
+		testHookBeforeWrite = nil
+		if err == nil || !strings.Contains(err.Error(), "changed while txedit was editing it") {
+			t.Errorf("exists %v: %v", exists, err)
+		}
+		if got := mustRead(t, path); !bytes.Equal(got, theirs) {
+			t.Errorf("exists %v: the other writer's content was replaced:\n%s", exists, got)
+		}
+	}
+}
