@@ -39,7 +39,7 @@ var allowed = map[string][]string{
 	"bench/searchbench":     {"*"},
 	"bench/internal/timing": {"*"},
 	"internal/buildinfo":    {},
-	"internal/clientconfig": {"apply", "github.com/google/renameio/v2"},
+	"internal/clientconfig": {"apply", "github.com/google/renameio/v2", "golang.org/x/sys"},
 	"":                      {},
 }
 

@@ -33,10 +33,16 @@ Usage:
   txedit schema  [--toolset T] [--format mcp|openai|anthropic]  print the toolset's tool definitions
   txedit mcp     [--toolset T] [--read-only] [--allow-execute] [--deny-read G] [--deny-write G]
                                                   serve the toolset over MCP (stdio)
+  txedit mcp install   --client claude-desktop|claude-code|cursor|vscode [--scope user|project]
+                       [--toolset T] [--read-only] [--dry-run] ...    add txedit to an MCP client's configuration
+  txedit mcp uninstall --client C [--scope S] [--dry-run]             remove it again
   txedit log     [-n N] [--json]                  list transactions, newest first
   txedit show    TXID [--json]                    print a transaction and its diff
   txedit recover [--json]                         roll back transactions interrupted by a crash
   txedit gc      [--json]                         apply journal retention (newest 200, or 1 GiB)
+  txedit version [--json]                         print the version, VCS revision, Go version and platform (also --version)
+  txedit completion bash|zsh|fish                 print a shell completion script
+  txedit help    [COMMAND]                        a command's usage, flags and examples (also: txedit COMMAND --help)
 
 Toolsets: txedit (default: fs_read, fs_write, glob, grep, undo, history),
 claude (Read, Write, Edit, MultiEdit, LS, Glob, Grep), amazonq (fs_read,
@@ -49,6 +55,15 @@ Flags may stand before or after arguments. Exit status: 0 success, 1 the
 operation failed (in atomic mode nothing was written; for grep and glob:
 nothing matched), 2 bad usage or an unparseable request.
 `
+
+// commandTable is the one list of commands: run dispatches through it, and
+// help and the shell completions are generated from it.
+func commandTable() map[string]func() *command {
+	return map[string]func() *command{
+		"apply": applyCmd, "undo": undoCmd, "redo": redoCmd, "read": readCmd, "grep": grepCmd, "glob": globCmd, "replace": replaceCmd, "tool": toolCmd, "schema": schemaCmd, "mcp": mcpCmd, "log": logCmd, "show": showCmd, "recover": recoverCmd, "gc": gcCmd,
+		"version": versionCmd, "mcp install": mcpInstallCmd, "mcp uninstall": mcpUninstallCmd, "help": helpCmd, "completion": completionCmd,
+	}
+}
 
 // env is what a command runs against: the streams and common flags.
 type env struct {
@@ -67,17 +82,20 @@ type command struct {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(stdout, usage)
 		if len(args) == 0 {
 			return 2
 		}
 		return 0
 	}
-	cmds := map[string]func() *command{
-		"apply": applyCmd, "undo": undoCmd, "redo": redoCmd, "read": readCmd, "grep": grepCmd, "glob": globCmd, "replace": replaceCmd, "tool": toolCmd, "schema": schemaCmd, "mcp": mcpCmd, "log": logCmd, "show": showCmd, "recover": recoverCmd, "gc": gcCmd,
+	if args[0] == "--version" || args[0] == "-version" {
+		args = append([]string{"version"}, args[1:]...)
 	}
-	mk, ok := cmds[args[0]]
+	if args[0] == "mcp" && len(args) > 1 && (args[1] == "install" || args[1] == "uninstall") {
+		args = append([]string{"mcp " + args[1]}, args[2:]...)
+	}
+	mk, ok := commandTable()[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "txedit: unknown command %q\n\n%s", args[0], usage)
 		return 2
@@ -86,6 +104,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	fs := flag.NewFlagSet("txedit "+c.name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {}
 	fs.StringVar(&e.root, "root", ".", "workspace root directory")
 	fs.BoolVar(&e.json, "json", false, "machine-readable JSON output")
 	if c.flags != nil {
@@ -94,8 +113,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	pos, err := parseInterleaved(fs, args[1:])
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			writeHelp(stdout, c.name)
 			return 0
 		}
+		fmt.Fprintf(stderr, "usage: txedit %s\nRun 'txedit help %s' for the flags and examples.\n", helps[c.name].synopsis, c.name)
 		return 2
 	}
 	e.color = !e.json && isTerminal(stdout) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"

@@ -11,13 +11,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/txedit/txedit/engine"
+	"github.com/txedit/txedit/internal/buildinfo"
 	"github.com/txedit/txedit/plan"
 	"github.com/txedit/txedit/tools"
 	"github.com/txedit/txedit/tools/mcpserver"
 )
-
-// version is txedit's version, reported to MCP clients.
-const version = "0.1.0"
 
 func toolCmd() *command {
 	var toolset string
@@ -128,7 +126,7 @@ func mcpCmd() *command {
 			// The client is the agent's host: writes need no further
 			// approval here (it asks its user, as MCP clients do).
 			env := &tools.Env{W: w, Mode: tools.ModeAcceptEdits, AllowExecute: allowExec}
-			server := mcpserver.New(ts, env, mcpserver.Options{ReadOnly: readOnly, Version: version})
+			server := mcpserver.New(ts, env, mcpserver.Options{ReadOnly: readOnly, Version: buildinfo.Version()})
 			if err := server.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
 				fmt.Fprintf(e.stderr, "txedit: mcp: %v\n", err)
 				return 1

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/txedit/txedit/internal/clientconfig"
+	"github.com/txedit/txedit/tools"
+)
+
+// txedit mcp install and txedit mcp uninstall: the txedit server's entry in
+// an MCP client's configuration file (internal/clientconfig does the
+// editing).
+
+func mcpInstallCmd() *command   { return clientConfigCmd("mcp install", true) }
+func mcpUninstallCmd() *command { return clientConfigCmd("mcp uninstall", false) }
+
+func clientConfigCmd(name string, install bool) *command {
+	var client, scope, entryName, cmdPath, file string
+	var dryRun bool
+	// The server's own flags, taken from txedit mcp so that the two cannot
+	// drift: whatever is set here is passed on in the entry's args.
+	server := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	mcpCmd().flags(server)
+	return &command{
+		name: name,
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&client, "client", "", "the MCP client: "+strings.Join(clientconfig.Names(), ", "))
+			fs.StringVar(&scope, "scope", "", "user (all projects) or project (a file in the project, the root); default: project where the client has it")
+			fs.StringVar(&entryName, "name", clientconfig.DefaultName, "the server's name in the client's configuration")
+			fs.StringVar(&file, "file", "", "edit this file instead of the client's documented one")
+			fs.BoolVar(&dryRun, "dry-run", false, "print the change as a diff of the file, write nothing")
+			if install {
+				fs.StringVar(&cmdPath, "command", "", "the command the client starts (default: the absolute path of this txedit)")
+				server.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, f.Name, f.Usage) })
+			}
+		},
+		run: func(ctx context.Context, e *env, args []string) int {
+			if len(args) > 0 {
+				return e.usageErr("%s takes no arguments (the client is --client NAME)", name)
+			}
+			if client == "" {
+				return e.usageErr("%s: which client? --client %s", name, strings.Join(clientconfig.Names(), "|"))
+			}
+			c, err := clientconfig.Lookup(client)
+			if err != nil {
+				return e.usageErr("%s: %v", name, err)
+			}
+			if scope != "" && !c.Has(clientconfig.Scope(scope)) {
+				_, err := c.Path(clientconfig.Scope(scope), "/", clientconfig.Env{})
+				return e.usageErr("%s: %v", name, err)
+			}
+			if entryName == "" {
+				return e.usageErr("%s: --name must not be empty", name)
+			}
+			root, err := filepath.Abs(e.root)
+			if err != nil {
+				return e.failConfig(err)
+			}
+			if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+				return e.failConfig(fmt.Errorf("the root %s is not a directory", root))
+			}
+			o := clientconfig.Options{Client: c, Scope: clientconfig.Scope(scope), Project: root, Name: entryName, File: file, DryRun: dryRun}
+			var ch *clientconfig.Change
+			if install {
+				toolset := server.Lookup("toolset").Value.String()
+				if _, err := tools.Get(toolset); err != nil {
+					return e.fail(err)
+				}
+				if cmdPath == "" {
+					if cmdPath, err = thisExecutable(); err != nil {
+						return e.failConfig(err)
+					}
+				}
+				o.Server = clientconfig.Server{Command: cmdPath, Args: serverArgs(server, toolset, root)}
+				ch, err = clientconfig.Install(o)
+			} else {
+				ch, err = clientconfig.Uninstall(o)
+			}
+			if err != nil {
+				return e.failConfig(err)
+			}
+			e.reportConfig(ch, o, dryRun)
+			return 0
+		},
+	}
+}
+
+// serverArgs are the arguments of txedit mcp in the entry: the toolset and
+// the root always, then every other server flag that differs from its
+// default, in name order. (The flag values are shared with the command's
+// flag set, which parsed them.)
+func serverArgs(server *flag.FlagSet, toolset, root string) []string {
+	args := []string{"mcp", "--toolset", toolset, "--root", root}
+	var set []*flag.Flag
+	server.VisitAll(func(f *flag.Flag) {
+		if f.Name == "toolset" {
+			return
+		}
+		switch v := f.Value.(type) {
+		case *multiFlag:
+			if len(*v) > 0 {
+				set = append(set, f)
+			}
+		default:
+			if f.Value.String() != f.DefValue {
+				set = append(set, f)
+			}
+		}
+	})
+	for _, f := range set {
+		switch v := f.Value.(type) {
+		case *multiFlag:
+			for _, x := range *v {
+				args = append(args, "--"+f.Name, x)
+			}
+		default:
+			if isBool(f) {
+				args = append(args, "--"+f.Name)
+			} else {
+				args = append(args, "--"+f.Name, f.Value.String())
+			}
+		}
+	}
+	return args
+}
+
+// thisExecutable is the absolute path of the running txedit, which the
+// client will start. A binary that go run or go test built in a temporary
+// directory would be gone when the client starts it: refused.
+func thisExecutable() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("cannot tell where this txedit is (%v); pass --command PATH", err)
+	}
+	if exe, err = filepath.Abs(exe); err != nil {
+		return "", err
+	}
+	if strings.Contains(filepath.ToSlash(exe), "/go-build") {
+		return "", fmt.Errorf("this txedit is a temporary build (go run) at %s, which the client could not start later; "+
+			"install it first (go install github.com/txedit/txedit/cmd/txedit@latest, or go install ./cmd/txedit in the clone) "+
+			"and run the installed txedit, or pass --command PATH", exe)
+	}
+	return exe, nil
+}
+
+// failConfig reports an error of mcp install/uninstall: usage errors exit
+// 2, everything else 1. In --json, the code is denied (a read-only file or
+// directory), invalid_config (a file that does not parse or has another
+// shape) or io_error.
+func (e *env) failConfig(err error) int {
+	var ue *clientconfig.UsageError
+	if errors.As(err, &ue) {
+		return e.usageErr("%v", err)
+	}
+	code := "io_error"
+	var ro *clientconfig.ReadOnlyError
+	var me *clientconfig.MalformedError
+	switch {
+	case errors.As(err, &ro):
+		code = "denied"
+	case errors.As(err, &me):
+		code = "invalid_config"
+	}
+	if e.json {
+		e.printJSON(map[string]any{"success": false, "code": code, "error": err.Error()})
+	} else {
+		fmt.Fprintf(e.stderr, "txedit: error: %v\n", err)
+	}
+	return 1
+}
+
+func (e *env) reportConfig(ch *clientconfig.Change, o clientconfig.Options, dryRun bool) {
+	if e.json {
+		out := map[string]any{"success": true, "client": ch.Client.Name, "scope": ch.Scope, "name": ch.Name,
+			"path": ch.Path, "target": ch.Target, "action": ch.Action, "written": ch.Written, "dry_run": dryRun, "diff": ch.Diff()}
+		if o.Server.Command != "" {
+			out["command"], out["args"] = o.Server.Command, o.Server.Args
+		}
+		e.printJSON(out)
+		return
+	}
+	if dryRun {
+		e.printDiff(ch.Diff())
+	}
+	config := fmt.Sprintf("%s's %s configuration", ch.Client.Title, ch.Scope)
+	where := "  " + ch.Path
+	if ch.Target != ch.Path {
+		where += " -> " + ch.Target
+	}
+	switch {
+	case ch.Action == clientconfig.Unchanged:
+		fmt.Fprintf(e.stdout, "%s already has this %s server; nothing was written:\n%s\n", config, ch.Name, where)
+		return
+	case ch.Action == clientconfig.Absent:
+		fmt.Fprintf(e.stdout, "%s has no %s server; nothing was written:\n%s\n", config, ch.Name, where)
+		return
+	}
+	what := map[clientconfig.Action]string{
+		clientconfig.Added:   "add the " + ch.Name + " server to " + config,
+		clientconfig.Updated: "update the " + ch.Name + " server in " + config,
+		clientconfig.Removed: "remove the " + ch.Name + " server from " + config,
+	}[ch.Action]
+	if dryRun {
+		fmt.Fprintf(e.stdout, "Dry run, nothing was written; this would %s:\n%s\n", what, where)
+		return
+	}
+	past := map[clientconfig.Action]string{clientconfig.Added: "Added", clientconfig.Updated: "Updated", clientconfig.Removed: "Removed"}[ch.Action]
+	fmt.Fprintf(e.stdout, "%s%s:\n%s\n", past, what[strings.IndexByte(what, ' '):], where)
+	if ch.Action != clientconfig.Removed {
+		fmt.Fprintf(e.stdout, "It runs: %s\n", shellLine(o.Server.Command, o.Server.Args))
+		fmt.Fprintln(e.stdout, ch.Client.Next[ch.Scope])
+	}
+}
+
+// shellLine renders a command line, quoting words a shell would split.
+func shellLine(cmd string, args []string) string {
+	words := append([]string{cmd}, args...)
+	for i, w := range words {
+		if w == "" || strings.ContainsAny(w, " \t\n'\"\\$`*?[]{}();&|<>~#") {
+			words[i] = strconv.Quote(w)
+		}
+	}
+	return strings.Join(words, " ")
+}

@@ -1,0 +1,5 @@
+package clientconfig
+
+import "io/fs"
+
+func umask() fs.FileMode { return 0 }
