@@ -133,3 +133,34 @@ func TestEngineKnowsNoDialect(t *testing.T) {
 		}
 	}
 }
+
+// TestFuzzTargetsDocumented: every fuzz target of the module is in
+// fuzz/README.md's table (fuzz/run.sh finds them all by itself).
+func TestFuzzTargetsDocumented(t *testing.T) {
+	readme, err := os.ReadFile("fuzz/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		data, _ := os.ReadFile(p)
+		for _, line := range strings.Split(string(data), "\n") {
+			name, ok := strings.CutPrefix(line, "func Fuzz")
+			if !ok {
+				continue
+			}
+			name = "Fuzz" + name[:strings.IndexByte(name, '(')]
+			found++
+			if !strings.Contains(string(readme), "`"+filepath.ToSlash(filepath.Dir(p))+"."+name+"`") {
+				t.Errorf("%s (%s) is not in fuzz/README.md", name, p)
+			}
+		}
+		return nil
+	})
+	if found < 10 {
+		t.Errorf("found only %d fuzz targets: the walk is broken", found)
+	}
+}
