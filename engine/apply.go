@@ -55,10 +55,10 @@ func (t *task) produce(cur []byte, exists bool) (*apply.Outcome, int) {
 func (w *Workspace) Apply(ctx context.Context, req *plan.Request) (*plan.Result, error) {
 	v, release := w.view()
 	defer release()
-	return v.apply(ctx, req)
+	return v.apply(ctx, req, &caller{agent: w.opts.Agent})
 }
 
-func (w *Workspace) apply(ctx context.Context, req *plan.Request) (*plan.Result, error) {
+func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Result, error) {
 	res := &plan.Result{DryRun: req.DryRun, Files: []*plan.FileResult{}}
 	clock := time.Now()
 	p, err := plan.Compile(req)
@@ -89,7 +89,7 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request) (*plan.Result,
 	var budget atomic.Int64
 	budget.Store(w.opts.MemoryBudget)
 	err = par.Do(ctx, len(tasks), w.opts.Workers, func(i int) error {
-		w.edit(tasks[i], p.DryRun, &budget)
+		w.edit(tasks[i], p.DryRun, &budget, c)
 		return nil
 	})
 	if err != nil {
@@ -134,7 +134,10 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request) (*plan.Result,
 		}
 		return res, nil
 	}
-	units, m := w.unitsFor(tasks, p)
+	units, m := w.unitsFor(tasks, p, c)
+	if testHookBeforeCommit != nil {
+		testHookBeforeCommit()
+	}
 	if len(units) > 0 {
 		warning, err := w.commit(ctx, m, units)
 		if err != nil {
@@ -149,6 +152,7 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request) (*plan.Result,
 		if warning != "" {
 			res.Warnings = append(res.Warnings, warning)
 		}
+		c.noteCommitted(tasks)
 		res.TransactionID, res.Summary = m.ID, m.Summary
 		for _, t := range tasks {
 			if t.changed {
@@ -247,7 +251,7 @@ func editErr(err error, op *plan.Op) error {
 }
 
 // edit is pass 1 for one file: read, verify, edit, and (dry run) diff.
-func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64) {
+func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller) {
 	if t.fileErr != nil {
 		return
 	}
@@ -260,6 +264,10 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64) {
 		}
 	}
 	t.cur = cur
+	if err := c.checkRead(t, cur); err != nil {
+		t.fileErr = err
+		return
+	}
 	if t.dst != "" {
 		if _, err := w.fsy.Lstat(t.dst); err == nil {
 			t.fileErr = editErr(plan.Errorf(plan.CodeConflict, t.dstNamed, "already exists: %s does not overwrite files", t.fo.Final.Command), t.fo.Final)
@@ -291,6 +299,10 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64) {
 		t.kept = newData
 	}
 }
+
+// testHookBeforeCommit, set only by tests, runs between planning and the
+// commit: where another writer's change makes a commit plan again.
+var testHookBeforeCommit func()
 
 // statusOf says what a changed task does to its file.
 func statusOf(t *task) string {
@@ -405,8 +417,8 @@ func firstFailure(t *task) error {
 }
 
 // unitsFor turns the changed tasks into commit units and a manifest.
-func (w *Workspace) unitsFor(tasks []*task, p *plan.Plan) ([]*unit, *journal.Manifest) {
-	m := &journal.Manifest{Command: "apply", Summary: p.Summary}
+func (w *Workspace) unitsFor(tasks []*task, p *plan.Plan, c *caller) ([]*unit, *journal.Manifest) {
+	m := &journal.Manifest{Command: "apply", Summary: p.Summary, Agent: c.agentName(""), Session: c.sessionID()}
 	var units []*unit
 	var names []string
 	for _, t := range tasks {
@@ -415,17 +427,18 @@ func (w *Workspace) unitsFor(tasks []*task, p *plan.Plan) ([]*unit, *journal.Man
 		}
 		t := t
 		names = append(names, t.fo.Path)
-		cur := t.cur
+		old := stateOf(t.cur)
 		mode, uid, gid := createMode(), 0, 0
-		var old *journal.State
-		if cur.exists {
-			mode, uid, gid = cur.mode.Perm()|cur.mode&modeExtra, cur.ident.Uid, cur.ident.Gid
-			old = &journal.State{Hash: hash.Of(cur.data), Size: int64(len(cur.data)), Mode: mode, Uid: uid, Gid: gid}
+		if old != nil {
+			mode, uid, gid = old.Mode, old.Uid, old.Gid
 		}
 		newState := &journal.State{Hash: t.newSum, Size: int64(len(t.out.Content)), Mode: mode, Uid: uid, Gid: gid}
-		u := &unit{src: t.src, old: old, newSum: t.newSum, kept: t.kept, res: t.res,
+		u := &unit{src: t.src, old: old, newSum: t.newSum, newSize: int64(len(t.out.Content)), kept: t.kept, res: t.res,
 			content: func(cur []byte, exists bool) []byte { out, _ := t.produce(cur, exists); return out.Content },
 			render:  func(old, new []byte) (string, apply.Stat) { return w.renderDiff(t, old, new) }}
+		if len(t.out.Failed) == 0 {
+			u.replan = func(cur *fileInfo) error { return w.replanTask(t, u, cur, c) }
+		}
 		add := func(op *journal.Op) {
 			u.ops = append(u.ops, len(m.Ops))
 			m.Ops = append(m.Ops, op)
@@ -456,6 +469,43 @@ func (w *Workspace) unitsFor(tasks []*task, p *plan.Plan) ([]*unit, *journal.Man
 		m.Summary = summaryOf("edit", names)
 	}
 	return units, m
+}
+
+// stateOf is the journal state of a file as read (nil: absent).
+func stateOf(cur *fileInfo) *journal.State {
+	if !cur.exists {
+		return nil
+	}
+	return &journal.State{Hash: hash.Of(cur.data), Size: int64(len(cur.data)), Mode: cur.mode.Perm() | cur.mode&modeExtra,
+		Uid: cur.ident.Uid, Gid: cur.ident.Gid}
+}
+
+// replanTask plans task t again on cur, its file's bytes under the lock:
+// the session's rule and the edits (with their own hashes) are checked on
+// cur, and the unit takes the new bytes. A file that appeared or vanished
+// meanwhile is not planned again.
+func (w *Workspace) replanTask(t *task, u *unit, cur *fileInfo, c *caller) error {
+	switch {
+	case cur.exists && !t.cur.exists:
+		return plan.Errorf(plan.CodeConflict, t.fo.Path, "was created by someone else while this request was being applied; nothing was written")
+	case !cur.exists && t.cur.exists:
+		return plan.Errorf(plan.CodeStaleHash, t.fo.Path, "was removed while this request was being applied; nothing was written")
+	}
+	if err := c.checkRead(t, cur); err != nil {
+		return err
+	}
+	out, _ := t.produce(cur.data, cur.exists)
+	if len(out.Failed) > 0 {
+		e := *out.Failed[0]
+		e.Msg = "the file changed while this request was being applied, and on its new content: " + e.Msg
+		return &e
+	}
+	t.cur, t.out = cur, out
+	t.newSum, t.kept = hash.Of(out.Content), out.Content
+	u.old, u.newSum, u.newSize, u.kept = stateOf(cur), t.newSum, int64(len(out.Content)), out.Content
+	t.res.ContentHash = t.newSum.String()
+	t.res.EditsApplied, t.res.Replacements, t.res.Occurrences = out.Applied, out.Replacements, out.Occurrences
+	return nil
 }
 
 func summaryOf(verb string, names []string) string {

@@ -146,7 +146,7 @@ func TestApplyMoveCopyDeleteCreateAndUndo(t *testing.T) {
 	if got := readTree(t, dir); treeString(got) != treeString(after) {
 		t.Fatalf("after redo:\n%s\nwant:\n%s", treeString(got), treeString(after))
 	}
-	log, _ := w.Log(context.Background(), 0)
+	log, _ := w.Log(context.Background(), LogOptions{})
 	if len(log) != 3 || log[0].Undoes != ures.TransactionID || log[1].State != "undone" || log[2].State != "committed" {
 		t.Errorf("log: %s", mustJSON(log))
 	}
@@ -181,7 +181,7 @@ func TestUndoWalksBackAndRefusesConflicts(t *testing.T) {
 		t.Fatalf("after second undo f.txt = %q, want 0", got)
 	}
 	// Redo the newest undo, then change the file behind txedit's back.
-	log, _ := w.Log(context.Background(), 0)
+	log, _ := w.Log(context.Background(), LogOptions{})
 	if _, err := w.Undo(ctx, UndoOptions{ID: log[0].ID}); err != nil {
 		t.Fatalf("redo: %v", err)
 	}

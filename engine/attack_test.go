@@ -52,7 +52,7 @@ func TestSwapBetweenPlanAndCommit(t *testing.T) {
 			t.Logf("refused with %s: %s", res.Code, res.Error)
 			// The refused transaction is finished, not left pending:
 			// a hostile symlink must not wedge later writes.
-			log, err := w.Log(context.Background(), 0)
+			log, err := w.Log(context.Background(), LogOptions{})
 			if err != nil || len(log) > 1 || (len(log) == 1 && log[0].State != "rolled_back") {
 				t.Errorf("after the refusal: %v %s", err, mustJSON(log))
 			}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -15,10 +16,11 @@ import (
 // unit is one file's share of a commit: what its source must still be,
 // how to get its new bytes, and which manifest ops it stages.
 type unit struct {
-	src    string         // path read again under the lock
-	old    *journal.State // expected state of src; nil: must be absent
-	newSum hash.Sum
-	kept   []byte // new bytes kept from pass 1, or nil
+	src     string         // path read again under the lock
+	old     *journal.State // expected state of src; nil: must be absent
+	newSum  hash.Sum
+	newSize int64
+	kept    []byte // new bytes kept from pass 1, or nil
 	// content computes the new bytes from the current ones (pass 1 is
 	// repeated when its result was not kept).
 	content func(cur []byte, exists bool) []byte
@@ -26,7 +28,21 @@ type unit struct {
 	ops     []int // indexes into the manifest's ops
 	// res, if set, receives the diff and stat of what was committed.
 	res *plan.FileResult
+	// replan, if set, plans the unit again on the file's current bytes
+	// when they are not what pass 1 planned against (a request without
+	// hashes of its own is re-planned, not refused: SPEC §6); it updates
+	// the unit and its ops, or says why the change no longer applies.
+	replan func(cur *fileInfo) error
 }
+
+// errReplan reports, from staging, a unit whose file changed since it was
+// planned and that can be planned again.
+type errReplan struct{ path string }
+
+func (e *errReplan) Error() string { return e.path + " changed since it was planned" }
+
+// maxReplans bounds how often one commit plans again under its lock.
+const maxReplans = 3
 
 // commit is pass 2: under the workspace lock, re-read and re-verify every
 // source, stage new contents in parallel, and commit through the journal.
@@ -43,20 +59,35 @@ func (w *Workspace) commit(ctx context.Context, m *journal.Manifest, units []*un
 		return "", wrapJournalErr(err)
 	}
 	defer l.Unlock()
-	tx, err := l.Begin(m)
-	if err != nil {
-		return "", wrapJournalErr(err)
-	}
-	w.phase("lock", &clock)
-	prog := w.progress(ctx, "stage", len(units))
-	err = par.Do(ctx, len(units), w.opts.Workers, func(i int) error {
-		defer prog.add(1)
-		return w.stage(tx, units[i])
-	})
-	prog.end()
-	w.phase("stage", &clock)
-	if err != nil {
-		if aerr := tx.Abort(); aerr != nil {
+	var tx *journal.Tx
+	for attempt := 0; ; attempt++ {
+		tx, err = l.Begin(m)
+		if err != nil {
+			return "", wrapJournalErr(err)
+		}
+		w.phase("lock", &clock)
+		prog := w.progress(ctx, "stage", len(units))
+		err = par.Do(ctx, len(units), w.opts.Workers, func(i int) error {
+			defer prog.add(1)
+			return w.stage(tx, units[i])
+		})
+		prog.end()
+		w.phase("stage", &clock)
+		if err == nil {
+			break
+		}
+		aerr := tx.Abort()
+		var rp *errReplan
+		if errors.As(err, &rp) && aerr == nil && attempt < maxReplans {
+			// Someone wrote a file between planning and the lock: plan
+			// every changed file again on its current bytes, still under
+			// the lock, and begin anew.
+			if err := w.replan(ctx, m, units); err != nil {
+				return "", err
+			}
+			continue
+		}
+		if aerr != nil {
 			err = fmt.Errorf("%w (rolling back: %w)", err, aerr)
 		}
 		return "", wrapJournalErr(err)
@@ -76,6 +107,9 @@ func (w *Workspace) stage(tx *journal.Tx, u *unit) error {
 	cur, err := w.readFile(u.src, u.src, true)
 	if err != nil {
 		return err
+	}
+	if !sameState(cur, u.old) && u.replan != nil {
+		return &errReplan{path: u.src}
 	}
 	switch {
 	case u.old != nil && (!cur.exists || int64(len(cur.data)) != u.old.Size || hash.Of(cur.data) != u.old.Hash):
@@ -124,6 +158,40 @@ func (w *Workspace) stage(tx *journal.Tx, u *unit) error {
 		}
 	}
 	return nil
+}
+
+// replan plans again, on the current bytes, every unit whose file changed
+// since it was planned; units that cannot be planned again fail as stale.
+func (w *Workspace) replan(ctx context.Context, m *journal.Manifest, units []*unit) error {
+	m.Mkdirs = nil // Begin finds them again
+	return par.Do(ctx, len(units), w.opts.Workers, func(i int) error {
+		u := units[i]
+		cur, err := w.readFile(u.src, u.src, true)
+		if err != nil {
+			return err
+		}
+		if sameState(cur, u.old) {
+			return nil
+		}
+		if u.replan == nil {
+			return plan.Errorf(plan.CodeStaleHash, u.src, "changed while this request was being applied; nothing was written")
+		}
+		if err := u.replan(cur); err != nil {
+			return err
+		}
+		for _, k := range u.ops {
+			op := m.Ops[k]
+			if op.Old != nil {
+				op.Old = u.old
+			}
+			if op.New != nil {
+				st := *op.New
+				st.Hash, st.Size = u.newSum, u.newSize
+				op.New = &st
+			}
+		}
+		return nil
+	})
 }
 
 func tokenIf(f *fileInfo) string {

@@ -57,7 +57,7 @@ func checkCrashInvariant(t *testing.T, dir string, old, new map[string]string, l
 	defer w.Close()
 	got := treeString(readTree(t, dir))
 	isOld, isNew := got == treeString(old), got == treeString(new)
-	log, err := w.Log(context.Background(), 0)
+	log, err := w.Log(context.Background(), LogOptions{})
 	if err != nil {
 		t.Fatalf("%s: log: %v", label, err)
 	}

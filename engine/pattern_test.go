@@ -85,7 +85,7 @@ func TestPatternReplaceOptions(t *testing.T) {
 	if got["x.go"] != "Q\nQ again\n" || got["top.go"] != "Q\n" || got["sub/low.go"] != "Q\n" || got["new.txt"] != "made\n" || got[".h.go"] != "a.b axb\n" {
 		t.Errorf("combined result:\n%s", treeString(got))
 	}
-	log, _ := w.Log(context.Background(), 0)
+	log, _ := w.Log(context.Background(), LogOptions{})
 	if len(log) != 1 || len(log[0].Files) != 4 {
 		t.Errorf("want one transaction of 4 files: %s", mustJSON(log))
 	}

@@ -27,6 +27,10 @@ type UndoOptions struct {
 	// Redo, with no ID, picks the newest undo transaction still in
 	// effect, so it re-applies what the last undo reverted.
 	Redo bool
+	// Agent, with no ID, picks that agent's newest transaction still in
+	// effect; Undo then refuses with conflict if a later transaction of
+	// another agent changed one of its files (unless Force).
+	Agent string
 }
 
 // Undo reverts a committed transaction as a new transaction of its own:
@@ -37,10 +41,10 @@ type UndoOptions struct {
 func (w *Workspace) Undo(ctx context.Context, uo UndoOptions) (*plan.Result, error) {
 	v, release := w.view()
 	defer release()
-	return v.undo(ctx, uo)
+	return v.undo(ctx, uo, &caller{agent: w.opts.Agent})
 }
 
-func (w *Workspace) undo(ctx context.Context, uo UndoOptions) (*plan.Result, error) {
+func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.Result, error) {
 	res := &plan.Result{DryRun: uo.DryRun, Files: []*plan.FileResult{}}
 	if !uo.DryRun {
 		if err := w.readOnly("undo"); err != nil {
@@ -51,13 +55,18 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions) (*plan.Result, err
 	if err != nil {
 		return failResult(res, wrapJournalErr(err))
 	}
-	target, err := pickUndo(entries, w.j, uo.ID, uo.Redo)
+	target, err := pickUndo(entries, w.j, uo)
 	if err != nil {
 		return failResult(res, err)
 	}
+	if uo.Agent != "" && !uo.Force {
+		if err := laterByOthers(entries, target); err != nil {
+			return failResult(res, err)
+		}
+	}
 
 	tm := target.Manifest
-	m := &journal.Manifest{Command: "undo", Undoes: tm.ID, Forced: uo.Force}
+	m := &journal.Manifest{Command: "undo", Undoes: tm.ID, Forced: uo.Force, Agent: c.agentName(""), Session: c.sessionID()}
 	verb := "undo"
 	if tm.Undoes != "" {
 		verb = "redo"
@@ -202,7 +211,8 @@ func (w *Workspace) undoUnit(op *journal.Op, cur *fileInfo, before []byte) (*uni
 }
 
 // pickUndo finds the transaction Undo should revert.
-func pickUndo(entries []*journal.Entry, j *journal.Journal, id string, redo bool) (*journal.Entry, error) {
+func pickUndo(entries []*journal.Entry, j *journal.Journal, uo UndoOptions) (*journal.Entry, error) {
+	id, redo := uo.ID, uo.Redo
 	byID := map[string]*journal.Entry{}
 	for _, e := range entries {
 		byID[e.ID] = e
@@ -228,14 +238,53 @@ func pickUndo(entries []*journal.Entry, j *journal.Journal, id string, redo bool
 	}
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
-		if e.State == journal.StateCommitted && e.Manifest != nil && (e.Manifest.Undoes != "") == redo && undoneBy[e.ID] == "" {
+		if e.State == journal.StateCommitted && e.Manifest != nil && (e.Manifest.Undoes != "") == redo && undoneBy[e.ID] == "" &&
+			(uo.Agent == "" || e.Manifest.Agent == uo.Agent) {
 			return e, nil
 		}
+	}
+	if uo.Agent != "" {
+		return nil, plan.Errorf(plan.CodeFileNotFound, "", "nothing to undo: agent %q has no transaction in effect", uo.Agent)
 	}
 	if redo {
 		return nil, plan.Errorf(plan.CodeFileNotFound, "", "nothing to redo: no undo is in effect")
 	}
 	return nil, plan.Errorf(plan.CodeFileNotFound, "", "nothing to undo: no committed transaction is in effect")
+}
+
+// laterByOthers refuses to undo target when a later transaction still in
+// effect, of another agent, changed one of target's files: undoing would
+// take back someone else's work along with the agent's.
+func laterByOthers(entries []*journal.Entry, target *journal.Entry) error {
+	paths := map[string]bool{}
+	for _, op := range target.Manifest.Ops {
+		paths[op.Path] = true
+	}
+	undone := undoneBy(entries)
+	var clash []string
+	for _, e := range entries {
+		// Transactions undone since, and undos of transactions after
+		// target (they took their changes back), do not count.
+		if e.ID <= target.ID || e.State != journal.StateCommitted || e.Manifest == nil || undone[e.ID] != "" ||
+			e.Manifest.Agent == target.Manifest.Agent || e.Manifest.Undoes >= target.ID {
+			continue
+		}
+		for _, op := range e.Manifest.Ops {
+			if paths[op.Path] {
+				who := e.Manifest.Agent
+				if who == "" {
+					who = "an unnamed agent"
+				}
+				clash = append(clash, fmt.Sprintf("%s (%s, by %s)", op.Path, e.ID, who))
+				break
+			}
+		}
+	}
+	if len(clash) > 0 {
+		return plan.Errorf(plan.CodeConflict, "", "cannot undo %s of %s: later transactions of other agents changed its files: %s (use force to undo anyway)",
+			target.ID, target.Manifest.Agent, strings.Join(clash, ", "))
+	}
+	return nil
 }
 
 // undoneBy maps each transaction to the undo transaction currently in
@@ -263,6 +312,8 @@ type TxnInfo struct {
 	ID       string    `json:"id"`
 	Time     time.Time `json:"time"`
 	State    string    `json:"state"` // committed, undone, rolled_back, pending
+	Agent    string    `json:"agent,omitempty"`
+	Session  string    `json:"session,omitempty"`
 	Command  string    `json:"command,omitempty"`
 	Summary  string    `json:"summary,omitempty"`
 	Undoes   string    `json:"undoes,omitempty"`
@@ -280,9 +331,14 @@ type TxnFile struct {
 	Note    string `json:"note,omitempty"`
 }
 
-// Log lists the journal's transactions, newest first, at most limit of
-// them (0: all).
-func (w *Workspace) Log(ctx context.Context, limit int) ([]*TxnInfo, error) {
+// LogOptions select what Log lists.
+type LogOptions struct {
+	Limit int    // at most this many (0: all)
+	Agent string // only this agent's transactions
+}
+
+// Log lists the journal's transactions, newest first.
+func (w *Workspace) Log(ctx context.Context, o LogOptions) ([]*TxnInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -291,8 +347,11 @@ func (w *Workspace) Log(ctx context.Context, limit int) ([]*TxnInfo, error) {
 		return nil, wrapJournalErr(err)
 	}
 	undone := undoneBy(entries)
-	var out []*TxnInfo
-	for i := len(entries) - 1; i >= 0 && (limit <= 0 || len(out) < limit); i-- {
+	out := []*TxnInfo{}
+	for i := len(entries) - 1; i >= 0 && (o.Limit <= 0 || len(out) < o.Limit); i-- {
+		if o.Agent != "" && (entries[i].Manifest == nil || entries[i].Manifest.Agent != o.Agent) {
+			continue
+		}
 		out = append(out, txnInfo(entries[i], undone))
 	}
 	return out, nil
@@ -308,7 +367,7 @@ func txnInfo(e *journal.Entry, undone map[string]string) *TxnInfo {
 		ti.Error = fmt.Sprint(e.Err)
 		return ti
 	}
-	ti.Time, ti.Command, ti.Summary, ti.Undoes = m.Time, m.Command, m.Summary, m.Undoes
+	ti.Time, ti.Command, ti.Summary, ti.Undoes, ti.Agent, ti.Session = m.Time, m.Command, m.Summary, m.Undoes, m.Agent, m.Session
 	for _, op := range m.Ops {
 		f := TxnFile{Path: op.Path, Kind: string(op.Kind), Note: op.Note}
 		if op.Old != nil {

@@ -58,6 +58,10 @@ type Options struct {
 	// (files staged of a commit). It is called from worker goroutines,
 	// at most every 100 ms per phase, and once when a phase ends.
 	Progress func(phase string, done, total int)
+	// Agent names who works through the workspace when no Session does
+	// (the CLI passes --agent, TXEDIT_AGENT or "cli"); it is recorded with
+	// every transaction.
+	Agent string
 	// Timings, if set, is told how long each phase of a write took
 	// ("plan", "edit", "lock", "stage", "commit"): for benchmarks and
 	// diagnostics.

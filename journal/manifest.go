@@ -52,9 +52,12 @@ type Manifest struct {
 	Time    time.Time `json:"time"`
 	Command string    `json:"command"` // apply, undo, …
 	Summary string    `json:"summary"`
-	Undoes  string    `json:"undoes,omitempty"`
-	Forced  bool      `json:"forced,omitempty"`
-	Ops     []*Op     `json:"ops"`
+	// Agent and Session say who made the transaction (SPEC §12).
+	Agent   string `json:"agent,omitempty"`
+	Session string `json:"session,omitempty"`
+	Undoes  string `json:"undoes,omitempty"`
+	Forced  bool   `json:"forced,omitempty"`
+	Ops     []*Op  `json:"ops"`
 	// Mkdirs lists directories the transaction creates, parents first.
 	Mkdirs []string `json:"mkdirs,omitempty"`
 	// Rmdirs lists directories it removes if they end up empty: those an

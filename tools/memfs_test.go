@@ -21,7 +21,7 @@ func TestToolsetsOnMemFS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	env := &Env{W: w, AllowExecute: true}
+	env := &Env{W: w.NewSession(engine.SessionOptions{NoReadCheck: true}), AllowExecute: true}
 	if w.OnDisk() {
 		t.Fatal("an in-memory workspace says it is on disk")
 	}

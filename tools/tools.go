@@ -49,7 +49,9 @@ const (
 
 // Env is what tool handlers run against.
 type Env struct {
-	W *engine.Workspace
+	// W is the agent's session on the workspace: its reads count for the
+	// read-before-write rule, its writes are recorded as the agent's.
+	W *engine.Session
 	// Mode is the permission mode (default ModeDefault).
 	Mode PermissionMode
 	// Approve is asked before writes and commands as Mode says; nil
@@ -70,9 +72,18 @@ type Result struct {
 	// Text is what an agent reads (MCP text content); the JSON of Value
 	// when empty.
 	Text string
-	OK   bool
+	// Images are images the tool returns (base64 data and media type),
+	// which MCP sends as image content.
+	Images []Image
+	OK     bool
 	// Code is the stable error code of a failure.
 	Code plan.Code
+}
+
+// Image is an image a tool returns.
+type Image struct {
+	Data      string // base64
+	MediaType string
 }
 
 // TextOf returns the text an agent reads.
@@ -134,7 +145,9 @@ func (ts *Toolset) Offered(readOnly bool, env *Env) []*Tool {
 	return out
 }
 
-func (env *Env) canExecute() bool { return env.AllowExecute && env.W != nil && env.W.OnDisk() }
+// canExecute: execute is allowed, and the workspace (if there is one yet)
+// is on disk.
+func (env *Env) canExecute() bool { return env.AllowExecute && (env.W == nil || env.W.OnDisk()) }
 
 var registry = map[string]func() *Toolset{}
 

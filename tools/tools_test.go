@@ -90,7 +90,7 @@ func setup(t *testing.T, files map[string]string, opts *engine.Options) (*Env, s
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { w.Close() })
-	return &Env{W: w}, dir
+	return &Env{W: w.NewSession(engine.SessionOptions{Agent: "test", NoReadCheck: true})}, dir
 }
 
 func call(t *testing.T, env *Env, toolset, tool, args string) Result {

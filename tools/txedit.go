@@ -276,7 +276,7 @@ func historyTool() *Tool {
 			if a.Limit <= 0 {
 				a.Limit = 20
 			}
-			log, err := env.W.Log(ctx, a.Limit)
+			log, err := env.W.Log(ctx, engine.LogOptions{Limit: a.Limit})
 			if err != nil {
 				return failure(err, nil)
 			}

@@ -73,6 +73,28 @@ type env struct {
 	json           bool
 	color          bool
 	redo           bool
+	// agent is who the command works for (--agent, else $TXEDIT_AGENT,
+	// else "" here and "cli" in the transactions it records).
+	agent string
+}
+
+// commonFlags registers the flags every command takes, after its own: a
+// command that gives --agent another meaning (log and undo filter by it)
+// keeps its own.
+func (e *env) commonFlags(fs *flag.FlagSet) {
+	fs.StringVar(&e.root, "root", ".", "workspace root directory")
+	fs.BoolVar(&e.json, "json", false, "machine-readable JSON output")
+	if fs.Lookup("agent") == nil {
+		fs.StringVar(&e.agent, "agent", "", "agent name recorded with the transactions (default $TXEDIT_AGENT, else cli; for mcp the client's name)")
+	}
+}
+
+// agentName is the agent recorded for the command's transactions.
+func (e *env) agentName() string {
+	if e.agent != "" {
+		return e.agent
+	}
+	return "cli"
 }
 
 type command struct {
@@ -105,12 +127,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("txedit "+c.name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {}
-	fs.StringVar(&e.root, "root", ".", "workspace root directory")
-	fs.BoolVar(&e.json, "json", false, "machine-readable JSON output")
 	if c.flags != nil {
 		c.flags(fs)
 	}
+	e.commonFlags(fs)
 	pos, err := parseInterleaved(fs, args[1:])
+	if e.agent == "" {
+		e.agent = os.Getenv("TXEDIT_AGENT")
+	}
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			writeHelp(stdout, c.name)
@@ -207,6 +231,9 @@ var (
 func (e *env) open(opts *engine.Options) (*engine.Workspace, error) {
 	if opts == nil {
 		opts = &engine.Options{}
+	}
+	if opts.Agent == "" {
+		opts.Agent = e.agentName()
 	}
 	if testOnlyOptions != nil {
 		testOnlyOptions(e.root, opts)

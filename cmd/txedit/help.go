@@ -194,13 +194,10 @@ func commandNames() []string {
 func commandFlags(c *command) *flag.FlagSet {
 	fs := flag.NewFlagSet("txedit "+c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var root string
-	var js bool
-	fs.StringVar(&root, "root", ".", "workspace root directory")
-	fs.BoolVar(&js, "json", false, "machine-readable JSON output")
 	if c.flags != nil {
 		c.flags(fs)
 	}
+	(&env{}).commonFlags(fs)
 	return fs
 }
 
@@ -222,7 +219,7 @@ func flagName(f *flag.Flag) string {
 // placeholders name the values of flags in help, where the flag's type
 // would say less.
 var placeholders = map[string]string{
-	"root": "DIR", "client": "CLIENT", "scope": "SCOPE", "toolset": "T", "format": "FORMAT", "name": "NAME",
+	"root": "DIR", "agent": "NAME", "client": "CLIENT", "scope": "SCOPE", "toolset": "T", "format": "FORMAT", "name": "NAME",
 	"file": "FILE", "command": "PATH", "deny-read": "GLOB", "deny-write": "GLOB", "exclude": "GLOB", "glob": "GLOB",
 	"g": "GLOB", "t": "TYPE", "n": "N", "A": "N", "B": "N", "C": "N", "limit": "N", "head-limit": "N",
 }

@@ -25,17 +25,22 @@ func redoCmd() *command {
 
 func undoCmd() *command {
 	var force, dryRun bool
+	var agent string
 	return &command{
 		name: "undo",
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&force, "force", false, "undo even files that changed since (their current bytes are journaled)")
 			fs.BoolVar(&dryRun, "dry-run", false, "print what would be undone, write nothing")
+			fs.StringVar(&agent, "agent", "", "undo this agent's newest transaction in effect (refused if another agent changed its files since, unless --force)")
 		},
 		run: func(ctx context.Context, e *env, args []string) int {
 			if len(args) > 1 {
 				return e.usageErr("undo takes at most one transaction id")
 			}
-			uo := engine.UndoOptions{Force: force, DryRun: dryRun, Redo: e.redo}
+			uo := engine.UndoOptions{Force: force, DryRun: dryRun, Redo: e.redo, Agent: agent}
+			if agent != "" && e.redo {
+				return e.usageErr("redo takes no --agent")
+			}
 			if len(args) == 1 {
 				uo.ID = args[0]
 			}
@@ -70,9 +75,13 @@ func undoCmd() *command {
 
 func logCmd() *command {
 	var limit int
+	var agentFilter string
 	return &command{
-		name:  "log",
-		flags: func(fs *flag.FlagSet) { fs.IntVar(&limit, "n", 0, "show at most N transactions") },
+		name: "log",
+		flags: func(fs *flag.FlagSet) {
+			fs.IntVar(&limit, "n", 0, "show at most N transactions")
+			fs.StringVar(&agentFilter, "agent", "", "only the transactions of this agent")
+		},
 		run: func(ctx context.Context, e *env, args []string) int {
 			if len(args) > 0 {
 				return e.usageErr("log takes no arguments")
@@ -82,7 +91,7 @@ func logCmd() *command {
 				return e.fail(err)
 			}
 			defer w.Close()
-			log, err := w.Log(ctx, limit)
+			log, err := w.Log(ctx, engine.LogOptions{Limit: limit, Agent: agentFilter})
 			if err != nil {
 				return e.fail(err)
 			}
@@ -101,7 +110,11 @@ func logCmd() *command {
 				if t.UndoneBy != "" {
 					state = "undone by " + t.UndoneBy
 				}
-				fmt.Fprintf(e.stdout, "%s  %s  %-11s %3d file(s)  %s\n", t.ID, t.Time.Local().Format(time.DateTime), state, len(t.Files), t.Summary)
+				agent := t.Agent
+				if agent == "" {
+					agent = "-"
+				}
+				fmt.Fprintf(e.stdout, "%s  %s  %-11s %-12s %3d file(s)  %s\n", t.ID, t.Time.Local().Format(time.DateTime), state, agent, len(t.Files), t.Summary)
 			}
 			return 0
 		},

@@ -72,6 +72,10 @@ func TestMCPWithTypeScriptClient(t *testing.T) {
 		}, map[string]string{"a.txt": "heLlo\n", "w.txt": "w\n"}},
 		{"adk", []call{
 			{Name: "list_directory", Arguments: map[string]any{"dir_path": "."}, wantText: "a.txt"},
+			// The session's read-before-write rule: an append to an
+			// unread file is refused, a read lets it through.
+			{Name: "write_file", Arguments: map[string]any{"file_path": "a.txt", "text": "more\n", "append": true}, wantError: true, wantText: "[not_read]"},
+			{Name: "read_file", Arguments: map[string]any{"file_path": "a.txt"}, wantText: "hello"},
 			{Name: "write_file", Arguments: map[string]any{"file_path": "a.txt", "text": "more\n", "append": true}, wantText: "File written successfully"},
 			{Name: "copy_file", Arguments: map[string]any{"source_path": "a.txt", "destination_path": "c/a.txt"}, wantText: "File copied successfully"},
 			{Name: "grep_file", Arguments: map[string]any{"file_path": ".", "pattern": "more", "recursive": true}, wantText: `"status":"success"`},

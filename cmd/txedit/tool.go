@@ -39,7 +39,9 @@ func toolCmd() *command {
 				return e.fail(err)
 			}
 			defer w.Close()
-			env := &tools.Env{W: w, AllowExecute: allowExec}
+			// One call, one session: the read-before-write rule needs a
+			// session that lives across calls (MCP, the Go library).
+			env := &tools.Env{W: w.NewSession(engine.SessionOptions{Agent: e.agentName(), NoReadCheck: true}), AllowExecute: allowExec}
 			var t *tools.Tool
 			var names []string
 			for _, x := range ts.Offered(false, env) {
@@ -71,11 +73,14 @@ func toolCmd() *command {
 
 func schemaCmd() *command {
 	var toolset, format string
+	var readOnly, allowExec bool
 	return &command{
 		name: "schema",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&toolset, "toolset", tools.Default, "toolset: "+strings.Join(tools.Names(), ", "))
 			fs.StringVar(&format, "format", "mcp", "mcp, openai or anthropic")
+			fs.BoolVar(&readOnly, "read-only", false, "list only the read tools, as txedit mcp --read-only offers")
+			fs.BoolVar(&allowExec, "allow-execute", false, "list the execute tool, as txedit mcp --allow-execute offers")
 		},
 		run: func(ctx context.Context, e *env, args []string) int {
 			if len(args) > 0 {
@@ -85,7 +90,8 @@ func schemaCmd() *command {
 			if err != nil {
 				return e.fail(err)
 			}
-			defs, err := tools.Export(ts, format, nil)
+			// Exactly the tools txedit mcp offers with the same flags.
+			defs, err := tools.Export(ts, format, ts.Offered(readOnly, &tools.Env{AllowExecute: allowExec}))
 			if err != nil {
 				return e.usageErr("%v", err)
 			}
@@ -97,7 +103,7 @@ func schemaCmd() *command {
 
 func mcpCmd() *command {
 	var toolset string
-	var readOnly, allowExec, allowGit bool
+	var readOnly, allowExec, allowGit, noReadCheck bool
 	var denyRead, denyWrite multiFlag
 	return &command{
 		name: "mcp",
@@ -108,6 +114,7 @@ func mcpCmd() *command {
 			fs.BoolVar(&allowGit, "allow-git", false, "permit writes inside .git/")
 			fs.Var(&denyRead, "deny-read", "glob of paths that may not be read (or written); repeatable")
 			fs.Var(&denyWrite, "deny-write", "glob of paths that may not be written; repeatable")
+			fs.BoolVar(&noReadCheck, "no-read-check", false, "let agents write files they have not read in their session")
 		},
 		run: func(ctx context.Context, e *env, args []string) int {
 			if len(args) > 0 {
@@ -124,9 +131,11 @@ func mcpCmd() *command {
 			}
 			defer w.Close()
 			// The client is the agent's host: writes need no further
-			// approval here (it asks its user, as MCP clients do).
-			env := &tools.Env{W: w, Mode: tools.ModeAcceptEdits, AllowExecute: allowExec}
-			server := mcpserver.New(ts, env, mcpserver.Options{ReadOnly: readOnly, Version: buildinfo.Version()})
+			// approval here (it asks its user, as MCP clients do). Each
+			// connection is a session named after the client, unless
+			// --agent or TXEDIT_AGENT names it.
+			server := mcpserver.New(ts, w, mcpserver.Options{ReadOnly: readOnly, Version: buildinfo.Version(), Agent: e.agent,
+				NoReadCheck: noReadCheck, Env: tools.Env{Mode: tools.ModeAcceptEdits, AllowExecute: allowExec}})
 			if err := server.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
 				fmt.Fprintf(e.stderr, "txedit: mcp: %v\n", err)
 				return 1

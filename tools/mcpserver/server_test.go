@@ -28,7 +28,7 @@ func connect(t *testing.T, dir, toolset string, readOnly bool, progress func(*mc
 	if err != nil {
 		t.Fatal(err)
 	}
-	server := New(ts, &tools.Env{W: w}, Options{ReadOnly: readOnly, Version: "test"})
+	server := New(ts, w, Options{ReadOnly: readOnly, Version: "test", NoReadCheck: true})
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	if _, err := server.Connect(ctx, st, nil); err != nil {

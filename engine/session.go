@@ -1,0 +1,304 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"sync"
+
+	"github.com/txedit/txedit/hash"
+	"github.com/txedit/txedit/plan"
+)
+
+// Session is one agent's connection to a workspace (SPEC §12): an MCP
+// connection, or one agent of a program that embeds txedit. Its
+// transactions are recorded with its agent name and id. It remembers the
+// content hash of what it read or wrote of each file, and — unless
+// NoReadCheck — a write of an existing file through it commits only if the
+// session has read or written the file and its bytes still hash to what
+// the session saw; otherwise it fails with not_read or stale_hash and
+// writes nothing. The comparison is by content, so a touch or an
+// equal-bytes rewrite raises no alarm. Creating a file needs no read;
+// edits that carry their own content_hash, and files a pattern_replace
+// finds, are checked by their own rules.
+//
+// The check runs again under the workspace lock, so of two sessions racing
+// to write what both read, one is refused.
+//
+// A Session embeds its Workspace: the methods it does not override (Grep,
+// Glob, List, Log, …) are the workspace's. It is safe for concurrent use.
+type Session struct {
+	*Workspace
+	agent, id string
+	check     bool
+
+	mu   sync.Mutex
+	seen map[string]*seenFile // by resolved, root-relative path
+}
+
+// seenFile is what a session last read or wrote of a file: its whole hash
+// then, and the line ranges read since (tokens HEX@S-E).
+type seenFile struct {
+	file   hash.Sum
+	ranges []hash.Token
+}
+
+// maxRanges bounds the line-range reads remembered per file.
+const maxRanges = 16
+
+// SessionOptions configure a session.
+type SessionOptions struct {
+	// Agent names who works through the session (an MCP client's
+	// clientInfo.name); it is recorded with every transaction.
+	Agent string
+	// NoReadCheck turns the read-before-write rule off.
+	NoReadCheck bool
+}
+
+// NewSession starts a session on w.
+func (w *Workspace) NewSession(o SessionOptions) *Session {
+	var r [6]byte
+	rand.Read(r[:])
+	return &Session{Workspace: w, agent: o.Agent, id: hex.EncodeToString(r[:]), check: !o.NoReadCheck, seen: map[string]*seenFile{}}
+}
+
+// Agent returns the session's agent name.
+func (s *Session) Agent() string { return s.agent }
+
+// ID returns the session's id, recorded with its transactions.
+func (s *Session) ID() string { return s.id }
+
+// Apply is [Workspace.Apply] through the session: the read-before-write
+// rule applies, the transaction is recorded as the session's, and the files
+// it writes count as read.
+func (s *Session) Apply(ctx context.Context, req *plan.Request) (*plan.Result, error) {
+	v, release := s.view()
+	defer release()
+	return v.apply(ctx, req, &caller{agent: s.agent, session: s})
+}
+
+// Undo is [Workspace.Undo] recorded as the session's; the files it
+// restores count as read.
+func (s *Session) Undo(ctx context.Context, uo UndoOptions) (*plan.Result, error) {
+	v, release := s.view()
+	defer release()
+	res, err := v.undo(ctx, uo, &caller{agent: s.agent, session: s})
+	if res != nil && res.Success && !res.DryRun {
+		for _, f := range res.Files {
+			s.noteWrite(f.Path, f.ContentHash)
+		}
+	}
+	return res, err
+}
+
+// Read is [Workspace.Read] through the session: what it returns counts as
+// read.
+func (s *Session) Read(ctx context.Context, req *plan.ReadRequest) ([]*plan.ReadResult, error) {
+	var out []*plan.ReadResult
+	err := s.ReadEach(ctx, req, func(r *plan.ReadResult) error {
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// ReadEach is [Workspace.ReadEach] through the session.
+func (s *Session) ReadEach(ctx context.Context, req *plan.ReadRequest, fn func(*plan.ReadResult) error) error {
+	return s.Workspace.ReadEach(ctx, req, func(r *plan.ReadResult) error {
+		s.noteRead(r)
+		return fn(r)
+	})
+}
+
+// noteRead remembers a successful Line-mode read: the whole file, or a
+// range of it.
+func (s *Session) noteRead(r *plan.ReadResult) {
+	if !r.Success || r.FileHash == "" || r.ContentHash == "" {
+		return
+	}
+	rel, err := s.resolve(r.Path)
+	if err != nil {
+		return
+	}
+	file, err1 := hash.ParseSum(r.FileHash)
+	tok, err2 := hash.ParseToken(r.ContentHash)
+	if err1 != nil || err2 != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sf := s.seen[rel]
+	if sf == nil || sf.file != file {
+		sf = &seenFile{file: file}
+		s.seen[rel] = sf
+	}
+	if tok.IsRange() {
+		if len(sf.ranges) == maxRanges {
+			sf.ranges = sf.ranges[1:]
+		}
+		sf.ranges = append(sf.ranges, tok)
+	} else {
+		sf.ranges = nil
+	}
+}
+
+// noteWrite remembers a file the session wrote (newHash "" forgets it: it
+// was deleted or moved away). name is resolved first.
+func (s *Session) noteWrite(name, newHash string) {
+	rel, err := s.resolve(name)
+	if err != nil {
+		return
+	}
+	s.noteResolved(rel, newHash)
+}
+
+func (s *Session) noteResolved(rel, newHash string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if newHash == "" {
+		delete(s.seen, rel)
+		return
+	}
+	if sum, err := hash.ParseSum(newHash); err == nil {
+		s.seen[rel] = &seenFile{file: sum}
+	}
+}
+
+// allows applies the read-before-write rule to a write of fo to the file
+// rel whose current bytes are cur.
+func (s *Session) allows(rel string, cur []byte, fo *plan.FileOps) error {
+	s.mu.Lock()
+	sf := s.seen[rel]
+	var ranges []hash.Token
+	var file hash.Sum
+	if sf != nil {
+		file, ranges = sf.file, append([]hash.Token(nil), sf.ranges...)
+	}
+	s.mu.Unlock()
+	if sf == nil {
+		return plan.Errorf(plan.CodeNotRead, fo.Path, "this session has not read the file: read it first, then write (creating a new file needs no read)")
+	}
+	now := hash.Of(cur)
+	if now == file {
+		return nil
+	}
+	// A line window read lets line edits inside it through while the rest
+	// of the file changed (SPEC §3).
+	if len(ranges) > 0 && lineEditsOnly(fo) {
+		ok := true
+		for _, op := range fo.LineEdits {
+			if !inCheckedRange(op, ranges, cur) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return nil
+		}
+	}
+	e := plan.Errorf(plan.CodeStaleHash, fo.Path, "the file changed since this session read it (read as %s, now %s): read it again", file, now)
+	e.Current = now.String()
+	return e
+}
+
+func lineEditsOnly(fo *plan.FileOps) bool {
+	return fo.Create == nil && fo.Final == nil && len(fo.StrReplaces) == 0 && len(fo.Appends) == 0 && len(fo.LineEdits) > 0
+}
+
+// inCheckedRange reports whether op's lines lie inside a range whose token
+// still matches cur.
+func inCheckedRange(op *plan.Op, ranges []hash.Token, cur []byte) bool {
+	lo, hi := op.Start, op.End
+	if op.Command == plan.Insert {
+		lo, hi = op.Start+1, op.Start // after line N: touches N..N+1
+		if op.Start == 0 {
+			lo = 1
+		}
+	}
+	for _, t := range ranges {
+		if lo >= t.Start && hi <= t.End && t.Check(cur) {
+			return true
+		}
+	}
+	return false
+}
+
+// needsReadCheck reports whether a task falls under the read-before-write
+// rule: an explicit edit (not a file a pattern_replace found) of an
+// existing file that changes or removes it, with no content_hash of its
+// own.
+func needsReadCheck(t *task) bool {
+	fo := t.fo
+	if fo.Entry < 0 || fo.Hash != nil {
+		return false
+	}
+	for _, op := range fo.AllOps() {
+		if op.Hash != nil {
+			return false
+		}
+	}
+	if f := fo.Final; f != nil && f.Command == plan.Copy && fo.Create == nil && !fo.TextEdits() {
+		return false // a copy reads its source and writes a new file
+	}
+	return true
+}
+
+// caller is who runs an operation: recorded in the journal, and the
+// session whose rule applies (nil: none).
+type caller struct {
+	agent   string
+	session *Session
+}
+
+func (c *caller) sessionID() string {
+	if c == nil || c.session == nil {
+		return ""
+	}
+	return c.session.id
+}
+
+func (c *caller) agentName(def string) string {
+	if c == nil || c.agent == "" {
+		return def
+	}
+	return c.agent
+}
+
+// checkRead applies the session's rule to task t, whose current bytes are
+// cur (nil caller, no session or the rule off: nothing to check).
+func (c *caller) checkRead(t *task, cur *fileInfo) error {
+	if c == nil || c.session == nil || !c.session.check || !cur.exists || !needsReadCheck(t) {
+		return nil
+	}
+	return c.session.allows(t.src, cur.data, t.fo)
+}
+
+// noteCommitted records, after a commit, what the session wrote.
+func (c *caller) noteCommitted(tasks []*task) {
+	if c == nil || c.session == nil {
+		return
+	}
+	for _, t := range tasks {
+		if !t.changed {
+			continue
+		}
+		sum := t.newSum.String()
+		switch f := t.fo.Final; {
+		case f == nil:
+			c.session.noteResolved(t.src, sum)
+		case f.Command == plan.Delete:
+			c.session.noteResolved(t.src, "")
+		case f.Command == plan.Move:
+			c.session.noteResolved(t.src, "")
+			c.session.noteResolved(t.dst, sum)
+		case f.Command == plan.Copy:
+			c.session.noteResolved(t.dst, sum)
+			if t.cur.exists && t.cur.data != nil && hash.Of(t.cur.data) != t.newSum {
+				c.session.noteResolved(t.src, sum)
+			}
+		}
+	}
+}
+
+func (s *Session) String() string { return fmt.Sprintf("%s/%s", s.agent, s.id) }
