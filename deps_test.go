@@ -30,7 +30,7 @@ var allowed = map[string][]string{
 	"internal/walk":         {"fsys", "internal/ignore", "internal/par", "github.com/sourcegraph/conc"},
 	"journal":               {"fsys", "hash", "internal/par"},
 	"engine":                {"plan", "apply", "hash", "journal", "fsys", "internal/par", "internal/walk", "internal/ignore", "internal/grep"},
-	"tools":                 {"engine", "plan", "apply", "apply/patch", "hash", "journal", "fsys", "internal/grep"},
+	"tools":                 {"engine", "plan", "apply", "apply/patch", "hash", "journal", "fsys", "internal/grep", "github.com/google/jsonschema-go"},
 	"tools/mcpserver":       {"tools", "engine", "plan", "github.com/modelcontextprotocol/go-sdk"},
 	"cmd/txedit":            {"*"},
 	"bench":                 {"*"},

@@ -13,7 +13,7 @@ import (
 
 func init() {
 	register("adk", func() *Toolset {
-		return &Toolset{Name: "adk", Description: "an ADK agent's LangChain file tools plus grep_file, find_files and diff_files",
+		return &Toolset{Fail: lcFail, Name: "adk", Description: "an ADK agent's LangChain file tools plus grep_file, find_files and diff_files",
 			Tools: []*Tool{adkFileSearch(), adkListDir(), adkRead(), adkWrite(), adkCopyMove("copy_file", "copy"), adkCopyMove("move_file", "move"),
 				adkDelete(), adkGrep(), adkFind(), adkDiff()}}
 	})
@@ -235,6 +235,7 @@ func adkDelete() *Tool {
 func adkGrep() *Tool {
 	return &Tool{
 		Name: "grep_file",
+		Fail: func(err error) Result { return adkFail("grep_file", nil, err) },
 		Description: "Search for a pattern (RE2 regular expression) in a file, or recursively in a directory, like grep. Options mirror grep's -i -w -n -r -v -c -l. " +
 			"Returns {status, output, message, debug}; output is the matching lines, the counts or the file names, or a sentence saying nothing matched.",
 		Schema: object([]string{"file_path", "pattern"}, map[string]any{
@@ -316,6 +317,7 @@ func adkGrep() *Tool {
 func adkFind() *Tool {
 	return &Tool{
 		Name:        "find_files",
+		Fail:        func(err error) Result { return adkFail("find_files", nil, err) },
 		Description: "Find files or directories under dir_path by name (like find -name), skipping hidden ones. Returns {status, output: [paths relative to dir_path], message, debug}.",
 		Schema: object([]string{"dir_path"}, map[string]any{"dir_path": str("Where to search."), "name_pattern": str("A name pattern, e.g. *.py."),
 			"type": enum("f for files, d for directories.", "f", "d")}),
@@ -345,6 +347,7 @@ func adkFind() *Tool {
 func adkDiff() *Tool {
 	return &Tool{
 		Name:        "diff_files",
+		Fail:        func(err error) Result { return adkFail("diff_files", nil, err) },
 		Description: "Compare two files as diff -u does. Returns {status, output, message, debug}; output is the unified diff, or \"Files are identical.\"",
 		Schema:      object([]string{"file_path1", "file_path2"}, map[string]any{"file_path1": str("The first file."), "file_path2": str("The second file.")}),
 		ReadOnly:    true,

@@ -13,7 +13,7 @@ import (
 
 func init() {
 	register("claude", func() *Toolset {
-		return &Toolset{Name: "claude", Description: "the TypeScript agent SDK's Read, Write, Edit, MultiEdit, LS, Glob and Grep (ToolResult results)",
+		return &Toolset{Fail: func(err error) Result { return toolFail(err, "") }, Name: "claude", Description: "the TypeScript agent SDK's Read, Write, Edit, MultiEdit, LS, Glob and Grep (ToolResult results)",
 			Tools: []*Tool{claudeRead(), claudeWrite(), claudeEdit(), claudeMultiEdit(), claudeLS(), claudeGlob(), claudeGrep()}}
 	})
 }

@@ -16,7 +16,7 @@ import (
 
 func init() {
 	register("deepagents", func() *Toolset {
-		return &Toolset{Name: "deepagents", Description: "a deep agent's ls, read_file, write_file, edit_file, glob, grep and execute (offsets are 0-based)",
+		return &Toolset{Fail: daFail, Name: "deepagents", Description: "a deep agent's ls, read_file, write_file, edit_file, glob, grep and execute (offsets are 0-based)",
 			Tools: []*Tool{daLs(), daRead(), daWrite(), daEdit(), daGlob(), daGrep(), executeTool()}}
 	})
 }

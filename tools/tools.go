@@ -23,10 +23,14 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"sync"
+
 	"fmt"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/txedit/txedit/engine"
 	"github.com/txedit/txedit/plan"
@@ -111,6 +115,14 @@ type Tool struct {
 	// Compact renders the arguments as one short line for people (seed
 	// 002's formatCompactParams).
 	Compact func(args map[string]any) string
+	// Fail shapes a failure the way the dialect answers one (its tools'
+	// own results do so themselves); Call uses it for the failures it
+	// finds before the tool runs. Default: the toolset's Fail.
+	Fail func(err error) Result
+
+	schemaOnce sync.Once
+	resolved   *jsonschema.Resolved
+	schemaErr  error
 }
 
 // Toolset is one dialect's tools.
@@ -118,6 +130,9 @@ type Toolset struct {
 	Name        string
 	Description string
 	Tools       []*Tool
+	// Fail is the dialect's failure shape (default: {success, code,
+	// error}).
+	Fail func(err error) Result
 }
 
 // Tool returns the named tool, or nil.
@@ -175,7 +190,13 @@ func Get(name string) (*Toolset, error) {
 	if !ok {
 		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "unknown toolset %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
-	return mk(), nil
+	ts := mk()
+	for _, t := range ts.Tools {
+		if t.Fail == nil {
+			t.Fail = ts.Fail
+		}
+	}
+	return ts, nil
 }
 
 // Call runs a tool with JSON arguments: it asks the permission mode and
@@ -190,19 +211,120 @@ func Call(ctx context.Context, env *Env, t *Tool, args json.RawMessage) (res Res
 	if len(strings.TrimSpace(string(args))) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
+	if err := t.validate(args); err != nil {
+		return t.fail(err)
+	}
 	if t.Execute && !env.canExecute() {
 		why := "start the server with --allow-execute"
 		if env.AllowExecute {
 			why = "the workspace is not on disk"
 		}
-		return failure(plan.Errorf(plan.CodeDenied, "", "%s is disabled (%s)", t.Name, why), nil)
+		return t.fail(plan.Errorf(plan.CodeDenied, "", "%s is disabled (%s)", t.Name, why))
 	}
 	if !t.ReadOnly {
 		if err := env.authorize(ctx, t, args); err != nil {
-			return failure(err, nil)
+			return t.fail(err)
 		}
 	}
 	return t.Run(ctx, env, args)
+}
+
+func (t *Tool) fail(err error) Result {
+	if t.Fail != nil {
+		return t.Fail(err)
+	}
+	return failure(err, nil)
+}
+
+// validate checks a call's arguments against the tool's own JSON Schema
+// before anything runs: a missing required field, a value of the wrong
+// type or outside its enum is an invalid_request naming the field, and
+// nothing is written. Fields the schema does not know are tolerated (real
+// clients add their own).
+func (t *Tool) validate(args json.RawMessage) error {
+	t.schemaOnce.Do(func() {
+		data, err := json.Marshal(t.Schema)
+		if err != nil {
+			t.schemaErr = err
+			return
+		}
+		var s jsonschema.Schema
+		if err := json.Unmarshal(data, &s); err != nil {
+			t.schemaErr = err
+			return
+		}
+		t.resolved, t.schemaErr = s.Resolve(nil)
+	})
+	if t.schemaErr != nil {
+		return plan.Wrapf(plan.CodeIOError, "", t.schemaErr, "%s: its schema does not compile: %v", t.Name, t.schemaErr)
+	}
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		return plan.Wrapf(plan.CodeInvalidRequest, "", err, "bad arguments: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if err := t.resolved.Validate(v); err != nil {
+		return plan.Wrapf(plan.CodeInvalidRequest, "", err, "%s", schemaMessage(err))
+	}
+	return nil
+}
+
+// schemaMessage turns a validator's message into one that names the
+// argument: `validating root: validating /properties/edits: validating
+// /properties/edits/items: required: missing properties: ["new_string"]`
+// becomes `edits[]: missing required argument "new_string"`.
+func schemaMessage(err error) string {
+	msg := err.Error()
+	where := ""
+	for {
+		rest, ok := strings.CutPrefix(msg, "validating ")
+		if !ok {
+			break
+		}
+		i := strings.Index(rest, ": ")
+		if i < 0 {
+			break
+		}
+		if p := rest[:i]; p != "root" {
+			where = p
+		}
+		msg = rest[i+2:]
+	}
+	var parts []string
+	for _, seg := range strings.Split(strings.TrimPrefix(where, "/"), "/") {
+		switch seg {
+		case "", "properties":
+		case "items":
+			if len(parts) > 0 {
+				parts[len(parts)-1] += "[]"
+			}
+		default:
+			parts = append(parts, seg)
+		}
+	}
+	// Drop the schema's own path: keep what names the argument.
+	field := ""
+	if len(parts) > 0 {
+		field = parts[len(parts)-1]
+		if len(parts) > 1 && strings.HasSuffix(parts[len(parts)-2], "[]") && field == strings.TrimSuffix(parts[len(parts)-2], "[]") {
+			field = parts[len(parts)-2]
+		}
+	}
+	if rest, ok := strings.CutPrefix(msg, "required: missing properties: "); ok {
+		rest = strings.Trim(rest, "[]")
+		if field != "" {
+			return field + ": missing required argument " + rest
+		}
+		return "missing required argument " + rest
+	}
+	for _, p := range []string{"type: ", "enum: "} {
+		if rest, ok := strings.CutPrefix(msg, p); ok {
+			msg = rest
+		}
+	}
+	if field != "" {
+		return "argument " + field + ": " + msg
+	}
+	return msg
 }
 
 // firstError is the message of a failed write's first failing edit (it

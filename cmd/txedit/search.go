@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/txedit/txedit/engine"
+	"github.com/txedit/txedit/internal/grep"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -178,7 +179,7 @@ func grepCmd() *command {
 			} else {
 				showNums := (lineNums || isTerminal(e.stdout)) && !noLineNums
 				single := req.Path != "" && len(res.Matches) > 0 && allSamePath(res.Matches) && !isDirArg(w, req.Path)
-				printGrep(e.stdout, res, showNums, single)
+				grep.Print(e.stdout, res, grep.PrintOptions{LineNumbers: showNums, NoPath: single, Context: req.Before+req.After+req.Context > 0})
 				if res.Truncated {
 					fmt.Fprintf(e.stderr, "txedit: output cut at %d entries (--head-limit)\n", req.HeadLimit)
 				}
@@ -206,94 +207,6 @@ func allSamePath(ms []*plan.Match) bool {
 		}
 	}
 	return true
-}
-
-// printGrep prints a result as rg does without headings: path:line:text
-// for matches, path-line-text for context (a line that is a match is never
-// repeated as context), "--" between non-adjacent groups.
-func printGrep(w io.Writer, res *plan.GrepResult, nums, single bool) {
-	for _, f := range res.Files {
-		fmt.Fprintln(w, f)
-	}
-	for _, c := range res.Counts {
-		fmt.Fprintf(w, "%s:%d\n", c.Path, c.Count)
-	}
-	type out struct {
-		text  string
-		match bool
-	}
-	context := hasContext(res)
-	printed := false
-	for i := 0; i < len(res.Matches); {
-		// One file's matches at a time.
-		j := i
-		for j < len(res.Matches) && res.Matches[j].Path == res.Matches[i].Path {
-			j++
-		}
-		lines := map[int]out{}
-		var order []int
-		set := func(n int, o out) {
-			if prev, ok := lines[n]; ok {
-				if prev.match || !o.match {
-					return
-				}
-			} else {
-				order = append(order, n)
-			}
-			lines[n] = o
-		}
-		for _, m := range res.Matches[i:j] {
-			for k, b := range m.Before {
-				set(m.Line-len(m.Before)+k, out{text: b})
-			}
-			texts := strings.Split(m.Text, "\n")
-			for k, t := range texts {
-				set(m.Line+k, out{text: t, match: true})
-			}
-			for k, a := range m.After {
-				set(m.Line+len(texts)+k, out{text: a})
-			}
-		}
-		sortInts(order)
-		path := res.Matches[i].Path
-		for k, n := range order {
-			if context && (k == 0 && printed || k > 0 && n > order[k-1]+1) {
-				fmt.Fprintln(w, "--")
-			}
-			o := lines[n]
-			sep := "-"
-			if o.match {
-				sep = ":"
-			}
-			var b strings.Builder
-			if !single {
-				b.WriteString(path + sep)
-			}
-			if nums {
-				fmt.Fprintf(&b, "%d%s", n, sep)
-			}
-			fmt.Fprintln(w, b.String()+o.text)
-		}
-		printed = true
-		i = j
-	}
-}
-
-func sortInts(a []int) {
-	for i := 1; i < len(a); i++ {
-		for k := i; k > 0 && a[k] < a[k-1]; k-- {
-			a[k], a[k-1] = a[k-1], a[k]
-		}
-	}
-}
-
-func hasContext(res *plan.GrepResult) bool {
-	for _, m := range res.Matches {
-		if len(m.Before)+len(m.After) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 func globCmd() *command {
