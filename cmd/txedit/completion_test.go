@@ -194,7 +194,7 @@ func TestCompletionFish(t *testing.T) {
 		{"txedit completion ", "bash fish zsh"},
 		{"txedit completion bash ", ""},
 		{"txedit apply --dr", "--dry-run"},
-		{"txedit grep -", "--head-limit --hidden --json --no-ignore --root -A -B -C -F -N -U -c -g -i -l -n -t"},
+		{"txedit grep -", "--agent --head-limit --hidden --json --no-ignore --root -A -B -C -F -N -U -c -g -i -l -n -t"},
 	}
 	for _, tc := range tests {
 		out, err := exec.Command(fish, "--no-config", "-c", `source $argv[1]; complete --do-complete=$argv[2]`, path, tc.line).CombinedOutput()
