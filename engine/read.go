@@ -275,22 +275,21 @@ func (w *Workspace) readSearch(r *plan.ReadResult, req *plan.ReadRequest) error 
 	if err != nil {
 		return err
 	}
-	var b strings.Builder
 	s.Search(fi.data, func(bl grep.Block) bool {
-		m := &plan.Match{Path: rel, Line: bl.Line, Text: grep.TrimEOL(fi.data[bl.Start:bl.End]),
-			Before: grep.LinesBefore(fi.data, bl.Start, ctxLines), After: grep.LinesAfter(fi.data, bl.End, ctxLines)}
-		r.Matches = append(r.Matches, m)
-		for i, l := range m.Before {
-			fmt.Fprintf(&b, "Line %d: %s\n", m.Line-len(m.Before)+i, l)
-		}
-		fmt.Fprintf(&b, "Line %d: %s\n", m.Line, m.Text)
-		for i, l := range m.After {
-			fmt.Fprintf(&b, "Line %d: %s\n", m.Line+1+i, l)
-		}
-		b.WriteString("--\n")
+		r.Matches = append(r.Matches, &plan.Match{Path: rel, Line: bl.Line, Text: grep.TrimEOL(fi.data[bl.Start:bl.End]),
+			Before: grep.LinesBefore(fi.data, bl.Start, ctxLines), After: grep.LinesAfter(fi.data, bl.End, ctxLines)})
 		return true
 	})
-	r.Content = strings.TrimSuffix(b.String(), "--\n")
+	// Each line once, however the contexts overlap; "--" between groups
+	// that do not touch (grep -C's rendering, as ripgrep's printer does).
+	var b strings.Builder
+	for _, l := range grep.Lines(r.Matches) {
+		if l.Gap {
+			b.WriteString("--\n")
+		}
+		fmt.Fprintf(&b, "Line %d: %s\n", l.N, l.Text)
+	}
+	r.Content = b.String()
 	r.FileHash, r.ContentHash, r.LastModified = hash.Of(fi.data).String(), hash.Of(fi.data).String(), stamp(fi)
 	return nil
 }
@@ -351,6 +350,10 @@ type ListOptions struct {
 	// Ignore holds globs of entries to leave out (a glob without "/"
 	// matches the name at any depth).
 	Ignore []string
+	// Each, if set, is called with every entry listed and its file
+	// information, whose Sys() holds the platform's stat data (links,
+	// owner, blocks: what an ls -l listing shows).
+	Each func(*plan.DirEntry, fs.FileInfo)
 }
 
 // List lists a directory like ls -la: every entry (dot-files too) but
@@ -400,6 +403,9 @@ func (w *Workspace) List(ctx context.Context, p string, lo ListOptions) ([]*plan
 			if de.Kind == "symlink" {
 				de.Target, _ = w.fsy.Readlink(rel)
 			}
+			if lo.Each != nil {
+				lo.Each(de, info)
+			}
 			out = append(out, de)
 			if de.Kind == "dir" && depth < lo.Depth && e.Name() != ".git" {
 				if err := visit(rel, depth+1); err != nil {
@@ -446,11 +452,14 @@ type GlobOptions struct {
 	Dirs, OnlyDirs bool
 	// Relative makes the paths relative to Path instead of the root.
 	Relative bool
+	// NewestFirst sorts by modification time, newest first (ties by
+	// path), before Limit cuts: what Claude Code's Glob returns.
+	NewestFirst bool
 }
 
 // Glob returns the files (and, if asked, directories) under Path matching
 // Pattern ("**" crosses directories, braces and classes work), sorted by
-// path, root-relative.
+// path (or, with NewestFirst, by modification time), root-relative.
 func (w *Workspace) Glob(ctx context.Context, o GlobOptions) (*plan.GlobResult, error) {
 	res := &plan.GlobResult{Files: []string{}}
 	fail := func(err error) (*plan.GlobResult, error) {
@@ -474,6 +483,7 @@ func (w *Workspace) Glob(ctx context.Context, o GlobOptions) (*plan.GlobResult, 
 		return fail(plan.Errorf(plan.CodeNotRegular, o.Path, "is not a directory"))
 	}
 	var mu sync.Mutex
+	mtime := map[string]int64{}
 	err = walk.Walk(ctx, v.fsy, walk.Options{Skip: skipJournal, Dir: start, Hidden: o.Hidden, NoIgnore: o.NoIgnore, Workers: v.opts.Workers,
 		Dirs:  o.Dirs || o.OnlyDirs,
 		Prune: func(rel string) bool { return v.checkPolicy(rel, rel, false) != nil }},
@@ -486,8 +496,17 @@ func (w *Workspace) Glob(ctx context.Context, o GlobOptions) (*plan.GlobResult, 
 				if o.Relative {
 					p = rel
 				}
+				var t int64
+				if o.NewestFirst {
+					if info, err := e.Info.Info(); err == nil {
+						t = info.ModTime().UnixNano()
+					}
+				}
 				mu.Lock()
 				res.Files = append(res.Files, p)
+				if o.NewestFirst {
+					mtime[p] = t
+				}
 				mu.Unlock()
 			}
 			return nil
@@ -496,6 +515,9 @@ func (w *Workspace) Glob(ctx context.Context, o GlobOptions) (*plan.GlobResult, 
 		return fail(err)
 	}
 	sort.Strings(res.Files)
+	if o.NewestFirst {
+		sort.SliceStable(res.Files, func(i, j int) bool { return mtime[res.Files[i]] > mtime[res.Files[j]] })
+	}
 	if o.Limit > 0 && len(res.Files) > o.Limit {
 		res.Files, res.Truncated = res.Files[:o.Limit], true
 	}
