@@ -13,8 +13,16 @@ func init() {
 // for a single-file request, an array of per-file results for fileEdits,
 // the pattern_replace object, or the dry-run object. Failures keep their
 // code beside the RFC's error text, and written files their new hash.
+//
+// With atomic: false the files whose edits all applied were written and
+// say so (success true), whatever happened to the others: an agent that
+// retried them would apply them twice.
 func rfcWriteResult(req *plan.Request, res *plan.Result) Result {
 	out := Result{OK: res.Success, Code: res.Code}
+	atomic := req.IsAtomic()
+	// written: the file's own outcome stands (nothing was rolled back for
+	// another file's sake).
+	written := func(f *plan.FileResult) bool { return f.Success && (res.Success || !atomic) }
 	fileErr := func(f *plan.FileResult, m map[string]any) {
 		if !f.Success {
 			m["success"] = false
@@ -44,7 +52,7 @@ func rfcWriteResult(req *plan.Request, res *plan.Result) Result {
 	case req.HasPattern():
 		files := []map[string]any{}
 		for _, f := range res.Files {
-			m := map[string]any{"path": f.Path, "success": f.Success && res.Success, "replacements": f.Replacements}
+			m := map[string]any{"path": f.Path, "success": written(f), "replacements": f.Replacements}
 			if f.ContentHash != "" {
 				m["content_hash"] = f.ContentHash
 			}
@@ -59,8 +67,8 @@ func rfcWriteResult(req *plan.Request, res *plan.Result) Result {
 	case len(req.FileEdits) > 0:
 		files := []map[string]any{}
 		for _, f := range res.Files {
-			m := map[string]any{"path": f.Path, "success": f.Success && res.Success, "edits_applied": f.EditsApplied, "edits_failed": f.EditsFailed}
-			if !res.Success && res.TransactionID == "" {
+			m := map[string]any{"path": f.Path, "success": written(f), "edits_applied": f.EditsApplied, "edits_failed": f.EditsFailed}
+			if !res.Success && atomic {
 				m["edits_applied"] = 0 // atomic: nothing was written
 			}
 			if len(f.FailedEdits) > 0 {
@@ -74,7 +82,7 @@ func rfcWriteResult(req *plan.Request, res *plan.Result) Result {
 				m["content_hash"] = f.ContentHash
 			}
 			fileErr(f, m)
-			if f.Success && !res.Success && res.TransactionID == "" {
+			if f.Success && !res.Success && atomic {
 				m["success"], m["error"], m["code"] = false, "not written: another file's edits failed and the request is atomic", res.Code
 			}
 			files = append(files, m)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/txedit/txedit/engine"
+	"github.com/txedit/txedit/internal/grep"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -46,27 +48,47 @@ func fsReadTool(rfc bool) *Tool {
 			if err := decode(args, &req); err != nil {
 				return failure(err, nil)
 			}
-			res, err := env.W.Read(ctx, &req)
+			var res []*plan.ReadResult
+			var err error
+			if strings.EqualFold(req.Mode, "Directory") {
+				res, err = readDirectories(ctx, env, &req)
+			} else {
+				res, err = env.W.Read(ctx, &req)
+			}
 			if err != nil {
 				return failure(err, nil)
 			}
 			ok := true
+			var images []Image
 			for _, r := range res {
 				ok = ok && r.Success
-			}
-			r := Result{OK: ok}
-			if len(res) == 1 && len(req.Paths) == 0 && len(req.ImagePaths) <= 1 {
-				r.Value = res[0]
-				if !ok {
-					r.Code = res[0].Code
+				for _, img := range r.Images {
+					images = append(images, Image{Data: img.Data, MediaType: img.MediaType})
 				}
+			}
+			r := Result{OK: ok, Images: images}
+			var values []any
+			for _, x := range res {
+				if !x.Success && r.Code == "" {
+					r.Code = x.Code
+				}
+				if rfc {
+					values = append(values, rfcRead(x))
+				} else {
+					values = append(values, x)
+				}
+			}
+			if len(res) == 1 && len(req.Paths) == 0 && len(req.ImagePaths) <= 1 {
+				r.Value = values[0]
+			} else if rfc {
+				r.Value = values
 			} else {
 				r.Value = res
-				for _, x := range res {
-					if !x.Success && r.Code == "" {
-						r.Code = x.Code
-					}
-				}
+			}
+			if len(images) > 0 {
+				// The images go to the agent as images (MCP image content);
+				// its text leaves their base64 out.
+				r.Text = withoutImageData(r.Value)
 			}
 			return r
 		},
@@ -77,6 +99,75 @@ func fsReadTool(rfc bool) *Tool {
 			return compactPath(a, "path", fmt.Sprint(a["mode"]))
 		},
 	}
+}
+
+// readDirectories runs Directory mode: per path, its listing as ls -lA
+// prints it (ls -lAR down to depth), and its entries.
+func readDirectories(ctx context.Context, env *Env, req *plan.ReadRequest) ([]*plan.ReadResult, error) {
+	paths := req.Paths
+	if req.Path != "" {
+		paths = append([]string{req.Path}, paths...)
+	}
+	if len(paths) == 0 {
+		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "fs_read needs path or paths")
+	}
+	depth := 0
+	if req.Depth != nil {
+		depth = *req.Depth
+	}
+	var out []*plan.ReadResult
+	for _, p := range paths {
+		r := &plan.ReadResult{Path: p, Success: true}
+		ents, text, err := listLong(ctx, env, p, depth)
+		if err != nil {
+			pe := plan.As(err)
+			r.Success, r.Code, r.Error = false, pe.Code, pe.Error()
+		} else {
+			r.Entries, r.Content = ents, text
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// rfcRead is a read result as the RFC shows it: a success always carries
+// its content (an empty file's too), beside txedit's hashes.
+func rfcRead(r *plan.ReadResult) map[string]any {
+	var m map[string]any
+	json.Unmarshal(r.AppendJSON(nil), &m)
+	if _, has := m["content"]; r.Success && !has {
+		m["content"] = r.Content
+	}
+	return m
+}
+
+// withoutImageData is the JSON of v with the base64 of its images left
+// out (they travel as images).
+func withoutImageData(v any) string {
+	b, _ := json.Marshal(v)
+	var x any
+	json.Unmarshal(b, &x)
+	var strip func(any)
+	strip = func(x any) {
+		switch t := x.(type) {
+		case map[string]any:
+			if _, ok := t["media_type"]; ok {
+				if _, ok := t["data"]; ok {
+					t["data"] = "(sent as an image)"
+				}
+			}
+			for _, v := range t {
+				strip(v)
+			}
+		case []any:
+			for _, v := range t {
+				strip(v)
+			}
+		}
+	}
+	strip(x)
+	b, _ = json.Marshal(x)
+	return string(b)
 }
 
 func writeSchema() map[string]any {
@@ -218,11 +309,12 @@ func grepSchema() map[string]any {
 
 func grepTool() *Tool {
 	return &Tool{
-		Name:        "grep",
-		Description: "Search file contents with ripgrep's semantics: RE2 regex, .gitignore honoured, hidden and binary files skipped. Returns files, per-file counts of matching lines, or matching lines with context, sorted by path; truncated tells when head_limit cut the list.",
-		Schema:      grepSchema(),
-		ReadOnly:    true,
-		Examples:    []string{`{"pattern":"func \\w+\\(","type":"go","output_mode":"count"}`, `{"pattern":"TODO","output_mode":"content","-C":2,"head_limit":50}`},
+		Name: "grep",
+		Description: "Search file contents with ripgrep's semantics: RE2 regex, .gitignore honoured, hidden and binary files skipped. Returns files, per-file counts of matching lines, or matching lines with context, sorted by path; truncated tells when head_limit cut the list. " +
+			"The text is ripgrep's output (path:line:text, context as path-line-text, -- between groups); the structured result holds the same as JSON.",
+		Schema:   grepSchema(),
+		ReadOnly: true,
+		Examples: []string{`{"pattern":"func \\w+\\(","type":"go","output_mode":"count"}`, `{"pattern":"TODO","output_mode":"content","-C":2,"head_limit":50}`},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {
 			var req plan.GrepRequest
 			if err := decode(args, &req); err != nil {
@@ -232,10 +324,29 @@ func grepTool() *Tool {
 			if err != nil {
 				return failure(err, res)
 			}
-			return Result{Value: res, OK: true}
+			return Result{Value: res, OK: true, Text: grepTextOf(env, &req, res)}
 		},
 		Compact: func(a map[string]any) string { return fmt.Sprintf("%q in %s", a["pattern"], compactPath(a, "path")) },
 	}
+}
+
+// grepTextOf is what an agent reads of a grep result over MCP: ripgrep's
+// output of it (the JSON is the structured content), and a last line
+// when head_limit cut it.
+func grepTextOf(env *Env, req *plan.GrepRequest, res *plan.GrepResult) string {
+	isDir, _ := env.W.IsDir(req.Path)
+	text, n, _ := grepText(res, grep.PrintOptions{
+		LineNumbers: req.LineNums == nil || *req.LineNums,
+		NoPath:      req.Path != "" && !isDir,
+		Context:     req.Before > 0 || req.After > 0 || req.Context > 0,
+	})
+	if n == 0 {
+		text = "No matches found\n"
+	}
+	if res.Truncated {
+		text += fmt.Sprintf("[head_limit %d cut the results: there are more]\n", req.HeadLimit)
+	}
+	return text
 }
 
 func undoTool() *Tool {
