@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/txedit/txedit/engine"
+	"github.com/txedit/txedit/internal/grep"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -21,8 +22,10 @@ func init() {
 	})
 }
 
-// daFail is the dialect's error: a string the agent reads.
+// daFail is the dialect's error: a string the agent reads, naming the
+// arguments as the dialect does.
 func daFail(err error) Result {
+	err = renamer{names: claudeNames}.err(err)
 	msg := "Error: " + err.Error()
 	return Result{Value: msg, Text: msg, OK: false, Code: plan.CodeOf(err)}
 }
@@ -62,7 +65,7 @@ func daLs() *Tool {
 func daRead() *Tool {
 	return &Tool{
 		Name:        "read_file",
-		Description: "Read a file's lines: offset is 0-based (default 0), limit the number of lines (default 2000). Returns the text as it is in the file.",
+		Description: "Read a file's lines: offset is 0-based (default 0), limit the number of lines (default 2000). Returns the lines joined by newlines (without line numbers or a final newline).",
 		Schema: object([]string{"path"}, map[string]any{"path": str("The file."), "offset": num("First line to return, 0-based (default 0)."),
 			"limit": num("Lines to return (default 2000).")}),
 		ReadOnly: true,
@@ -91,11 +94,20 @@ func daRead() *Tool {
 			if err != nil {
 				return daFail(err)
 			}
-			if r := rs[0]; !r.Success {
+			r := rs[0]
+			switch {
+			case r.Code == plan.CodeLineOutOfRange:
+				// deepagents' words; synaptic answers "" here.
+				return daFail(plan.Errorf(plan.CodeLineOutOfRange, "", "Line offset %d exceeds file length (%d lines)", a.Offset, r.TotalLines))
+			case !r.Success:
 				return daFail(errorOf(r.Code, r.Error))
-			} else {
-				return daOK(r.Content)
 			}
+			// synaptic's read: the lines (CRLF or LF ended) joined by "\n".
+			lines := strings.Split(strings.TrimSuffix(r.Content, "\n"), "\n")
+			for i, l := range lines {
+				lines[i] = strings.TrimSuffix(l, "\r")
+			}
+			return daOK(strings.Join(lines, "\n"))
 		},
 		Compact: func(a map[string]any) string { return compactPath(a, "path") },
 	}
@@ -162,7 +174,7 @@ func daEdit() *Tool {
 func daGlob() *Tool {
 	return &Tool{
 		Name:        "glob",
-		Description: "Find files matching a glob (e.g. **/*.rs, src/*.toml); .gitignore honoured. Returns paths, one per line.",
+		Description: "Find files matching a glob (e.g. **/*.rs, src/*.toml) matched against paths relative to path (a pattern without / matches path's own files only); .gitignore honoured, dot-files skipped. Returns paths relative to path, one per line.",
 		Schema:      object([]string{"pattern"}, map[string]any{"pattern": str("The glob."), "path": str("Base directory (default \".\").")}),
 		ReadOnly:    true,
 		Examples:    []string{`{"pattern":"**/*.rs"}`},
@@ -171,7 +183,9 @@ func daGlob() *Tool {
 			if err := decode(args, &a); err != nil {
 				return daFail(err)
 			}
-			res, err := env.W.Glob(ctx, engine.GlobOptions{Pattern: a.Pattern, Path: a.Path})
+			// synaptic matches the pattern against the whole path below
+			// path and answers paths relative to path.
+			res, err := env.W.Glob(ctx, engine.GlobOptions{Pattern: anchored(a.Pattern), Path: a.Path, Relative: true})
 			if err != nil {
 				return daFail(err)
 			}
@@ -190,23 +204,36 @@ func daGrep() *Tool {
 		ReadOnly: true,
 		Examples: []string{`{"pattern":"fn main","glob":"*.rs","output_mode":"content"}`},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {
-			var req plan.GrepRequest
-			if err := decode(args, &req); err != nil {
+			// Only the dialect's own arguments: rg's others (multiline,
+			// context, ...) are not part of it and are ignored.
+			var a struct {
+				Pattern    string `json:"pattern"`
+				Path       string `json:"path"`
+				Glob       string `json:"glob"`
+				OutputMode string `json:"output_mode"`
+			}
+			if err := decode(args, &a); err != nil {
 				return daFail(err)
 			}
-			res, err := env.W.Grep(ctx, &req)
+			res, err := env.W.Grep(ctx, &plan.GrepRequest{Pattern: a.Pattern, Path: a.Path, Glob: a.Glob, OutputMode: a.OutputMode})
 			if err != nil {
 				return daFail(err)
 			}
-			var lines []string
-			lines = append(lines, res.Files...)
-			for _, c := range res.Counts {
-				lines = append(lines, fmt.Sprintf("%s:%d", c.Path, c.Count))
+			// Paths relative to path, as synaptic's are.
+			if isDir, _ := env.W.IsDir(a.Path); isDir {
+				base := rootRel(env, a.Path)
+				for i, f := range res.Files {
+					res.Files[i] = relTo(base, f)
+				}
+				for _, c := range res.Counts {
+					c.Path = relTo(base, c.Path)
+				}
+				for _, m := range res.Matches {
+					m.Path = relTo(base, m.Path)
+				}
 			}
-			for _, m := range res.Matches {
-				lines = append(lines, fmt.Sprintf("%s:%d:%s", m.Path, m.Line, m.Text))
-			}
-			return daOK(strings.Join(lines, "\n"))
+			text, _, _ := grepText(res, grep.PrintOptions{LineNumbers: true})
+			return daOK(strings.TrimSuffix(text, "\n"))
 		},
 		Compact: func(a map[string]any) string { return fmt.Sprintf("%q", a["pattern"]) },
 	}
