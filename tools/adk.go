@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
 	"regexp"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/txedit/txedit/engine"
 	"github.com/txedit/txedit/plan"
@@ -21,42 +24,94 @@ func init() {
 
 // LangChain's tools answer with strings, errors included.
 func lcOK(s string) Result { return Result{Value: s, OK: true} }
-func lcFail(err error) Result {
-	msg := "Error: " + err.Error()
+
+// lcFail is a failure LangChain has no words of its own for (txedit's
+// refusals: not_read, stale_hash, denied, ...): "Error: " and txedit's
+// message, as LangChain prints an exception.
+func lcFail(err error) Result { return lcError(err, "Error: "+err.Error()) }
+
+func lcError(err error, msg string) Result {
 	return Result{Value: msg, OK: false, Code: plan.CodeOf(err)}
 }
 
-// The custom tools answer {status, output, message, debug}.
-func adkOK(tool string, args any, output any) Result {
-	return Result{Value: map[string]any{"status": "success", "output": output, "message": nil, "debug": map[string]any{"tool": tool, "args": args}}, OK: true}
+// absPath is the path LangChain's exceptions name: the argument resolved
+// against the root directory.
+func absPath(env *Env, p string) string {
+	if path.IsAbs(p) {
+		return path.Clean(p)
+	}
+	return path.Join(env.W.Root(), p)
 }
 
-func adkFail(tool string, args any, err error) Result {
-	return Result{Value: map[string]any{"status": "error", "output": nil, "message": err.Error(), "code": plan.CodeOf(err),
-		"debug": map[string]any{"tool": tool, "args": args}}, OK: false, Code: plan.CodeOf(err)}
+// lcErr says what LangChain's tool says for the failures it knows (a
+// missing file, a directory where a file belongs, a path outside the
+// root: Python's own exception texts), and otherwise lcFail's.
+func lcErr(env *Env, err error, arg, value string, missing func() string) Result {
+	switch plan.CodeOf(err) {
+	case plan.CodeOutsideRoot:
+		return lcError(err, fmt.Sprintf("Error: Access denied to %s: %s. Permission granted exclusively to the current working directory", arg, value))
+	case plan.CodeFileNotFound:
+		if missing != nil {
+			return lcError(err, missing())
+		}
+		return lcError(err, fmt.Sprintf("Error: [Errno 2] No such file or directory: '%s'", absPath(env, value)))
+	case plan.CodeNotRegular:
+		if dir, _ := env.W.IsDir(value); dir {
+			return lcError(err, fmt.Sprintf("Error: [Errno 21] Is a directory: '%s'", absPath(env, value)))
+		}
+		return lcError(err, fmt.Sprintf("Error: [Errno 20] Not a directory: '%s'", absPath(env, value)))
+	}
+	return lcFail(err)
+}
+
+// The custom tools answer {status, output, debug} on success and
+// {status, message, debug} on failure; debug says what ran.
+func adkOK(debug map[string]any, output any) Result {
+	return Result{Value: map[string]any{"status": "success", "output": output, "debug": debug}, OK: true}
+}
+
+func adkFail(debug map[string]any, err error, msg string) Result {
+	if msg == "" {
+		msg = err.Error()
+	}
+	return Result{Value: map[string]any{"status": "error", "message": msg, "code": plan.CodeOf(err), "debug": debug}, OK: false, Code: plan.CodeOf(err)}
 }
 
 func adkFileSearch() *Tool {
 	return &Tool{
-		Name:        "file_search",
-		Description: "Recursively search for files whose names match a pattern (fnmatch: * ? [...]) under dir_path. Returns matching paths relative to dir_path, one per line.",
-		Schema:      object([]string{"pattern"}, map[string]any{"dir_path": str("Directory to search (default \".\")."), "pattern": str("Unix shell pattern for file names, e.g. *.py.")}),
-		ReadOnly:    true,
-		Examples:    []string{`{"dir_path":"src","pattern":"*.py"}`},
+		Name: "file_search",
+		Description: "Recursively search for files whose names match a shell pattern (fnmatch: * ? [seq] [!seq]) under dir_path, hidden and ignored files included. " +
+			"Returns matching paths relative to dir_path, one per line.",
+		Schema:   object([]string{"pattern"}, map[string]any{"dir_path": str("Directory to search (default \".\")."), "pattern": str("Unix shell pattern for file names, e.g. *.py.")}),
+		ReadOnly: true,
+		Examples: []string{`{"dir_path":"src","pattern":"*.py"}`},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {
-			var a struct {
+			a := struct {
 				DirPath string `json:"dir_path"`
-				Pattern string
-			}
+				Pattern string `json:"pattern"`
+			}{DirPath: "."}
 			if err := decode(args, &a); err != nil {
 				return lcFail(err)
 			}
-			found, err := findNames(ctx, env, a.DirPath, a.Pattern, "f")
+			none := lcOK(fmt.Sprintf("No files found for pattern %s in directory %s", a.Pattern, a.DirPath))
+			// os.walk sees every file, dot-files and ignored ones too;
+			// fnmatch compares the names.
+			res, err := env.W.Glob(ctx, engine.GlobOptions{Pattern: "*", Path: a.DirPath, Hidden: true, NoIgnore: true, Relative: true})
 			if err != nil {
-				return lcFail(err)
+				if c := plan.CodeOf(err); c == plan.CodeFileNotFound || c == plan.CodeNotRegular {
+					return none // os.walk of a missing directory finds nothing
+				}
+				return lcErr(env, err, "dir_path", a.DirPath, nil)
+			}
+			re := fnmatch(a.Pattern)
+			var found []string
+			for _, f := range res.Files {
+				if re.MatchString(path.Base(f)) {
+					found = append(found, f)
+				}
 			}
 			if len(found) == 0 {
-				return lcOK(fmt.Sprintf("No files found for pattern %s in directory %s", a.Pattern, orDot(a.DirPath)))
+				return none
 			}
 			return lcOK(strings.Join(found, "\n"))
 		},
@@ -66,52 +121,83 @@ func adkFileSearch() *Tool {
 	}
 }
 
-// findNames lists what find DIR -name PATTERN [-type T] lists, hidden
-// entries left out: paths relative to dir, sorted.
-func findNames(ctx context.Context, env *Env, dir, name, typ string) ([]string, error) {
-	if typ != "" && typ != "f" && typ != "d" {
-		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "type %q: want f or d", typ)
+// fnmatch compiles a Python fnmatch pattern: * and ? match any characters,
+// [seq] and [!seq] classes, everything else literally, the whole name.
+func fnmatch(pat string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString(`(?s)\A`)
+	for i := 0; i < len(pat); {
+		c := pat[i]
+		switch {
+		case c == '*':
+			b.WriteString(".*")
+			i++
+		case c == '?':
+			b.WriteString(".")
+			i++
+		case c == '[':
+			j := i + 1
+			if j < len(pat) && pat[j] == '!' {
+				j++
+			}
+			if j < len(pat) && pat[j] == ']' {
+				j++
+			}
+			for j < len(pat) && pat[j] != ']' {
+				j++
+			}
+			if j >= len(pat) {
+				b.WriteString(`\[`)
+				i++
+				continue
+			}
+			class := pat[i+1 : j]
+			neg := strings.HasPrefix(class, "!")
+			class = strings.TrimPrefix(class, "!")
+			class = strings.ReplaceAll(class, `\`, `\\`)
+			b.WriteString("[")
+			if neg {
+				b.WriteString("^")
+			} else if strings.HasPrefix(class, "^") {
+				b.WriteString(`\`)
+			}
+			b.WriteString(class)
+			b.WriteString("]")
+			i = j + 1
+		default:
+			r, n := utf8.DecodeRuneInString(pat[i:])
+			b.WriteString(regexp.QuoteMeta(string(r)))
+			i += n
+		}
 	}
-	if name == "" {
-		name = "*"
-	}
-	if strings.Contains(name, "/") {
-		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "bad name pattern %q: a shell pattern for names, without \"/\"", name)
-	}
-	res, err := env.W.Glob(ctx, engine.GlobOptions{Pattern: name, Path: dir, NoIgnore: true, Dirs: typ == "", OnlyDirs: typ == "d", Relative: true})
+	b.WriteString(`\z`)
+	re, err := regexp.Compile(b.String())
 	if err != nil {
-		return nil, err
+		return regexp.MustCompile(`\A` + regexp.QuoteMeta(pat) + `\z`)
 	}
-	return res.Files, nil
-}
-
-func orDot(p string) string {
-	if p == "" {
-		return "."
-	}
-	return p
+	return re
 }
 
 func adkListDir() *Tool {
 	return &Tool{
 		Name:        "list_directory",
-		Description: "List the names in a directory, one per line.",
+		Description: "List the names in a directory (dot-files too), one per line.",
 		Schema:      object(nil, map[string]any{"dir_path": str("The directory (default \".\").")}),
 		ReadOnly:    true,
 		Examples:    []string{`{"dir_path":"."}`},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {
-			var a struct {
+			a := struct {
 				DirPath string `json:"dir_path"`
-			}
+			}{DirPath: "."}
 			if err := decode(args, &a); err != nil {
 				return lcFail(err)
 			}
 			ents, err := env.W.List(ctx, a.DirPath, engine.ListOptions{})
 			if err != nil {
-				return lcFail(err)
+				return lcErr(env, err, "dir_path", a.DirPath, nil)
 			}
 			if len(ents) == 0 {
-				return lcOK("No files found in directory " + orDot(a.DirPath))
+				return lcOK("No files found in directory " + a.DirPath)
 			}
 			var names []string
 			for _, e := range ents {
@@ -126,7 +212,7 @@ func adkListDir() *Tool {
 func adkRead() *Tool {
 	return &Tool{
 		Name:        "read_file",
-		Description: "Read a whole file and return its text.",
+		Description: "Read a whole file and return its text (as Python reads text: line endings become \\n).",
 		Schema:      object([]string{"file_path"}, map[string]any{"file_path": str("The file.")}),
 		ReadOnly:    true,
 		Examples:    []string{`{"file_path":"README.md"}`},
@@ -137,24 +223,82 @@ func adkRead() *Tool {
 			if err := decode(args, &a); err != nil {
 				return lcFail(err)
 			}
+			missing := func() string { return "Error: no such file or directory: " + a.FilePath }
 			rs, err := env.W.Read(ctx, &plan.ReadRequest{Mode: "Line", Path: a.FilePath})
 			if err != nil {
-				return lcFail(err)
+				return lcErr(env, err, "file_path", a.FilePath, missing)
 			}
-			if r := rs[0]; !r.Success {
-				return lcFail(errorOf(r.Code, r.Error))
-			} else {
-				return lcOK(r.Content)
+			r := rs[0]
+			if !r.Success {
+				return lcErr(env, errorOf(r.Code, r.Error), "file_path", a.FilePath, missing)
 			}
+			if msg := pyDecodeError(r.Content); msg != "" {
+				return lcError(plan.Errorf(plan.CodeBinaryFile, a.FilePath, "%s", msg), "Error: "+msg)
+			}
+			// open(path, "r"): universal newlines.
+			text := strings.ReplaceAll(r.Content, "\r\n", "\n")
+			return lcOK(strings.ReplaceAll(text, "\r", "\n"))
 		},
 		Compact: func(a map[string]any) string { return compactPath(a, "file_path") },
 	}
 }
 
+// pyDecodeError is Python's UnicodeDecodeError message for the first
+// invalid UTF-8 in s, or "".
+func pyDecodeError(s string) string {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < 0x80 {
+			i++
+			continue
+		}
+		if _, n := utf8.DecodeRuneInString(s[i:]); n > 1 {
+			i += n
+			continue
+		}
+		need, lo, hi := 0, byte(0x80), byte(0xBF)
+		switch {
+		case c >= 0xC2 && c <= 0xDF:
+			need = 1
+		case c == 0xE0:
+			need, lo = 2, 0xA0
+		case c >= 0xE1 && c <= 0xEC || c == 0xEE || c == 0xEF:
+			need = 2
+		case c == 0xED:
+			need, hi = 2, 0x9F
+		case c == 0xF0:
+			need, lo = 3, 0x90
+		case c >= 0xF1 && c <= 0xF3:
+			need = 3
+		case c == 0xF4:
+			need, hi = 3, 0x8F
+		default:
+			return fmt.Sprintf("'utf-8' codec can't decode byte 0x%02x in position %d: invalid start byte", c, i)
+		}
+		// How many bytes form a valid prefix of the sequence.
+		k := 1
+		for ; k <= need && i+k < len(s); k++ {
+			b := s[i+k]
+			if k == 1 && (b < lo || b > hi) || k > 1 && (b < 0x80 || b > 0xBF) {
+				break
+			}
+		}
+		reason := "invalid continuation byte"
+		if i+k >= len(s) {
+			reason = "unexpected end of data"
+		}
+		if k == 1 {
+			return fmt.Sprintf("'utf-8' codec can't decode byte 0x%02x in position %d: %s", c, i, reason)
+		}
+		return fmt.Sprintf("'utf-8' codec can't decode bytes in position %d-%d: %s", i, i+k-1, reason)
+	}
+	return ""
+}
+
 func adkWrite() *Tool {
 	return &Tool{
 		Name:        "write_file",
-		Description: "Write text to a file, replacing it, or with append adding the text at its end exactly as given. Undoable with txedit undo.",
+		Description: "Write text to a file exactly as given, replacing it, or with append adding the text at its end. Parent directories are created. Undoable with txedit undo.",
 		Schema: object([]string{"file_path", "text"}, map[string]any{"file_path": str("The file."), "text": str("The text."),
 			"append": flag("Add to the end instead of replacing (default false).")}),
 		Examples: []string{`{"file_path":"log.txt","text":"done\n","append":true}`},
@@ -176,7 +320,7 @@ func adkWrite() *Tool {
 			}
 			res, _ := env.W.Apply(ctx, req)
 			if !res.Success {
-				return lcFail(errorOf(res.Code, res.Error))
+				return lcErr(env, resultErr(res), "file_path", a.FilePath, nil)
 			}
 			return lcOK(fmt.Sprintf("File written successfully to %s.", a.FilePath))
 		},
@@ -187,10 +331,11 @@ func adkWrite() *Tool {
 func adkCopyMove(name, cmd string) *Tool {
 	verb := map[string]string{"copy": "copied", "move": "moved"}[cmd]
 	return &Tool{
-		Name:        name,
-		Description: fmt.Sprintf("%s a file to a new path (parent directories are created). The destination must not exist: txedit never overwrites with %s. Undoable.", strings.ToUpper(cmd[:1])+cmd[1:], cmd),
-		Schema:      object([]string{"source_path", "destination_path"}, map[string]any{"source_path": str("The file."), "destination_path": str("Where it goes.")}),
-		Examples:    []string{`{"source_path":"a.txt","destination_path":"backup/a.txt"}`},
+		Name: name,
+		Description: fmt.Sprintf("%s a file to a new path, as shutil does: into destination_path if it is a directory, parent directories created. "+
+			"txedit never overwrites an existing file with %s (it says so). Undoable.", strings.ToUpper(cmd[:1])+cmd[1:], cmd),
+		Schema:   object([]string{"source_path", "destination_path"}, map[string]any{"source_path": str("The file."), "destination_path": str("Where it goes: a new file name, or a directory to put it in.")}),
+		Examples: []string{`{"source_path":"a.txt","destination_path":"backup/a.txt"}`},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {
 			var a struct {
 				Source string `json:"source_path"`
@@ -199,9 +344,25 @@ func adkCopyMove(name, cmd string) *Tool {
 			if err := decode(args, &a); err != nil {
 				return lcFail(err)
 			}
-			res, _ := env.W.Apply(ctx, &plan.Request{Path: a.Source, Edit: plan.Edit{Command: cmd, NewPath: a.Dest}})
+			missing := func() string {
+				if cmd == "move" {
+					return "Error: no such file or directory " + a.Source
+				}
+				return fmt.Sprintf("Error: [Errno 2] No such file or directory: '%s'", absPath(env, a.Source))
+			}
+			// shutil.copy2 and shutil.move put the file inside an existing
+			// directory.
+			dest := a.Dest
+			if dir, err := env.W.IsDir(a.Dest); err == nil && dir {
+				dest = strings.TrimSuffix(a.Dest, "/") + "/" + path.Base(a.Source)
+			}
+			res, _ := env.W.Apply(ctx, &plan.Request{Path: a.Source, Edit: plan.Edit{Command: cmd, NewPath: dest}})
 			if !res.Success {
-				return lcFail(errorOf(res.Code, res.Error))
+				err := resultErr(res)
+				if plan.CodeOf(err) == plan.CodeOutsideRoot && !strings.Contains(err.Error(), a.Source) {
+					return lcErr(env, err, "destination_path", a.Dest, nil)
+				}
+				return lcErr(env, err, "source_path", a.Source, missing)
 			}
 			return lcOK(fmt.Sprintf("File %s successfully from %s to %s.", verb, a.Source, a.Dest))
 		},
@@ -224,7 +385,7 @@ func adkDelete() *Tool {
 			}
 			res, _ := env.W.Apply(ctx, &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "delete"}})
 			if !res.Success {
-				return lcFail(errorOf(res.Code, res.Error))
+				return lcErr(env, resultErr(res), "file_path", a.FilePath, func() string { return "Error: no such file or directory: " + a.FilePath })
 			}
 			return lcOK("File deleted successfully: " + a.FilePath + ".")
 		},
@@ -232,12 +393,17 @@ func adkDelete() *Tool {
 	}
 }
 
+// shellArgs renders a command line for debug as the ADK tools do (the
+// arguments joined by spaces).
+func shellArgs(args ...string) string { return strings.Join(args, " ") }
+
 func adkGrep() *Tool {
 	return &Tool{
 		Name: "grep_file",
-		Fail: func(err error) Result { return adkFail("grep_file", nil, err) },
-		Description: "Search for a pattern (RE2 regular expression) in a file, or recursively in a directory, like grep. Options mirror grep's -i -w -n -r -v -c -l. " +
-			"Returns {status, output, message, debug}; output is the matching lines, the counts or the file names, or a sentence saying nothing matched.",
+		Fail: func(err error) Result { return adkFail(map[string]any{}, err, "") },
+		Description: "Search for a pattern (RE2 regular expression) in a file, or recursively in a directory, as grep does: options mirror grep's -i -w -n -r -v -c -l; " +
+			"a recursive search reads every file (dot-files and ignored ones too), counts list every file, binary files are counted and listed but their lines not shown. " +
+			"Returns {status, output, debug}: the matching lines, the counts or the file names, or a sentence saying nothing matched; {status, message, debug} on failure.",
 		Schema: object([]string{"file_path", "pattern"}, map[string]any{
 			"file_path": str("File or directory, relative to the workspace."), "pattern": str("The pattern."),
 			"ignore_case": flag("grep -i"), "whole_word": flag("grep -w"), "show_line_numbers": flag("grep -n"), "recursive": flag("grep -r"),
@@ -258,55 +424,58 @@ func adkGrep() *Tool {
 				FilesWithMat bool   `json:"files_with_matches"`
 			}
 			if err := decode(args, &a); err != nil {
-				return adkFail("grep_file", nil, err)
+				return adkFail(map[string]any{}, err, "")
+			}
+			full := absPath(env, a.FilePath)
+			cmdline := []string{"grep"}
+			for _, f := range []struct {
+				on   bool
+				flag string
+			}{{a.IgnoreCase, "-i"}, {a.WholeWord, "-w"}, {a.LineNumbers, "-n"}, {a.Recursive, "-r"}, {a.Invert, "-v"}, {a.Count, "-c"}, {a.FilesWithMat, "-l"}} {
+				if f.on {
+					cmdline = append(cmdline, f.flag)
+				}
+			}
+			debug := map[string]any{"command_executed": shellArgs(append(cmdline, a.Pattern, full)...), "full_path_searched": full}
+			fail := func(err error, stderr string) Result {
+				debug["return_code"], debug["stderr"] = 2, stderr
+				return adkFail(debug, err, fmt.Sprintf("Error executing grep command for %s: %s", a.FilePath, stderr))
 			}
 			pat := a.Pattern
 			if a.WholeWord {
 				pat = `\b(?:` + pat + `)\b`
 			}
 			if _, err := regexp.Compile(pat); err != nil {
-				return adkFail("grep_file", a, plan.Errorf(plan.CodeInvalidRequest, "", "bad pattern: %v", err))
+				return fail(plan.Errorf(plan.CodeInvalidRequest, "", "bad pattern: %v", err), fmt.Sprintf("grep: %v", err))
 			}
-			req := &plan.GrepRequest{Pattern: pat, Path: a.FilePath, IgnoreCase: a.IgnoreCase, Invert: a.Invert, OutputMode: "content", NoIgnore: true}
+			isDir, err := env.W.IsDir(a.FilePath)
+			if err != nil {
+				if plan.CodeOf(err) == plan.CodeFileNotFound {
+					debug["return_code"], debug["stderr"] = 2, fmt.Sprintf("grep: %s: No such file or directory", full)
+					return adkFail(debug, err, fmt.Sprintf("Error: File or directory not found at specified path: %s (resolved to %s)", a.FilePath, full))
+				}
+				return fail(err, "grep: "+err.Error())
+			}
+			if isDir && !a.Recursive {
+				return fail(plan.Errorf(plan.CodeInvalidRequest, a.FilePath, "is a directory: set recursive to search it"), fmt.Sprintf("grep: %s: Is a directory", full))
+			}
+			out, stderr, selected, err := grepFiles(ctx, env, a.FilePath, isDir, &plan.GrepRequest{Pattern: pat, IgnoreCase: a.IgnoreCase, Invert: a.Invert},
+				a.LineNumbers, a.Count, a.FilesWithMat)
+			if err != nil {
+				return fail(err, "grep: "+err.Error())
+			}
+			code := 0
+			if !selected {
+				code = 1
+			}
+			debug["return_code"], debug["stderr"] = code, strings.TrimSpace(stderr)
 			switch {
-			case a.FilesWithMat:
-				req.OutputMode = "files_with_matches"
-			case a.Count:
-				req.OutputMode = "count"
+			case !selected && a.Invert:
+				return adkOK(debug, fmt.Sprintf("All lines matched the pattern '%s' in %s.", a.Pattern, a.FilePath))
+			case !selected:
+				return adkOK(debug, fmt.Sprintf("No lines found matching the pattern '%s' in %s.", a.Pattern, a.FilePath))
 			}
-			dir, err := env.W.IsDir(a.FilePath)
-			if err != nil {
-				return adkFail("grep_file", a, err)
-			}
-			if dir && !a.Recursive {
-				return adkFail("grep_file", a, plan.Errorf(plan.CodeInvalidRequest, a.FilePath, "is a directory: set recursive to search it"))
-			}
-			res, err := env.W.Grep(ctx, req)
-			if err != nil {
-				return adkFail("grep_file", a, err)
-			}
-			var lines []string
-			prefix := func(p string) string {
-				if dir {
-					return p + ":"
-				}
-				return ""
-			}
-			lines = append(lines, res.Files...)
-			for _, c := range res.Counts {
-				lines = append(lines, fmt.Sprintf("%s%d", prefix(c.Path), c.Count))
-			}
-			for _, m := range res.Matches {
-				n := ""
-				if a.LineNumbers {
-					n = fmt.Sprintf("%d:", m.Line)
-				}
-				lines = append(lines, prefix(m.Path)+n+m.Text)
-			}
-			if len(lines) == 0 {
-				return adkOK("grep_file", a, fmt.Sprintf("No lines found matching pattern '%s' in %s.", a.Pattern, a.FilePath))
-			}
-			return adkOK("grep_file", a, strings.Join(lines, "\n"))
+			return adkOK(debug, strings.TrimSpace(out))
 		},
 		Compact: func(a map[string]any) string {
 			return fmt.Sprintf("%q in %s", a["pattern"], compactPath(a, "file_path"))
@@ -314,11 +483,123 @@ func adkGrep() *Tool {
 	}
 }
 
+// grepFiles runs grep [-n] [-c] [-l] over one file, or recursively over a
+// directory (every file: dot-files and ignored ones too; symlinks met on
+// the way are not followed, as grep -r does not): GNU grep's stdout and
+// stderr, and whether any line was selected (grep's exit status 0).
+// Files are in path order; a binary file (a NUL byte) counts and is
+// listed, but its lines are not printed: stderr says it matches.
+func grepFiles(ctx context.Context, env *Env, operand string, isDir bool, req *plan.GrepRequest, numbers, count, list bool) (stdout, stderr string, selected bool, err error) {
+	files := []string{operand}
+	shown := map[string]string{operand: operand}
+	if isDir {
+		res, err := env.W.Glob(ctx, engine.GlobOptions{Pattern: "*", Path: operand, Hidden: true, NoIgnore: true, Relative: true})
+		if err != nil {
+			return "", "", false, err
+		}
+		files = files[:0]
+		prefix := strings.TrimSuffix(operand, "/") + "/"
+		links := map[string]bool{}
+		listed := map[string]bool{}
+		for _, f := range res.Files {
+			p := prefix + f
+			if dir := path.Dir(p); !listed[dir] {
+				listed[dir] = true
+				if ents, err := env.W.List(ctx, dir, engine.ListOptions{}); err == nil {
+					for _, e := range ents {
+						if e.Kind == "symlink" {
+							links[dir+"/"+e.Name] = true
+						}
+					}
+				}
+			}
+			if links[p] {
+				continue
+			}
+			files = append(files, p)
+			shown[p] = p
+		}
+	}
+	type hit struct {
+		count  int
+		lines  []*plan.Match
+		binary bool
+		err    error
+	}
+	hits := make([]hit, len(files))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i, f := range files {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			r := *req
+			r.Path, r.OutputMode, r.Hidden, r.NoIgnore = f, "content", true, true
+			res, err := env.W.Grep(ctx, &r)
+			if err != nil {
+				hits[i].err = err
+				return
+			}
+			hits[i].count, hits[i].lines = len(res.Matches), res.Matches
+			if len(res.Matches) > 0 {
+				nul, err := env.W.Grep(ctx, &plan.GrepRequest{Pattern: "\x00", Literal: true, Path: f, OutputMode: "count"})
+				hits[i].binary = err == nil && len(nul.Counts) > 0
+			}
+		}()
+	}
+	wg.Wait()
+	var out, errs strings.Builder
+	many := isDir
+	for i, f := range files {
+		h := hits[i]
+		if h.err != nil {
+			if plan.CodeOf(h.err) == plan.CodeDenied {
+				fmt.Fprintf(&errs, "grep: %s: Permission denied\n", shown[f])
+				continue
+			}
+			return "", "", false, h.err
+		}
+		if h.count > 0 {
+			selected = true
+		}
+		name := ""
+		if many {
+			name = shown[f]
+		}
+		switch {
+		case list:
+			if h.count > 0 {
+				out.WriteString(shown[f] + "\n")
+			}
+		case count:
+			if many {
+				fmt.Fprintf(&out, "%s:%d\n", name, h.count)
+			} else {
+				fmt.Fprintf(&out, "%d\n", h.count)
+			}
+		case h.binary:
+			fmt.Fprintf(&errs, "grep: %s: binary file matches\n", shown[f])
+		default:
+			for _, m := range h.lines {
+				if many {
+					out.WriteString(name + ":")
+				}
+				if numbers {
+					fmt.Fprintf(&out, "%d:", m.Line)
+				}
+				out.WriteString(m.Text + "\n")
+			}
+		}
+	}
+	return out.String(), errs.String(), selected, nil
+}
+
 func adkFind() *Tool {
 	return &Tool{
 		Name:        "find_files",
-		Fail:        func(err error) Result { return adkFail("find_files", nil, err) },
-		Description: "Find files or directories under dir_path by name (like find -name), skipping hidden ones. Returns {status, output: [paths relative to dir_path], message, debug}.",
+		Fail:        func(err error) Result { return adkFail(map[string]any{}, err, "") },
+		Description: "Find files or directories under dir_path by name (find -name: * ? [...]), as find does, skipping hidden ones. Returns {status, output: [paths relative to dir_path, \".\" for dir_path itself], debug}.",
 		Schema: object([]string{"dir_path"}, map[string]any{"dir_path": str("Where to search."), "name_pattern": str("A name pattern, e.g. *.py."),
 			"type": enum("f for files, d for directories.", "f", "d")}),
 		ReadOnly: true,
@@ -330,13 +611,27 @@ func adkFind() *Tool {
 				Type        string `json:"type"`
 			}
 			if err := decode(args, &a); err != nil {
-				return adkFail("find_files", nil, err)
+				return adkFail(map[string]any{}, err, "")
 			}
+			full := absPath(env, a.DirPath)
+			cmd := []string{"find", full, "-path", "*/.*", "-prune", "-o"}
+			if a.Type != "" {
+				cmd = append(cmd, "-type", a.Type)
+			}
+			if a.NamePattern != "" {
+				cmd = append(cmd, "-name", a.NamePattern)
+			}
+			debug := map[string]any{"command_executed": shellArgs(append(cmd, "-print")...), "full_search_path": full}
 			found, err := findNames(ctx, env, a.DirPath, a.NamePattern, a.Type)
 			if err != nil {
-				return adkFail("find_files", a, err)
+				why := err.Error()
+				if plan.CodeOf(err) == plan.CodeFileNotFound {
+					why = fmt.Sprintf("find: '%s': No such file or directory", full)
+				}
+				debug["return_code"], debug["stderr"] = 1, why
+				return adkFail(debug, err, fmt.Sprintf("Error executing find command for %s: %s", a.DirPath, why))
 			}
-			return adkOK("find_files", a, found)
+			return adkOK(debug, found)
 		},
 		Compact: func(a map[string]any) string {
 			return compactPath(a, "dir_path", fmt.Sprint(orDash(a["name_pattern"])))
@@ -344,11 +639,38 @@ func adkFind() *Tool {
 	}
 }
 
+// findNames lists what `find DIR -path '*/.*' -prune -o -name PATTERN
+// -type T -print` lists (DIR itself as "." when it matches), relative to
+// DIR, sorted; hidden entries are left out.
+func findNames(ctx context.Context, env *Env, dir, name, typ string) ([]string, error) {
+	if typ != "" && typ != "f" && typ != "d" {
+		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "Invalid type specified: %s. Use 'f' for file or 'd' for directory.", typ)
+	}
+	re := fnmatch(name)
+	if name == "" {
+		re = fnmatch("*")
+	}
+	res, err := env.W.Glob(ctx, engine.GlobOptions{Pattern: "*", Path: dir, NoIgnore: true, Dirs: typ != "f", OnlyDirs: typ == "d", Relative: true})
+	if err != nil {
+		return nil, err
+	}
+	found := []string{}
+	if typ != "f" && re.MatchString(path.Base(dir)) {
+		found = append(found, ".") // find prints its starting point too
+	}
+	for _, f := range res.Files { // sorted by path
+		if re.MatchString(path.Base(f)) {
+			found = append(found, f)
+		}
+	}
+	return found, nil
+}
+
 func adkDiff() *Tool {
 	return &Tool{
 		Name:        "diff_files",
-		Fail:        func(err error) Result { return adkFail("diff_files", nil, err) },
-		Description: "Compare two files as diff -u does. Returns {status, output, message, debug}; output is the unified diff, or \"Files are identical.\"",
+		Fail:        func(err error) Result { return adkFail(map[string]any{}, err, "") },
+		Description: "Compare two files as diff -u does. Returns {status, output, debug}; output is the unified diff, or \"Files are identical.\"",
 		Schema:      object([]string{"file_path1", "file_path2"}, map[string]any{"file_path1": str("The first file."), "file_path2": str("The second file.")}),
 		ReadOnly:    true,
 		Examples:    []string{`{"file_path1":"a.txt","file_path2":"b.txt"}`},
@@ -358,17 +680,51 @@ func adkDiff() *Tool {
 				F2 string `json:"file_path2"`
 			}
 			if err := decode(args, &a); err != nil {
-				return adkFail("diff_files", nil, err)
+				return adkFail(map[string]any{}, err, "")
 			}
+			full1, full2 := absPath(env, a.F1), absPath(env, a.F2)
+			debug := map[string]any{"command_executed": shellArgs("diff", "-u", full1, full2), "full_path1": full1, "full_path2": full2}
 			d, err := env.W.Diff(ctx, a.F1, a.F2)
 			if err != nil {
-				return adkFail("diff_files", a, err)
+				debug["return_code"] = 2
+				if plan.CodeOf(err) == plan.CodeFileNotFound {
+					missing := a.F1
+					if !strings.Contains(err.Error(), a.F1) {
+						missing = a.F2
+					}
+					debug["stderr"] = fmt.Sprintf("diff: %s: No such file or directory", absPath(env, missing))
+					return adkFail(debug, err, "Error: File not found at specified path: "+missing)
+				}
+				debug["stderr"] = "diff: " + err.Error()
+				return adkFail(debug, err, "Error executing diff command: diff: "+err.Error())
 			}
 			if d == "" {
-				d = "Files are identical."
+				debug["return_code"] = 0
+				return adkOK(debug, "Files are identical.")
 			}
-			return adkOK("diff_files", a, d)
+			debug["return_code"] = 1
+			return adkOK(debug, strings.TrimSpace(diffTimes(ctx, env, d, a.F1, a.F2)))
 		},
 		Compact: func(a map[string]any) string { return fmt.Sprintf("%v %v", a["file_path1"], a["file_path2"]) },
 	}
+}
+
+// diffTimes gives a diff's ---/+++ lines the files' modification times,
+// as diff -u prints them.
+func diffTimes(ctx context.Context, env *Env, d, f1, f2 string) string {
+	mt := modTimes(ctx, env, []string{rootRel(env, f1), rootRel(env, f2)})
+	stamp := func(f string) string {
+		t, ok := mt[rootRel(env, f)]
+		if !ok {
+			return ""
+		}
+		return "\t" + t.Local().Format("2006-01-02 15:04:05.000000000 -0700")
+	}
+	lines := strings.SplitN(d, "\n", 3)
+	if len(lines) == 3 && strings.HasPrefix(lines[0], "--- ") && strings.HasPrefix(lines[1], "+++ ") {
+		lines[0] = "--- " + f1 + stamp(f1)
+		lines[1] = "+++ " + f2 + stamp(f2)
+		return strings.Join(lines, "\n")
+	}
+	return d
 }
