@@ -118,7 +118,9 @@ func result(r tools.Result) *mcp.CallToolResult {
 		}
 		res.Content = append(res.Content, &mcp.ImageContent{Data: data, MIMEType: img.MediaType})
 	}
-	if obj := asObject(r.Value); obj != nil {
+	// The structured content would carry the images' base64 a second
+	// time: a result with images has none.
+	if obj := asObject(r.Value); obj != nil && len(r.Images) == 0 {
 		res.StructuredContent = obj
 	}
 	return res
