@@ -36,16 +36,16 @@ func TestClaude(t *testing.T) {
 	if tr := r.Value.(ToolResult); !r.OK || tr.ShortResult != "Created new/dir/b.txt (+1 -0)" || read(t, dir, "new/dir/b.txt") != "hello\n" {
 		t.Errorf("Write: %+v", tr)
 	}
-	if r := call(t, env, "claude", "LS", `{"path":"new"}`); r.Value.(ToolResult).Content != "- new/\n  - dir/\n" {
+	if r := call(t, env, "claude", "LS", `{"path":"new"}`); r.Value.(ToolResult).Content != "- "+dir+"/\n  - new/\n    - dir/\n      - b.txt\n" {
 		t.Errorf("LS: %q", r.Value.(ToolResult).Content)
 	}
 	if r := call(t, env, "claude", "Glob", `{"pattern":"**/*.txt"}`); r.Value.(ToolResult).Content != "new/dir/b.txt" {
 		t.Errorf("Glob: %+v", r.Value)
 	}
-	if r := call(t, env, "claude", "Grep", `{"pattern":"Bar","output_mode":"content","-n":true}`); r.Value.(ToolResult).Content != "a.go:3:func Bar() {}\n" {
+	if r := call(t, env, "claude", "Grep", `{"pattern":"Bar","output_mode":"content","-n":true}`); r.Value.(ToolResult).Content != "a.go:3:func Bar() {}" {
 		t.Errorf("Grep content: %q", r.Value.(ToolResult).Content)
 	}
-	if r := call(t, env, "claude", "Grep", `{"pattern":"func"}`); !strings.HasPrefix(r.Value.(ToolResult).Content, "Found 1 files\na.go") {
+	if r := call(t, env, "claude", "Grep", `{"pattern":"func"}`); r.Value.(ToolResult).Content != "Found 1 file\na.go" {
 		t.Errorf("Grep files: %q", r.Value.(ToolResult).Content)
 	}
 	// Every write went through the journal: undo takes back the Write.
@@ -81,14 +81,14 @@ func TestAmazonQShapes(t *testing.T) {
 		t.Errorf("pattern: %s", got)
 	}
 	r = call(t, env, "amazonq", "fs_read", `{"mode":"Line","paths":["a.txt","missing"]}`)
-	if rs := r.Value.([]*plan.ReadResult); len(rs) != 2 || !rs[0].Success || rs[1].Success || rs[0].LastModified == "" {
+	if rs := r.Value.([]any); len(rs) != 2 || rs[0].(map[string]any)["success"] != true || rs[1].(map[string]any)["success"] != false || rs[0].(map[string]any)["last_modified"] == "" {
 		t.Errorf("batch read: %s", jsonOf(r.Value))
 	}
 }
 
 func TestDeepAgents(t *testing.T) {
 	env, dir := setup(t, map[string]string{"f.txt": "a\r\nb\r\nc\r\nx x x\r\n"}, nil)
-	if r := call(t, env, "deepagents", "read_file", `{"path":"f.txt","offset":1,"limit":2}`); r.Value != "b\r\nc\r\n" {
+	if r := call(t, env, "deepagents", "read_file", `{"path":"f.txt","offset":1,"limit":2}`); r.Value != "b\nc" {
 		t.Errorf("read_file 0-based: %q", r.Value)
 	}
 	r := call(t, env, "deepagents", "edit_file", `{"path":"f.txt","old_string":"x","new_string":"y"}`)
@@ -160,13 +160,13 @@ func TestADK(t *testing.T) {
 		t.Errorf("grep_file -v: %v", v)
 	}
 	r = call(t, env, "adk", "grep_file", `{"file_path":"src/a.py","pattern":"nothing"}`)
-	if v := r.Value.(map[string]any); v["output"] != "No lines found matching pattern 'nothing' in src/a.py." {
+	if v := r.Value.(map[string]any); v["output"] != "No lines found matching the pattern 'nothing' in src/a.py." {
 		t.Errorf("grep_file no match: %v", v)
 	}
 	if r := call(t, env, "adk", "grep_file", `{"file_path":"src","pattern":"x"}`); r.OK || r.Value.(map[string]any)["status"] != "error" {
 		t.Errorf("grep_file on a directory without recursive: %v", r.Value)
 	}
-	if r := call(t, env, "adk", "find_files", `{"dir_path":".","type":"d"}`); jsonOf(r.Value.(map[string]any)["output"]) != `["src"]` {
+	if r := call(t, env, "adk", "find_files", `{"dir_path":".","type":"d"}`); jsonOf(r.Value.(map[string]any)["output"]) != `[".","src"]` {
 		t.Errorf("find_files: %v", r.Value)
 	}
 	if r := call(t, env, "adk", "diff_files", `{"file_path1":"src/a.py","file_path2":"src/a.py"}`); r.Value.(map[string]any)["output"] != "Files are identical." {

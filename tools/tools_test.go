@@ -116,3 +116,5 @@ func read(t *testing.T, dir, name string) string {
 }
 
 func jsonOf(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }

@@ -1,0 +1,339 @@
+package tools
+
+import (
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/txedit/txedit/plan"
+)
+
+// Issue #10's dialect defects, each with the test that would have caught
+// it. The comparisons with the real programs are in conformance_test.go.
+
+func content(r Result) string { return r.Value.(ToolResult).Content }
+
+// Claude Code's Grep: head_limit counts output lines (context and "--"
+// included), not matches, and the cut says so.
+func TestClaudeGrepHeadLimitCountsLines(t *testing.T) {
+	env, _ := setup(t, map[string]string{"a.txt": "foo\nx\ny\nz\nfoo\nq\n"}, nil)
+	got := content(call(t, env, "claude", "Grep", `{"pattern":"foo","output_mode":"content","-C":1,"head_limit":3}`))
+	if got != "a.txt:1:foo\na.txt-2-x\n--\n\n[Showing results with pagination = limit: 3]" {
+		t.Errorf("head_limit 3: %q", got)
+	}
+	got = content(call(t, env, "claude", "Grep", `{"pattern":"foo","output_mode":"content","-C":1,"offset":3,"head_limit":0}`))
+	if got != "a.txt-4-z\na.txt:5:foo\na.txt-6-q\n\n[Showing results with pagination = offset: 3]" {
+		t.Errorf("offset 3: %q", got)
+	}
+	// Claude Code's default head_limit is 250 lines.
+	env, _ = setup(t, map[string]string{"many.txt": strings.Repeat("foo\n", 300)}, nil)
+	got = content(call(t, env, "claude", "Grep", `{"pattern":"foo","output_mode":"content"}`))
+	if n := strings.Count(got, "many.txt:"); n != 250 || !strings.HasSuffix(got, "[Showing results with pagination = limit: 250]") {
+		t.Errorf("default head_limit: %d lines, ends %q", n, got[len(got)-60:])
+	}
+}
+
+// Claude Code's Grep: a multiline match prints every line with its
+// path:line: prefix, and . crosses newlines (-U --multiline-dotall).
+func TestClaudeGrepMultiline(t *testing.T) {
+	env, _ := setup(t, map[string]string{"a.txt": "x\nstart\nmid\nend\n"}, nil)
+	got := content(call(t, env, "claude", "Grep", `{"pattern":"start.*end","output_mode":"content","multiline":true}`))
+	if got != "a.txt:2:start\na.txt:3:mid\na.txt:4:end" {
+		t.Errorf("multiline: %q", got)
+	}
+}
+
+// Claude Code's Grep: files newest first; count mode says "No matches
+// found" and the totals when nothing matched.
+func TestClaudeGrepNewestFirstAndEmptyCount(t *testing.T) {
+	env, dir := setup(t, map[string]string{"a.txt": "foo\n", "b.txt": "foo\n", "c/c.txt": "foo\n"}, nil)
+	now := time.Now()
+	for name, age := range map[string]time.Duration{"a.txt": 3, "b.txt": 1, "c/c.txt": 2} {
+		os.Chtimes(filepath.Join(dir, name), now.Add(-age*time.Hour), now.Add(-age*time.Hour))
+	}
+	if got := content(call(t, env, "claude", "Grep", `{"pattern":"foo"}`)); got != "Found 3 files\nb.txt\nc/c.txt\na.txt" {
+		t.Errorf("files: %q", got)
+	}
+	if got := content(call(t, env, "claude", "Grep", `{"pattern":"nope","output_mode":"count"}`)); got != "No matches found\n\nFound 0 total occurrences across 0 files." {
+		t.Errorf("count, no match: %q", got)
+	}
+	if got := content(call(t, env, "claude", "Grep", `{"pattern":"foo","output_mode":"count"}`)); got != "a.txt:1\nb.txt:1\nc/c.txt:1\n\nFound 3 total occurrences across 3 files." {
+		t.Errorf("count: %q", got)
+	}
+	if got := content(call(t, env, "claude", "Grep", `{"pattern":"nope"}`)); got != "No files found" {
+		t.Errorf("files, no match: %q", got)
+	}
+}
+
+// Claude Code's Glob: node-glob's sense of a pattern (without "/" it
+// matches path's own files), newest first, absolute patterns, the
+// 100-file cap.
+func TestClaudeGlob(t *testing.T) {
+	files := map[string]string{"top.txt": "", "sub/deep.txt": "", "sub/x.go": "", ".dot.txt": ""}
+	for i := 0; i < 120; i++ {
+		files[fmt.Sprintf("many/f%03d.log", i)] = ""
+	}
+	env, dir := setup(t, files, nil)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(filepath.Join(dir, "sub/deep.txt"), old, old)
+	if got := content(call(t, env, "claude", "Glob", `{"pattern":"*.txt"}`)); got != "top.txt" {
+		t.Errorf("*.txt matches below the top: %q", got)
+	}
+	if got := content(call(t, env, "claude", "Glob", `{"pattern":"**/*.txt"}`)); got != "top.txt\nsub/deep.txt" {
+		t.Errorf("**/*.txt, newest first: %q", got)
+	}
+	if got := content(call(t, env, "claude", "Glob", `{"pattern":"`+dir+`/sub/*.go"}`)); got != "sub/x.go" {
+		t.Errorf("absolute pattern: %q", got)
+	}
+	if got := content(call(t, env, "claude", "Glob", `{"pattern":"*.go","path":"sub"}`)); got != "sub/x.go" {
+		t.Errorf("path: %q", got)
+	}
+	got := content(call(t, env, "claude", "Glob", `{"pattern":"many/*.log"}`))
+	if n := strings.Count(got, ".log"); n != 100 || !strings.HasSuffix(got, "\n(Results are truncated. Consider using a more specific path or pattern.)") {
+		t.Errorf("cap: %d files: ...%q", n, got[len(got)-80:])
+	}
+	if got := content(call(t, env, "claude", "Glob", `{"pattern":"*.none"}`)); got != "No files found" {
+		t.Errorf("none: %q", got)
+	}
+}
+
+// Claude Code's LS: a recursive tree from the workspace root, breadth
+// first, without dot-files or __pycache__, cut at 1000 entries with its
+// note.
+func TestClaudeLS(t *testing.T) {
+	env, dir := setup(t, map[string]string{"a.txt": "", "src/b.go": "", "src/z/c.go": "", "src-x.txt": "", ".git/config": "", "src/.env": "", "__pycache__/m.pyc": "", "src/__pycache__/n.pyc": ""}, nil)
+	// In byte order, as Claude Code sorts: "src-x.txt" < "src/".
+	want := "- " + dir + "/\n  - a.txt\n  - src-x.txt\n  - src/\n    - b.go\n    - z/\n      - c.go\n"
+	if got := content(call(t, env, "claude", "LS", `{"path":"."}`)); got != want {
+		t.Errorf("LS .:\n%s\nwant:\n%s", got, want)
+	}
+	if got := content(call(t, env, "claude", "LS", `{"path":"`+dir+`/src","ignore":["z"]}`)); got != "- "+dir+"/\n  - src/\n    - b.go\n" {
+		t.Errorf("LS src, ignore z:\n%s", got)
+	}
+	files := map[string]string{}
+	for i := 0; i < 1100; i++ {
+		files[fmt.Sprintf("d%d/f%04d", i%3, i)] = ""
+	}
+	env, _ = setup(t, files, nil)
+	got := content(call(t, env, "claude", "LS", `{"path":"."}`))
+	if !strings.HasPrefix(got, lsTruncated) || strings.Count(got, "\n    - f") != 997 {
+		t.Errorf("cap: %d files listed, starts %q", strings.Count(got, "\n    - f"), got[:80])
+	}
+}
+
+// Claude Code's MultiEdit creates a file when its first edit's old_string
+// is empty, refuses an edit that changes nothing, and numbers edits
+// from 1 in its errors.
+func TestClaudeMultiEdit(t *testing.T) {
+	env, dir := setup(t, map[string]string{"a.txt": "one two\n"}, nil)
+	r := call(t, env, "claude", "MultiEdit", `{"file_path":"new/n.txt","edits":[{"old_string":"","new_string":"alpha beta\n"},{"old_string":"beta","new_string":"gamma"}]}`)
+	if !r.OK || read(t, dir, "new/n.txt") != "alpha gamma\n" || r.Value.(ToolResult).ShortResult != "Created new/n.txt (+1 -0)" {
+		t.Errorf("create: %+v %q", r.Value, read(t, dir, "new/n.txt"))
+	}
+	r = call(t, env, "claude", "MultiEdit", `{"file_path":"a.txt","edits":[{"old_string":"one","new_string":"1"},{"old_string":"two","new_string":"two"}]}`)
+	if r.OK || r.Code != plan.CodeInvalidRequest || !strings.Contains(r.Value.(ToolResult).Error, "Edit 2: No changes to make") || read(t, dir, "a.txt") != "one two\n" {
+		t.Errorf("no-op edit: %+v", r.Value)
+	}
+	r = call(t, env, "claude", "MultiEdit", `{"file_path":"a.txt","edits":[{"old_string":"one","new_string":"1"},{"old_string":"three","new_string":"3"}]}`)
+	if e := r.Value.(ToolResult).Error; r.OK || !strings.Contains(e, "Edit 2: old_string not found") || strings.Contains(e, "old_str ") || strings.Contains(e, "edit 1") {
+		t.Errorf("not found: %q", e)
+	}
+	r = call(t, env, "claude", "MultiEdit", `{"file_path":"missing.txt","edits":[{"old_string":"x","new_string":"y"}]}`)
+	if e := r.Value.(ToolResult).Error; r.OK || !strings.Contains(e, "the first edit must have an empty old_string") {
+		t.Errorf("missing file: %q", e)
+	}
+	r = call(t, env, "claude", "MultiEdit", `{"file_path":"a.txt","edits":[{"old_string":"","new_string":"x"}]}`)
+	if e := r.Value.(ToolResult).Error; r.OK || !strings.Contains(e, "file already exists") {
+		t.Errorf("create over content: %q", e)
+	}
+}
+
+// Claude Code's Read cuts a long line at 2000 characters, never inside
+// a character, and answers an empty file and an offset past the end with
+// its notices.
+func TestClaudeReadLongLinesAndNotices(t *testing.T) {
+	line := strings.Repeat("é", 2500) // 2 bytes each
+	env, _ := setup(t, map[string]string{"u.txt": line + "\n", "e.txt": "", "s.txt": "1\n2\n"}, nil)
+	got := content(call(t, env, "claude", "Read", `{"file_path":"u.txt"}`))
+	want := "     1\t" + strings.Repeat("é", 2000) + "...\n"
+	if got != want {
+		t.Errorf("long line: %d bytes, valid %v", len(got), strings.ToValidUTF8(got, "?") == got)
+	}
+	if got := content(call(t, env, "claude", "Read", `{"file_path":"e.txt"}`)); got != emptyFileNotice {
+		t.Errorf("empty: %q", got)
+	}
+	if got := content(call(t, env, "claude", "Read", `{"file_path":"s.txt","offset":5}`)); got != "<system-reminder>Warning: the file exists but is shorter than the provided offset (5). The file has 2 lines.</system-reminder>" {
+		t.Errorf("past the end: %q", got)
+	}
+}
+
+// Errors name the dialect's own arguments: no "Image mode" for Claude's
+// Read, no old_str, no "edit 0 (str_replace)".
+func TestErrorsNameTheDialectsArguments(t *testing.T) {
+	env, _ := setup(t, map[string]string{"a.txt": "x x\n", "b.bin": "\x00\x01"}, nil)
+	for _, tc := range []struct{ toolset, tool, args string }{
+		{"claude", "Read", `{"file_path":"b.bin"}`},
+		{"claude", "Edit", `{"file_path":"a.txt","old_string":"nope","new_string":"y"}`},
+		{"claude", "Edit", `{"file_path":"a.txt","old_string":"x","new_string":"y"}`},
+		{"claude", "MultiEdit", `{"file_path":"a.txt","edits":[{"old_string":"x","new_string":"y"}]}`},
+		{"deepagents", "edit_file", `{"path":"a.txt","old_string":"nope","new_string":"y"}`},
+		{"deepagents", "read_file", `{"path":"a.txt","offset":7}`},
+	} {
+		r := call(t, env, tc.toolset, tc.tool, tc.args)
+		msg := r.TextOf()
+		if r.OK {
+			t.Errorf("%s %s succeeded: %s", tc.tool, tc.args, msg)
+		}
+		for _, foreign := range []string{"Image mode", "old_str ", "old_str:", "new_str", "start_line", "(str_replace)", "edit 0"} {
+			if strings.Contains(msg, foreign) {
+				t.Errorf("%s %s: the error names %q: %s", tc.tool, tc.args, foreign, msg)
+			}
+		}
+	}
+	if got := call(t, env, "deepagents", "read_file", `{"path":"a.txt","offset":7}`).Value; got != "Error: line_out_of_range: Line offset 7 exceeds file length (1 lines)" {
+		t.Errorf("read_file past the end: %v", got)
+	}
+}
+
+// A PNG read returns an image — Result.Images, which MCP sends as image
+// content — in Claude's Read and in fs_read's Image mode, and the text an
+// agent reads does not carry the base64.
+func TestImagesAreImages(t *testing.T) {
+	png := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDRrest"
+	b64 := base64.StdEncoding.EncodeToString([]byte(png))
+	env, _ := setup(t, map[string]string{"p.png": png}, nil)
+	for _, tc := range []struct{ toolset, tool, args string }{
+		{"claude", "Read", `{"file_path":"p.png"}`},
+		{"amazonq", "fs_read", `{"mode":"Image","image_paths":["p.png"]}`},
+		{"txedit", "fs_read", `{"mode":"Image","image_paths":["p.png"]}`},
+	} {
+		r := call(t, env, tc.toolset, tc.tool, tc.args)
+		if !r.OK || len(r.Images) != 1 || r.Images[0].Data != b64 || r.Images[0].MediaType != "image/png" {
+			t.Errorf("%s %s: images %+v", tc.toolset, tc.tool, r.Images)
+		}
+		if strings.Contains(r.TextOf(), b64) {
+			t.Errorf("%s %s: the text carries the base64", tc.toolset, tc.tool)
+		}
+		if !strings.Contains(jsonOf(r.Value), b64) {
+			t.Errorf("%s %s: the value (txedit tool's output) lost the image", tc.toolset, tc.tool)
+		}
+	}
+}
+
+// Amazon Q, atomic false: a file whose edits all applied was written and
+// is reported so, beside one that failed.
+func TestAmazonQNonAtomicReportsWrittenFiles(t *testing.T) {
+	env, dir := setup(t, map[string]string{"a.txt": "one\n", "b.txt": "two\n"}, nil)
+	r := call(t, env, "amazonq", "fs_write", `{"command":"str_replace","atomic":false,"fileEdits":[{"path":"a.txt","edits":[{"command":"str_replace","old_str":"one","new_str":"1"}]},{"path":"b.txt","edits":[{"command":"str_replace","old_str":"nope","new_str":"x"}]}]}`)
+	arr := r.Value.([]map[string]any)
+	if read(t, dir, "a.txt") != "1\n" || arr[0]["success"] != true || arr[0]["edits_applied"] != 1 || arr[1]["success"] != false {
+		t.Errorf("atomic false: %s (a.txt = %q)", jsonOf(r.Value), read(t, dir, "a.txt"))
+	}
+	// Atomic (the default): nothing written, nothing reported written.
+	r = call(t, env, "amazonq", "fs_write", `{"command":"str_replace","fileEdits":[{"path":"a.txt","edits":[{"command":"str_replace","old_str":"1","new_str":"one"}]},{"path":"b.txt","edits":[{"command":"str_replace","old_str":"nope","new_str":"x"}]}]}`)
+	arr = r.Value.([]map[string]any)
+	if read(t, dir, "a.txt") != "1\n" || arr[0]["success"] != false || arr[0]["edits_applied"] != 0 {
+		t.Errorf("atomic: %s", jsonOf(r.Value))
+	}
+}
+
+// Amazon Q: every successful read carries content, even when it is empty.
+func TestAmazonQContentOnEverySuccess(t *testing.T) {
+	env, _ := setup(t, map[string]string{"empty.txt": "", "d/.keep": "", "a.txt": "abc\n"}, nil)
+	for _, args := range []string{
+		`{"mode":"Line","path":"empty.txt"}`,
+		`{"mode":"Search","path":"a.txt","pattern":"zzz"}`,
+		`{"mode":"Line","paths":["empty.txt","a.txt"]}`,
+	} {
+		r := call(t, env, "amazonq", "fs_read", args)
+		if !r.OK || !strings.Contains(jsonOf(r.Value), `"content":`) {
+			t.Errorf("fs_read %s: %s", args, jsonOf(r.Value))
+		}
+	}
+}
+
+// deepagents' glob (synaptic's): the pattern is matched against the path
+// below path, and the paths are relative to path.
+func TestDeepAgentsGlob(t *testing.T) {
+	env, _ := setup(t, map[string]string{"src/a.rs": "", "src/sub/b.rs": "", "c.rs": ""}, nil)
+	for args, want := range map[string]string{
+		`{"pattern":"*.rs"}`:                 "c.rs",
+		`{"pattern":"**/*.rs"}`:              "c.rs\nsrc/a.rs\nsrc/sub/b.rs",
+		`{"pattern":"*.rs","path":"src"}`:    "a.rs",
+		`{"pattern":"**/*.rs","path":"src"}`: "a.rs\nsub/b.rs",
+	} {
+		if got := call(t, env, "deepagents", "glob", args).Value; got != want {
+			t.Errorf("glob %s: %q, want %q", args, got, want)
+		}
+	}
+}
+
+// write_file of deepagents and of the ADK writes the bytes as given: LF
+// content over a CRLF file stays LF (synaptic's and Python's writes).
+func TestWriteFileBytesAsGiven(t *testing.T) {
+	env, dir := setup(t, map[string]string{"crlf.txt": "a\r\nb\r\n"}, nil)
+	if r := call(t, env, "deepagents", "write_file", `{"path":"crlf.txt","content":"x\ny\n"}`); !r.OK || read(t, dir, "crlf.txt") != "x\ny\n" {
+		t.Errorf("deepagents: %v %q", r.Value, read(t, dir, "crlf.txt"))
+	}
+	os.WriteFile(filepath.Join(dir, "crlf.txt"), []byte("a\r\nb\r\n"), 0o644)
+	if r := call(t, env, "adk", "write_file", `{"file_path":"crlf.txt","text":"x\ny\n"}`); !r.OK || read(t, dir, "crlf.txt") != "x\ny\n" {
+		t.Errorf("adk: %v %q", r.Value, read(t, dir, "crlf.txt"))
+	}
+}
+
+// The ADK's LangChain tools: copy and move into a directory put the file
+// inside it (shutil), file_search sees dot-files, and the errors are
+// LangChain's own strings.
+func TestADKLangChainSemantics(t *testing.T) {
+	env, dir := setup(t, map[string]string{"a.txt": "a\r\nb\n", "dest/.keep": "", ".hidden/h.py": "", "x.py": "", "bad.txt": "ok \xe4\xb8x"}, nil)
+	if r := call(t, env, "adk", "copy_file", `{"source_path":"a.txt","destination_path":"dest"}`); r.Value != "File copied successfully from a.txt to dest." || read(t, dir, "dest/a.txt") != "a\r\nb\n" {
+		t.Errorf("copy into a directory: %v", r.Value)
+	}
+	if r := call(t, env, "adk", "move_file", `{"source_path":"x.py","destination_path":"dest/"}`); r.Value != "File moved successfully from x.py to dest/." || read(t, dir, "dest/x.py") != "" || read(t, dir, "x.py") != "<missing>" {
+		t.Errorf("move into a directory: %v", r.Value)
+	}
+	if r := call(t, env, "adk", "file_search", `{"pattern":"*.py"}`); r.Value != ".hidden/h.py\ndest/x.py" {
+		t.Errorf("file_search: %v", r.Value)
+	}
+	if r := call(t, env, "adk", "read_file", `{"file_path":"a.txt"}`); r.Value != "a\nb\n" {
+		t.Errorf("read_file reads text as Python does (universal newlines): %q", r.Value)
+	}
+	abs := func(p string) string { return filepath.Join(dir, p) }
+	for _, tc := range []struct{ tool, args, want string }{
+		{"read_file", `{"file_path":"nope.txt"}`, "Error: no such file or directory: nope.txt"},
+		{"read_file", `{"file_path":"dest"}`, "Error: [Errno 21] Is a directory: '" + abs("dest") + "'"},
+		{"read_file", `{"file_path":"bad.txt"}`, "Error: 'utf-8' codec can't decode bytes in position 3-4: invalid continuation byte"},
+		{"read_file", `{"file_path":"/etc/passwd"}`, "Error: Access denied to file_path: /etc/passwd. Permission granted exclusively to the current working directory"},
+		{"file_delete", `{"file_path":"nope.txt"}`, "Error: no such file or directory: nope.txt"},
+		{"move_file", `{"source_path":"nope.txt","destination_path":"b.txt"}`, "Error: no such file or directory nope.txt"},
+		{"copy_file", `{"source_path":"nope.txt","destination_path":"b.txt"}`, "Error: [Errno 2] No such file or directory: '" + abs("nope.txt") + "'"},
+		{"list_directory", `{"dir_path":"nope"}`, "Error: [Errno 2] No such file or directory: '" + abs("nope") + "'"},
+		{"list_directory", `{"dir_path":"a.txt"}`, "Error: [Errno 20] Not a directory: '" + abs("a.txt") + "'"},
+		{"file_search", `{"dir_path":"nope","pattern":"*"}`, "No files found for pattern * in directory nope"},
+	} {
+		if r := call(t, env, "adk", tc.tool, tc.args); r.Value != tc.want {
+			t.Errorf("%s %s:\n%v\nwant\n%s", tc.tool, tc.args, r.Value, tc.want)
+		}
+	}
+}
+
+// pyDecodeError says what Python's UTF-8 decoder says.
+func TestPyDecodeError(t *testing.T) {
+	for in, want := range map[string]string{
+		"ok":            "",
+		"\x89PNG":       "'utf-8' codec can't decode byte 0x89 in position 0: invalid start byte",
+		"ab\xe4x":       "'utf-8' codec can't decode byte 0xe4 in position 2: invalid continuation byte",
+		"ab\xe4\xb8":    "'utf-8' codec can't decode bytes in position 2-3: unexpected end of data",
+		"\xed\xa0\x80":  "'utf-8' codec can't decode byte 0xed in position 0: invalid continuation byte",
+		"é\xff":         "'utf-8' codec can't decode byte 0xff in position 2: invalid start byte",
+		"\xf0\x9f\x98x": "'utf-8' codec can't decode bytes in position 0-2: invalid continuation byte",
+	} {
+		if got := pyDecodeError(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}
