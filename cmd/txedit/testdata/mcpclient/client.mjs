@@ -1,31 +1,69 @@
-// Usage: node client.mjs TXEDIT_BINARY TOOLSET ROOT CALLS_JSON
-// Connects to `txedit mcp` over stdio with the official TypeScript client,
-// lists the tools, makes the calls in order, and prints one JSON object:
-// {tools: [{name, readOnly, destructive}], results: [{name, isError, text}]}.
+// Usage: node client.mjs SCENARIO_JSON_FILE
+//
+// Runs a scenario against `txedit mcp` servers with the official
+// TypeScript MCP client and prints one JSON object on stdout.
+//
+// The scenario: {bin, root, servers: {NAME: {toolset, client, args}},
+// steps: [STEP]}. Every server is its own `txedit mcp` process on root,
+// connected by its own client whose clientInfo.name is `client` (the
+// agent name txedit records). A STEP is one of
+//   {id, server, name, arguments}       a tool call
+//   {parallel: [CALL, ...]}             calls started together
+//   {touch: PATH}                       a new modification time, same bytes
+// The output: {tools: {NAME: [{name, readOnly, destructive}]},
+// results: [{id, server, name, isError, text, images: [{mimeType, data}],
+// structured}]}, results in the order the steps list the calls.
+import { readFileSync, utimesSync } from "node:fs";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
-const [bin, toolset, root, callsJson] = process.argv.slice(2);
-const transport = new StdioClientTransport({
-  command: bin,
-  args: ["mcp", "--toolset", toolset, "--root", root],
-  env: { ...process.env },
-  stderr: "inherit",
-});
-const client = new Client({ name: "txedit-test-client", version: "1.0.0" });
-await client.connect(transport);
-const listed = await client.listTools();
-const results = [];
-for (const call of JSON.parse(callsJson)) {
-  const r = await client.callTool({ name: call.name, arguments: call.arguments });
-  results.push({
-    name: call.name,
-    isError: Boolean(r.isError),
-    text: r.content.filter((c) => c.type === "text").map((c) => c.text).join(""),
+const scenario = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const clients = {};
+const tools = {};
+for (const [name, s] of Object.entries(scenario.servers)) {
+  const transport = new StdioClientTransport({
+    command: scenario.bin,
+    args: ["mcp", "--toolset", s.toolset, "--root", scenario.root, ...(s.args ?? [])],
+    env: { ...process.env },
+    stderr: "inherit",
   });
+  const client = new Client({ name: s.client ?? "txedit-test-client", version: "1.0.0" });
+  await client.connect(transport);
+  clients[name] = client;
+  const listed = await client.listTools();
+  tools[name] = listed.tools.map((t) => ({
+    name: t.name,
+    readOnly: t.annotations?.readOnlyHint,
+    destructive: t.annotations?.destructiveHint,
+  }));
 }
-console.log(JSON.stringify({
-  tools: listed.tools.map((t) => ({ name: t.name, readOnly: t.annotations?.readOnlyHint, destructive: t.annotations?.destructiveHint })),
-  results,
-}));
-await client.close();
+
+async function call(c) {
+  const r = await clients[c.server].callTool({ name: c.name, arguments: c.arguments });
+  return {
+    id: c.id ?? "",
+    server: c.server,
+    name: c.name,
+    isError: Boolean(r.isError),
+    text: r.content.filter((b) => b.type === "text").map((b) => b.text).join(""),
+    images: r.content.filter((b) => b.type === "image").map((b) => ({ mimeType: b.mimeType, data: b.data })),
+    structured: r.structuredContent !== undefined,
+  };
+}
+
+const results = [];
+for (const step of scenario.steps) {
+  if (step.parallel) {
+    results.push(...(await Promise.all(step.parallel.map(call))));
+  } else if (step.touch) {
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(join(scenario.root, step.touch), later, later);
+  } else {
+    results.push(await call(step));
+  }
+}
+console.log(JSON.stringify({ tools, results }));
+for (const c of Object.values(clients)) {
+  await c.close();
+}
