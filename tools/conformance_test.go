@@ -297,6 +297,12 @@ func TestAmazonQDirectoryLikeLs(t *testing.T) {
 		{`{"mode":"Directory","path":"sub","depth":1}`, []string{"-lAR", "sub"}},
 	} {
 		want, _ := run(t, dir, ls, tc.ls...)
+		// Where SELinux or ACLs are in use, ls widens the mode column by a
+		// marker (".", "+", or " " on the lines without one); txedit
+		// shows none (README).
+		if regexp.MustCompile(`(?m)^[-dlcbps][-rwxsStT]{9}[.+] `).MatchString(want) {
+			want = regexp.MustCompile(`(?m)^([-dlcbps][-rwxsStT]{9}).`).ReplaceAllString(want, "$1")
+		}
 		for _, ts := range []string{"amazonq", "txedit"} {
 			if got := jsonField(t, call(t, env, ts, "fs_read", tc.args).Value, "content"); got != want {
 				t.Errorf("%s fs_read %s:\n%s\nls %v:\n%s", ts, tc.args, got, tc.ls, want)
