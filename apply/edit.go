@@ -21,6 +21,14 @@ type Outcome struct {
 	// Replacements counts the occurrences str_replace edits replaced,
 	// Occurrences those they found.
 	Replacements, Occurrences int
+	// Hunks reports where each hunk of the file's patches went (hunks
+	// numbered across the file's patch edits).
+	Hunks []plan.HunkReport
+	// AlreadyApplied: the file already is as its edits would make it —
+	// every patch hunk already in place, an if_absent file already there
+	// with its content, a missing_ok delete of a file already gone — so
+	// nothing changes (SPEC §13).
+	AlreadyApplied bool
 }
 
 // OK reports whether every edit succeeded.
@@ -48,7 +56,18 @@ func Edit(f *plan.FileOps, cur []byte, exists bool) *Outcome {
 		return out
 	}
 
-	if !exists && f.Create == nil && !onlyAppendText(f) {
+	if !exists && f.Final != nil && f.Final.Command == plan.Delete && f.Final.MissingOK && f.Create == nil {
+		out.AlreadyApplied = true // a retried delete
+		return out
+	}
+	if c := f.Create; c != nil && c.IfAbsent && exists {
+		if string(cur) == c.Text {
+			out.AlreadyApplied, out.Content = true, cur
+			return out
+		}
+		return failAll(plan.CodeConflict, "already exists with other content: the patch creates it, and will not replace it")
+	}
+	if !exists && f.Create == nil && !onlyAppendText(f) && !blocksOnly(f) {
 		return failAll(plan.CodeFileNotFound, "file does not exist (use create to make it)")
 	}
 	if f.Hash != nil {
@@ -88,7 +107,8 @@ func Edit(f *plan.FileOps, cur []byte, exists bool) *Outcome {
 	}
 	if f.TextEdits() && IsBinary(base) {
 		for _, op := range all {
-			if op.Command == plan.Insert || op.Command == plan.ReplaceLines || op.Command == plan.StrReplace || op.Command == plan.Append || op.Command == plan.AppendText {
+			if op.Command == plan.Insert || op.Command == plan.ReplaceLines || op.Command == plan.StrReplace || op.Command == plan.Append || op.Command == plan.AppendText ||
+				(op.Command == plan.Patch && len(op.Hunks) > 0) {
 				fail(op, plan.CodeBinaryFile, "file is binary (NUL byte in its first 8000 bytes): text edits are refused")
 			}
 		}
@@ -100,6 +120,16 @@ func Edit(f *plan.FileOps, cur []byte, exists bool) *Outcome {
 		return out
 	}
 
+	if len(f.Patches) > 0 {
+		before := base
+		base = patches(f, base, exists || f.Create != nil, out)
+		if !bytes.Equal(before, base) {
+			st = detect(base)
+		}
+		if f.Final != nil && f.Final.Command == plan.Delete && len(base) > 0 && len(out.Failed) == 0 {
+			fail(f.Final, plan.CodeConflict, "the file holds lines the patch does not delete: it differs from what the patch saw")
+		}
+	}
 	_, body := split(base)
 	body = lineEdits(f, st, body, cur, exists, out, fail)
 	for _, op := range f.StrReplaces {
@@ -250,6 +280,70 @@ func sortFailed(errs []*plan.Error) {
 			errs[j], errs[j-1] = errs[j-1], errs[j]
 		}
 	}
+}
+
+// patches places the file's patch edits in content, one after another,
+// numbering their hunks across the file. A patch whose every hunk is
+// already in place changes nothing; when every patch of a file with no
+// other edits is so, the file is already applied.
+func patches(f *plan.FileOps, content []byte, exists bool, out *Outcome) []byte {
+	first, all := len(out.Failed) == 0, true
+	offset := 0
+	for _, op := range f.Patches {
+		if len(op.Hunks) == 0 { // a mode change alone
+			out.Applied++
+			all = false
+			continue
+		}
+		in := content
+		if !exists && op.Blocks {
+			in = nil // a missing file: an empty SEARCH creates it
+		}
+		var ho *HunkOutcome
+		if op.Blocks {
+			ho = ApplyBlocks(f.Path, in, op.Hunks)
+		} else {
+			ho = ApplyHunks(f.Path, in, op.Hunks)
+		}
+		for _, r := range ho.Reports {
+			r.Hunk += offset
+			out.Hunks = append(out.Hunks, r)
+		}
+		for _, e := range ho.Failed {
+			c := *e
+			if idx, ok := c.Edit(); ok {
+				c.Index = idx + offset
+			}
+			out.Failed = append(out.Failed, &c)
+		}
+		offset += len(op.Hunks)
+		if !ho.OK() {
+			all = false
+			continue
+		}
+		out.Applied++
+		if !ho.AlreadyApplied {
+			all = false
+		}
+		content, exists = ho.Content, true
+	}
+	onlyPatches := f.Create == nil && f.Final == nil && len(f.LineEdits)+len(f.StrReplaces)+len(f.Appends) == 0
+	out.AlreadyApplied = all && first && onlyPatches
+	return content
+}
+
+// blocksOnly reports whether f's edits are SEARCH/REPLACE patches alone,
+// which may create a missing file (an empty SEARCH).
+func blocksOnly(f *plan.FileOps) bool {
+	if len(f.Patches) == 0 || f.Create != nil || f.Final != nil || len(f.LineEdits)+len(f.StrReplaces)+len(f.Appends) > 0 {
+		return false
+	}
+	for _, op := range f.Patches {
+		if !op.Blocks {
+			return false
+		}
+	}
+	return true
 }
 
 // onlyAppendText reports whether every edit of f is an append_text, which

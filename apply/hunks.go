@@ -230,8 +230,9 @@ func (m *hunkMatcher) place(k int, h *plan.Hunk, start, shift int) (*placed, *pl
 		// may stand elsewhere before the hunk is applied).
 		if q, ok := m.newAround(p, r, start); ok && (h.Line == 0 || q == h.Line-1+shift) {
 			p.already, p.pos, p.end = true, q, q+len(p.new)
+			return p, nil
 		}
-		return p, nil
+		return m.oldOrNew(p, ends, start, shift)
 	case len(cands) > 1:
 		return nil, m.ambiguous(k, h, op, cands, r, ends)
 	}
@@ -251,6 +252,37 @@ func (m *hunkMatcher) place(k int, h *plan.Hunk, start, shift int) (*placed, *pl
 		return p, nil
 	}
 	return nil, m.notFound(k, h, op, ends, start, newCands)
+}
+
+// oldOrNew settles a hunk whose old lines were found once when, with no
+// line number to go by, its new lines also stand elsewhere in the region
+// searched: after an @@ line, the nearer of the two is the hunk's place
+// (new lines first: already applied, as when a patch is sent twice —
+// otherwise the first old lines after the anchor would take the edit to
+// the next function); without one, either could be meant, and txedit
+// does not guess.
+func (m *hunkMatcher) oldOrNew(p *placed, ends []int, start, shift int) (*placed, *plan.Error) {
+	h := p.h
+	if h.Line > 0 || !h.Changes() || len(p.new) == 0 {
+		return p, nil
+	}
+	np := newPattern(m.t, p.new)
+	newCands, r := m.locate(h, np, ends, start, shift, true)
+	if len(newCands) != 1 || newCands[0] == p.pos {
+		return p, nil
+	}
+	q := newCands[0]
+	if q < p.end && p.pos < q+len(p.new) {
+		return p, nil // they overlap: one text, not two places
+	}
+	if ends != nil {
+		if q < p.pos {
+			p.already, p.pos, p.end, p.rung = true, q, q+len(p.new), max(p.rung, r)
+		}
+		return p, nil
+	}
+	return nil, m.fail(p.k, plan.CodeAmbiguous, "the hunk's old lines are at %s and its new lines already stand at %s: it may be already applied there, or meant for here; add context lines, or an @@ line naming the enclosing function, so one place fits",
+		spanText(p.pos+1, p.end), spanText(q+1, q+len(p.new)))
 }
 
 // hunkLines returns lines without "\r" endings and without a BOM on the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -26,6 +27,7 @@ type task struct {
 	fileErr  error // a failure of the whole file, found before editing
 
 	cur     *fileInfo
+	dstCur  *fileInfo // the destination a move or copy with overwrite replaces
 	out     *apply.Outcome
 	newSum  hash.Sum
 	kept    []byte // new content, if the memory budget allowed keeping it
@@ -270,24 +272,42 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller) 
 	}
 	if t.dst != "" {
 		if _, err := w.fsy.Lstat(t.dst); err == nil {
-			t.fileErr = editErr(plan.Errorf(plan.CodeConflict, t.dstNamed, "already exists: %s does not overwrite files", t.fo.Final.Command), t.fo.Final)
-			return
+			if !t.fo.Final.Overwrite {
+				t.fileErr = editErr(plan.Errorf(plan.CodeConflict, t.dstNamed, "already exists: %s does not overwrite files", t.fo.Final.Command), t.fo.Final)
+				return
+			}
+			// Codex's Move to replaces the destination: it is read, and
+			// journaled like any file the transaction changes.
+			if t.dstCur, err = w.readFile(t.dstNamed, t.dst, true); err != nil {
+				t.fileErr = editErr(err, t.fo.Final)
+				return
+			}
 		}
+	}
+	if !cur.exists && t.movedAlready() {
+		t.res.Status, t.res.Success = "already_applied", true
+		t.out = &apply.Outcome{}
+		return
 	}
 	var sedN int
 	t.out, sedN = t.produce(cur.data, cur.exists)
+	if t.out.AlreadyApplied {
+		t.res.Status = "already_applied"
+	}
 	if t.out.Applied == 0 && sedN == 0 {
 		return
 	}
 	newData := t.out.Content
 	final := t.fo.Final
-	t.changed = !cur.exists || !bytes.Equal(newData, cur.data) || final != nil
+	t.changed = !cur.exists || !bytes.Equal(newData, cur.data) || final != nil || (t.fo.Mode != nil && cur.mode.Perm() != *t.fo.Mode)
 	if final != nil && final.Command == plan.Delete && !cur.exists {
 		t.changed = false
 	}
 	t.newSum = hash.Of(newData)
 	if t.changed {
 		t.res.Status = statusOf(t)
+	} else if c := t.fo.Create; c != nil && c.Command == plan.Write && cur.exists && !t.fo.TextEdits() && t.fo.Final == nil {
+		t.res.Status = "already_applied" // an Add File retried: the file already holds it
 	}
 	if dryRun {
 		var st apply.Stat
@@ -298,6 +318,23 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller) 
 	if t.changed && budget.Add(-int64(len(newData))) >= 0 {
 		t.kept = newData
 	}
+}
+
+// movedAlready reports, for a patch's move whose source is gone, whether
+// the destination already holds what the move would put there (a retried
+// patch): the patch's hunks already in it, or a pure rename. Only patch
+// moves (overwrite) are retried so.
+func (t *task) movedAlready() bool {
+	f := t.fo.Final
+	if f == nil || f.Command != plan.Move || !f.Overwrite || t.fo.Create != nil || t.dst == "" || t.dstCur == nil {
+		return false
+	}
+	if len(t.fo.Patches) == 0 {
+		return true
+	}
+	rest := *t.fo
+	rest.Final = nil
+	return apply.Edit(&rest, t.dstCur.data, true).AlreadyApplied
 }
 
 // testHookBeforeCommit, set only by tests, runs between planning and the
@@ -325,7 +362,11 @@ func (w *Workspace) renderDiff(t *task, old, new []byte) (string, apply.Stat) {
 	if t.cur != nil && t.cur.exists {
 		mode = t.cur.mode
 	}
-	c := apply.Change{OldPath: t.src, NewPath: t.src, Old: old, New: new, OldMode: mode, NewMode: mode}
+	newMode := mode
+	if t.fo.Mode != nil {
+		newMode = *t.fo.Mode
+	}
+	c := apply.Change{OldPath: t.src, NewPath: t.src, Old: old, New: new, OldMode: mode, NewMode: newMode}
 	if t.cur == nil || !t.cur.exists {
 		c.OldPath = ""
 	}
@@ -374,6 +415,9 @@ func summarize(t *task) {
 	}
 	r.EditsApplied = t.out.Applied
 	r.Replacements, r.Occurrences = t.out.Replacements, t.out.Occurrences
+	if len(t.out.Hunks) > 0 {
+		r.Hunks, r.Match = t.out.Hunks, plan.LoosestRung(t.out.Hunks)
+	}
 	for _, e := range t.out.Failed {
 		if _, ok := e.Edit(); !ok {
 			r.Code, r.Error = e.Code, e.Error()
@@ -432,6 +476,9 @@ func (w *Workspace) unitsFor(tasks []*task, p *plan.Plan, c *caller) ([]*unit, *
 		if old != nil {
 			mode, uid, gid = old.Mode, old.Uid, old.Gid
 		}
+		if t.fo.Mode != nil {
+			mode = mode&^fs.ModePerm | *t.fo.Mode
+		}
 		newState := &journal.State{Hash: t.newSum, Size: int64(len(t.out.Content)), Mode: mode, Uid: uid, Gid: gid}
 		u := &unit{src: t.src, old: old, newSum: t.newSum, newSize: int64(len(t.out.Content)), kept: t.kept, res: t.res,
 			content: func(cur []byte, exists bool) []byte { out, _ := t.produce(cur, exists); return out.Content },
@@ -453,7 +500,9 @@ func (w *Workspace) unitsFor(tasks []*task, p *plan.Plan, c *caller) ([]*unit, *
 		case f.Command == plan.Delete:
 			add(&journal.Op{Path: t.src, Kind: journal.Delete, Old: old})
 		case f.Command == plan.Move:
-			add(&journal.Op{Path: t.dst, Kind: journal.Create, New: newState, Note: "moved from " + t.src})
+			if t.dstCur == nil {
+				add(&journal.Op{Path: t.dst, Kind: journal.Create, New: newState, Note: "moved from " + t.src})
+			}
 			if old != nil {
 				add(&journal.Op{Path: t.src, Kind: journal.Delete, Old: old, Note: "moved to " + t.dst})
 			}
@@ -461,14 +510,36 @@ func (w *Workspace) unitsFor(tasks []*task, p *plan.Plan, c *caller) ([]*unit, *
 			if old == nil || old.Hash != t.newSum {
 				add(&journal.Op{Path: t.src, Kind: inPlace, Old: old, New: newState})
 			}
-			add(&journal.Op{Path: t.dst, Kind: journal.Create, New: newState, Note: "copied from " + t.src})
+			if t.dstCur == nil {
+				add(&journal.Op{Path: t.dst, Kind: journal.Create, New: newState, Note: "copied from " + t.src})
+			}
 		}
 		units = append(units, u)
+		if t.dstCur != nil {
+			units = append(units, overwriteUnit(t, m, newState))
+		}
 	}
 	if m.Summary == "" {
 		m.Summary = summaryOf("edit", names)
 	}
 	return units, m
+}
+
+// overwriteUnit is the unit of a move or copy's destination that exists
+// and is replaced (overwrite): its bytes are verified under the lock and
+// journaled (undo brings them back), like any file a transaction changes.
+func overwriteUnit(t *task, m *journal.Manifest, newState *journal.State) *unit {
+	content := t.out.Content
+	verb := "moved"
+	if t.fo.Final.Command == plan.Copy {
+		verb = "copied"
+	}
+	u := &unit{src: t.dst, old: stateOf(t.dstCur), newSum: t.newSum, newSize: int64(len(content)), kept: content,
+		content: func([]byte, bool) []byte { return content },
+		render:  func(old, new []byte) (string, apply.Stat) { return "", apply.Stat{} }}
+	u.ops = []int{len(m.Ops)}
+	m.Ops = append(m.Ops, &journal.Op{Path: t.dst, Kind: journal.Modify, Old: u.old, New: newState, Note: verb + " from " + t.src + ", replacing it"})
+	return u
 }
 
 // stateOf is the journal state of a file as read (nil: absent).

@@ -469,8 +469,22 @@ type fileInfo struct {
 
 // readFile reads a resolved path for editing: only regular files with one
 // link, at most MaxFileSize, and the file opened must be the file that was
-// stat'ed (a swap in between is refused).
+// stat'ed (a swap in between is refused). A file replaced while it was
+// being opened (another writer's rename) is read again, a few times,
+// before that is reported.
 func (w *Workspace) readFile(named, rel string, forEdit bool) (*fileInfo, error) {
+	for try := 0; ; try++ {
+		f, err := w.readFileOnce(named, rel, forEdit)
+		if !errors.Is(err, errSwapped) || try == 3 {
+			return f, err
+		}
+	}
+}
+
+// errSwapped marks a file replaced between its stat and its open.
+var errSwapped = errors.New("file was replaced while it was being opened")
+
+func (w *Workspace) readFileOnce(named, rel string, forEdit bool) (*fileInfo, error) {
 	fi, err := w.fsy.Lstat(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &fileInfo{}, nil
@@ -492,11 +506,11 @@ func (w *Workspace) readFile(named, rel string, forEdit bool) (*fileInfo, error)
 	}
 	id, oid := fsys.IdentityOf(fi), fsys.IdentityOf(ofi)
 	if id.Dev != oid.Dev || id.Ino != oid.Ino || !ofi.Mode().IsRegular() {
-		return nil, plan.Errorf(plan.CodeConflict, named, "file was replaced while it was being opened; try again")
+		return nil, plan.Wrapf(plan.CodeConflict, named, errSwapped, "file was replaced while it was being opened; try again")
 	}
 	data, err := fsys.ReadAll(f, make([]byte, 0, ofi.Size()+1), ofi.Size())
 	if errors.Is(err, fsys.ErrTooLarge) || (err == nil && int64(len(data)) != ofi.Size()) {
-		return nil, plan.Errorf(plan.CodeConflict, named, "file changed size while it was read; try again")
+		return nil, plan.Wrapf(plan.CodeConflict, named, errSwapped, "file changed size while it was read; try again")
 	}
 	if err != nil {
 		return nil, ioErr(named, err)

@@ -2,7 +2,9 @@ package plan
 
 import (
 	"fmt"
+	"io/fs"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/txedit/txedit/hash"
@@ -19,6 +21,7 @@ const (
 	Insert       Command = "insert"
 	Append       Command = "append"
 	AppendText   Command = "append_text"
+	Patch        Command = "patch"
 	ReplaceLines Command = "replace_lines"
 	Delete       Command = "delete"
 	Move         Command = "move"
@@ -26,7 +29,7 @@ const (
 )
 
 var commands = map[string]Command{
-	"create": Create, "write": Write, "str_replace": StrReplace, "insert": Insert, "append": Append, "append_text": AppendText,
+	"create": Create, "write": Write, "str_replace": StrReplace, "insert": Insert, "append": Append, "append_text": AppendText, "patch": Patch,
 	"replace_lines": ReplaceLines, "delete": Delete, "move": Move, "copy": Copy,
 }
 
@@ -38,6 +41,12 @@ type Op struct {
 	Old     string // old_str
 	All     bool   // replace_all
 	First   bool   // str_replace: the first of several occurrences
+	// patch: the hunks, placed by content; Blocks: as SEARCH/REPLACE.
+	Hunks  []Hunk
+	Blocks bool
+	// IfAbsent (create, write), MissingOK (delete), Overwrite (move,
+	// copy): see [Edit].
+	IfAbsent, MissingOK, Overwrite bool
 	// Start and End: replace_lines covers lines Start..End; insert has
 	// Start = End = insert_line.
 	Start, End int
@@ -54,11 +63,16 @@ type FileOps struct {
 	// NumEdits is the number of edits the request gave for the file.
 	NumEdits int
 	// Create is the create or write that sets the base content.
-	Create      *Op
+	Create *Op
+	// Patches are the patch edits, in request order, each placed in the
+	// result of the ones before (after Create, before the line edits).
+	Patches     []*Op
 	LineEdits   []*Op // ascending by position; see [FileOps.LineEdits]
 	StrReplaces []*Op
 	Appends     []*Op // append and append_text, in request order
 	Final       *Op   // copy, move or delete
+	// Mode, if set, is the permission bits the file gets.
+	Mode *fs.FileMode
 	// Invalid holds validation failures of individual edits. The edits
 	// listed here are not in the groups above.
 	Invalid []*Error
@@ -66,7 +80,7 @@ type FileOps struct {
 
 // TextEdits reports whether the file has edits that need text content.
 func (f *FileOps) TextEdits() bool {
-	return len(f.LineEdits)+len(f.StrReplaces)+len(f.Appends) > 0
+	return len(f.LineEdits)+len(f.StrReplaces)+len(f.Appends)+len(f.Patches) > 0
 }
 
 // Plan is a compiled request.
@@ -207,6 +221,8 @@ func compileFile(entry int, fe FileEdit) *FileOps {
 			f.StrReplaces = append(f.StrReplaces, op)
 		case Append, AppendText:
 			f.Appends = append(f.Appends, op)
+		case Patch:
+			f.Patches = append(f.Patches, op)
 		default: // Delete, Move, Copy
 			if f.Final != nil {
 				bad(i, e.Command, CodeInvalidRequest, "a file takes at most one of copy, move and delete (edit %d is %s)", f.Final.Index, f.Final.Command)
@@ -215,9 +231,21 @@ func compileFile(entry int, fe FileEdit) *FileOps {
 			f.Final = op
 		}
 	}
-	if f.Final != nil && f.Final.Command == Delete && f.NumEdits > 1 {
+	if f.Final != nil && f.Final.Command == Delete && f.NumEdits > 1+len(f.Patches) {
+		// (A diff's deleted file carries hunks that must empty it.)
 		bad(f.Final.Index, string(Delete), CodeInvalidRequest, "delete cannot be combined with other edits of the same file")
 		f.Final = nil
+	}
+	for i, e := range fe.Edits {
+		if e.Mode == "" {
+			continue
+		}
+		m, err := parseMode(e.Mode)
+		if err != nil {
+			bad(i, e.Command, CodeInvalidRequest, "mode %q: %v", e.Mode, err)
+			continue
+		}
+		f.Mode = &m
 	}
 	f.LineEdits = orderLineEdits(lineEdits, func(op, prev *Op) {
 		f.Invalid = append(f.Invalid, EditErrorf(CodeOverlappingEdits, fe.Path, op.Index, string(op.Command),
@@ -251,16 +279,19 @@ func compileEdit(i int, e Edit) (*Op, string) {
 	// insert_line with str_replace has misunderstood something, and guessing
 	// which it meant is how edits land in the wrong place.
 	allowed := map[Command]string{
-		Create: "file_text", Write: "file_text", StrReplace: "old_str new_str replace_all first", Insert: "insert_line new_str content_hash",
-		Append: "new_str", AppendText: "new_str", ReplaceLines: "start_line end_line new_str content_hash", Delete: "", Move: "new_path", Copy: "new_path",
+		Create: "file_text if_absent mode", Write: "file_text if_absent mode", StrReplace: "old_str new_str replace_all first", Insert: "insert_line new_str content_hash",
+		Append: "new_str", AppendText: "new_str", ReplaceLines: "start_line end_line new_str content_hash", Delete: "missing_ok", Move: "new_path overwrite", Copy: "new_path overwrite",
+		Patch: "hunks blocks mode",
 	}[cmd]
 	present := map[string]bool{
 		"file_text": e.FileText != nil, "old_str": e.OldStr != nil, "new_str": e.NewStr != nil,
 		"replace_all": e.ReplaceAll, "first": e.First, "insert_line": e.InsertLine != nil, "start_line": e.StartLine != nil,
 		"end_line": e.EndLine != nil, "content_hash": e.ContentHash != "", "new_path": e.NewPath != "",
+		"hunks": e.Hunks != nil, "blocks": e.Blocks, "if_absent": e.IfAbsent, "missing_ok": e.MissingOK, "overwrite": e.Overwrite, "mode": e.Mode != "",
 	}
 	var extra []string
-	for _, name := range []string{"file_text", "old_str", "new_str", "replace_all", "first", "insert_line", "start_line", "end_line", "content_hash", "new_path"} {
+	for _, name := range []string{"file_text", "old_str", "new_str", "replace_all", "first", "insert_line", "start_line", "end_line", "content_hash", "new_path",
+		"hunks", "blocks", "if_absent", "missing_ok", "overwrite", "mode"} {
 		if present[name] && !strings.Contains(" "+allowed+" ", " "+name+" ") {
 			extra = append(extra, name)
 		}
@@ -286,7 +317,14 @@ func compileEdit(i int, e Edit) (*Op, string) {
 		if m := need("file_text"); m != "" {
 			return nil, m
 		}
-		op.Text = *e.FileText
+		op.Text, op.IfAbsent = *e.FileText, e.IfAbsent
+	case Patch:
+		if len(e.Hunks) == 0 && e.Mode == "" {
+			return nil, "patch needs hunks (or, for a mode change alone, mode)"
+		}
+		op.Hunks, op.Blocks = e.Hunks, e.Blocks
+	case Delete:
+		op.MissingOK = e.MissingOK
 	case StrReplace:
 		if m := need("old_str") + need("new_str"); m != "" {
 			return nil, m
@@ -332,9 +370,25 @@ func compileEdit(i int, e Edit) (*Op, string) {
 		if strings.ContainsRune(e.NewPath, 0) {
 			return nil, "new_path contains a NUL byte"
 		}
-		op.NewPath = e.NewPath
+		op.NewPath, op.Overwrite = e.NewPath, e.Overwrite
 	}
 	return op, ""
+}
+
+// parseMode reads a permission mode as git writes it ("100755") or as
+// octal ("0755", "755").
+func parseMode(s string) (fs.FileMode, error) {
+	n, err := strconv.ParseUint(s, 8, 32)
+	if err != nil {
+		return 0, fmt.Errorf("want octal permission bits such as 0644 or git's 100755")
+	}
+	if n > 0o777 {
+		if n>>9 != 0o100 { // git: 100644, 100755
+			return 0, fmt.Errorf("only regular file modes (100644, 100755) are supported")
+		}
+		n &= 0o777
+	}
+	return fs.FileMode(n), nil
 }
 
 // orderLineEdits sorts line edits by where they apply in the base content
@@ -400,6 +454,7 @@ func (f *FileOps) AllOps() []*Op {
 	if f.Create != nil {
 		ops = append(ops, f.Create)
 	}
+	ops = append(ops, f.Patches...)
 	ops = append(ops, f.LineEdits...)
 	ops = append(ops, f.StrReplaces...)
 	ops = append(ops, f.Appends...)

@@ -56,7 +56,12 @@ func (e *Error) Error() string {
 	b.WriteString(": ")
 	if e.Path != "" {
 		b.WriteString(e.Path)
-		if e.Index >= 0 {
+		switch {
+		case e.Index >= 0 && e.Command == "hunk":
+			fmt.Fprintf(&b, ": hunk %d", e.Index+1) // hunks are counted from 1, as people read a patch
+		case e.Index >= 0 && e.Command == "search_replace":
+			fmt.Fprintf(&b, ": block %d", e.Index+1)
+		case e.Index >= 0:
 			fmt.Fprintf(&b, ": edit %d", e.Index)
 			if e.Command != "" {
 				fmt.Fprintf(&b, " (%s)", e.Command)

@@ -15,7 +15,7 @@ func TestParseStrict(t *testing.T) {
 		{"batch form", `{"command":"create","fileEdits":[{"path":"a","edits":[{"command":"create","file_text":"t"}]}]}`, ""},
 		{"snake_case batch", `{"file_edits":[{"path":"a","edits":[{"command":"delete"}]}]}`, ""},
 		{"both spellings", `{"fileEdits":[],"file_edits":[]}`, "both fileEdits and file_edits"},
-		{"unknown top field", `{"command":"create","path":"a","file_text":"t","overwrite":true}`, `unknown field "overwrite"`},
+		{"unknown top field", `{"command":"create","path":"a","file_text":"t","clobber":true}`, `unknown field "clobber"`},
 		{"unknown edit field", `{"fileEdits":[{"path":"a","edits":[{"command":"str_replace","old_string":"x"}]}]}`, `unknown field "old_string"`},
 		{"wrong type", `{"command":"insert","path":"a","insert_line":"3","new_str":"x"}`, "cannot unmarshal"},
 		{"trailing data", `{"command":"delete","path":"a"} {}`, "trailing data"},

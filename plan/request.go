@@ -46,15 +46,16 @@ type FileEdit struct {
 
 // Edit is one edit command. Which fields apply depends on Command:
 //
-//	create        file_text
-//	write         file_text
+//	create        file_text, if_absent, mode
+//	write         file_text, if_absent, mode
 //	str_replace   old_str, new_str, replace_all, first
 //	insert        insert_line, new_str, content_hash
 //	append        new_str
 //	append_text   new_str
 //	replace_lines start_line, end_line, new_str, content_hash
-//	delete        (none)
-//	move, copy    new_path
+//	patch         hunks, blocks, mode
+//	delete        missing_ok
+//	move, copy    new_path, overwrite
 //
 // create makes a file, or replaces an existing one's content keeping its
 // line endings and BOM; write puts file_text's exact bytes, creating or
@@ -62,6 +63,14 @@ type FileEdit struct {
 // append_text adds new_str's exact bytes (and creates a missing file).
 // str_replace with first replaces the first occurrence even when there are
 // several (the result counts them).
+//
+// The native edit formats (SPEC §13) compile to these commands: patch
+// places hunks by content (SEARCH/REPLACE blocks with blocks); if_absent
+// refuses to replace a file that exists unless it already holds exactly
+// file_text (then the edit is already applied); missing_ok makes deleting
+// a missing file already applied rather than file_not_found; overwrite
+// lets move and copy replace the destination (Codex's Move to); mode sets
+// the permission bits ("100755", "0755").
 type Edit struct {
 	Command     string  `json:"command,omitempty"`
 	FileText    *string `json:"file_text,omitempty"`
@@ -74,6 +83,12 @@ type Edit struct {
 	EndLine     *int    `json:"end_line,omitempty"`
 	ContentHash string  `json:"content_hash,omitempty"`
 	NewPath     string  `json:"new_path,omitempty"`
+	Hunks       []Hunk  `json:"hunks,omitempty"`
+	Blocks      bool    `json:"blocks,omitempty"`
+	IfAbsent    bool    `json:"if_absent,omitempty"`
+	MissingOK   bool    `json:"missing_ok,omitempty"`
+	Overwrite   bool    `json:"overwrite,omitempty"`
+	Mode        string  `json:"mode,omitempty"`
 }
 
 // IsAtomic reports the request's atomic setting (default true).

@@ -39,11 +39,17 @@ type FileResult struct {
 	Occurrences int   `json:"occurrences,omitempty"`
 	WouldModify *bool `json:"would_modify,omitempty"`
 	// Status says what happened (or, in a dry run, would happen) to the
-	// file: created, modified, deleted, moved, copied; empty when nothing.
+	// file: created, modified, deleted, moved, copied; already_applied when
+	// a patch found its change already made (SPEC §13); empty when nothing.
 	Status string `json:"status,omitempty"`
 	// LinesAdded and LinesRemoved count the lines of the file's diff.
 	LinesAdded   int `json:"lines_added,omitempty"`
 	LinesRemoved int `json:"lines_removed,omitempty"`
+	// Hunks says, for a patch, where each hunk went and which rung of the
+	// matching ladder placed it; Match is the loosest rung the file needed
+	// (exact, trailing_whitespace, whitespace, unicode).
+	Hunks []HunkReport `json:"hunks,omitempty"`
+	Match Rung         `json:"match,omitempty"`
 	// Preview is the file's diff in a dry run (the RFC's field), Diff the
 	// diff that was committed.
 	Preview string `json:"preview,omitempty"`

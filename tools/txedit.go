@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/txedit/txedit/apply/patch"
 	"github.com/txedit/txedit/engine"
 	"github.com/txedit/txedit/internal/grep"
 	"github.com/txedit/txedit/plan"
@@ -14,7 +15,7 @@ import (
 func init() {
 	register("txedit", func() *Toolset {
 		return &Toolset{Name: "txedit", Description: "txedit's own tools: batch reads with content hashes, transactional writes, search, undo",
-			Tools: []*Tool{fsReadTool(false), fsWriteTool(false), globTool(), grepTool(), undoTool(), historyTool()}}
+			Tools: []*Tool{fsReadTool(false), fsWriteTool(false), applyPatchTool(), globTool(), grepTool(), undoTool(), historyTool()}}
 	})
 }
 
@@ -247,6 +248,44 @@ func fsWriteTool(rfc bool) *Tool {
 			}
 			return compactPath(a, "path", fmt.Sprint(a["command"]))
 		},
+	}
+}
+
+func applyPatchTool() *Tool {
+	return &Tool{
+		Name: "apply_patch",
+		Description: "Apply a change written in an agent's native edit format: a Codex apply_patch envelope (*** Begin Patch), an OpenAI apply_patch_call, " +
+			"a unified or git diff, or SEARCH/REPLACE blocks (a path line, then <<<<<<< SEARCH / ======= / >>>>>>> REPLACE). The format is detected. " +
+			"All files commit as one transaction, or none; hunks are placed by content (exact, then ignoring whitespace, then Unicode punctuation; " +
+			"the result says which per hunk); context that matches twice is refused as ambiguous; a patch already applied is reported, not applied twice.",
+		Schema: object([]string{"input"}, map[string]any{
+			"input":   str("The patch text."),
+			"format":  enum("The format (default auto: detected).", "auto", "json", "apply_patch", "responses", "diff", "search_replace"),
+			"dry_run": flag("Preview: return the diff; write nothing."),
+		}),
+		Examples: []string{`{"input":"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n"}`},
+		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {
+			var a struct {
+				Input  string
+				Format string
+				DryRun bool `json:"dry_run"`
+			}
+			if err := decode(args, &a); err != nil {
+				return failure(err, nil)
+			}
+			f, err := patch.ParseFormat(a.Format)
+			if err != nil {
+				return failure(plan.Errorf(plan.CodeInvalidRequest, "", "%v", err), nil)
+			}
+			req, _, err := patch.Compile(f, []byte(a.Input))
+			if err != nil {
+				return failure(err, nil)
+			}
+			req.DryRun = req.DryRun || a.DryRun
+			res, _ := env.W.Apply(ctx, req)
+			return Result{Value: res, OK: res.Success, Code: res.Code}
+		},
+		Compact: func(a map[string]any) string { return fmt.Sprint(orDash(a["format"])) },
 	}
 }
 

@@ -6,15 +6,18 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/txedit/txedit/apply/patch"
 	"github.com/txedit/txedit/plan"
 )
 
 func applyCmd() *command {
 	var dryRun bool
+	var format string
 	return &command{
 		name: "apply",
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&dryRun, "dry-run", false, "preview only: print the diff, write nothing")
+			fs.StringVar(&format, "format", "auto", "the input's format: auto, json, apply_patch, responses, diff or search_replace")
 		},
 		run: func(ctx context.Context, e *env, args []string) int {
 			if len(args) > 1 {
@@ -24,7 +27,11 @@ func applyCmd() *command {
 			if err != nil {
 				return e.fail(err)
 			}
-			req, err := plan.Parse(data)
+			f, err := patch.ParseFormat(format)
+			if err != nil {
+				return e.usageErr("%v", err)
+			}
+			req, _, err := patch.Compile(f, data)
 			if err != nil {
 				return e.fail(err)
 			}
@@ -62,6 +69,14 @@ func (e *env) printChanges(res *plan.Result) {
 // printResult prints a human summary of a write result.
 func (e *env) printResult(res *plan.Result) {
 	for _, f := range res.Files {
+		if f.Status == "already_applied" {
+			fmt.Fprintf(e.stderr, "txedit: %s: already applied; left as it is\n", f.Path)
+		}
+		for _, h := range f.Hunks {
+			if h.Rung != plan.RungExact || h.Offset != 0 {
+				fmt.Fprintf(e.stderr, "txedit: %s: hunk %d placed at line %d%s\n", f.Path, h.Hunk+1, h.Line, hunkNote(h))
+			}
+		}
 		for _, fe := range f.FailedEdits {
 			fmt.Fprintf(e.stderr, "txedit: %s\n", fe.Error)
 		}
@@ -88,6 +103,20 @@ func (e *env) printResult(res *plan.Result) {
 			fmt.Fprintf(e.stderr, "txedit: error: %s\n", strings.TrimPrefix(res.Error, string(res.Code)+": "))
 		}
 	}
+}
+
+// hunkNote says how a hunk was placed when it was not exactly where the
+// patch said.
+func hunkNote(h plan.HunkReport) string {
+	var parts []string
+	if h.Rung != plan.RungExact {
+		parts = append(parts, "matched "+map[plan.Rung]string{plan.RungTrailingSpace: "ignoring trailing whitespace",
+			plan.RungWhitespace: "ignoring leading and trailing whitespace", plan.RungUnicode: "with Unicode punctuation normalised"}[h.Rung])
+	}
+	if h.Offset != 0 {
+		parts = append(parts, fmt.Sprintf("offset %+d lines", h.Offset))
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 func countFailures(res *plan.Result) int {

@@ -21,7 +21,9 @@ import (
 const usage = `txedit: transactional file edits for agents and people
 
 Usage:
-  txedit apply   [--dry-run] [--json] [FILE|-]   run a write request (fs_write JSON); stdin if no FILE
+  txedit apply   [--dry-run] [--json] [--format F] [FILE|-]
+                                                  run a write request (fs_write JSON, or an apply_patch envelope,
+                                                  apply_patch_call, unified/git diff, SEARCH/REPLACE); stdin if no FILE
   txedit undo    [TXID] [--force] [--dry-run]     revert the newest transaction still in effect (or TXID)
   txedit redo    [--force] [--dry-run]            re-apply what the last undo reverted
   txedit replace [--dry-run] [--glob G] [--exclude G]... [--literal] [--hidden] [--no-ignore] 's/RE/REP/FLAGS' [DIR]

@@ -21,13 +21,16 @@ type helpText struct {
 
 var helps = map[string]helpText{
 	"apply": {
-		synopsis: "apply [--dry-run] [--json] [FILE|-]",
+		synopsis: "apply [--dry-run] [--json] [--format F] [FILE|-]",
 		summary: "Run a write request as one all-or-nothing transaction.\n" +
-			"The request is the fs_write JSON of the batch-operations RFC, read from FILE or stdin.",
+			"The request is the fs_write JSON of the batch-operations RFC, or an agent's own format: a Codex apply_patch\n" +
+			"envelope, an OpenAI apply_patch_call, a unified or git diff, or SEARCH/REPLACE blocks (detected unless --format).",
 		examples: []string{
 			"# preview a multi-file refactor: the combined diff, nothing written",
 			"txedit apply --dry-run request.json",
 			`echo '{"command": "str_replace", "path": "a.go", "old_str": "Foo()", "new_str": "Bar()"}' | txedit apply`,
+			"# a git diff, applied by content even where its line numbers are off",
+			"git diff main > change.diff && txedit apply change.diff",
 		},
 	},
 	"undo": {

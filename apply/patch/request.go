@@ -1,0 +1,91 @@
+package patch
+
+import (
+	"github.com/txedit/txedit/plan"
+)
+
+// Request compiles parsed files into one write request: every file's
+// changes become edits of one fileEdits entry (files named several times
+// get their edits in order), so the whole patch commits as one
+// transaction, or not at all.
+//
+//   - Add: write the exact content; an apply_patch or Responses add
+//     replaces an existing file (Overwrite), a diff's new file must not
+//     exist unless it already holds that content (then it is already
+//     applied).
+//   - Delete: delete; a file already gone is already applied (a retried
+//     patch). A diff's deleted file carries hunks that must empty it.
+//   - Update: patch with the hunks (SEARCH/REPLACE blocks as blocks), then
+//     move to MoveTo, which replaces an existing file in apply_patch and
+//     Responses, as Codex does, and never in a diff (as git apply).
+//   - A git mode travels as mode.
+func Request(f Format, files []*File) (*plan.Request, error) {
+	replace := f == FormatApplyPatch || f == FormatResponses
+	var order []string
+	byPath := map[string]*plan.FileEdit{}
+	for _, fl := range files {
+		fe := byPath[fl.Path]
+		if fe == nil {
+			fe = &plan.FileEdit{Path: fl.Path}
+			byPath[fl.Path] = fe
+			order = append(order, fl.Path)
+		}
+		if n := len(fe.Edits); n > 0 {
+			if last := fe.Edits[n-1].Command; last == "delete" || last == "move" {
+				return nil, plan.Errorf(plan.CodeInvalidRequest, fl.Path, "line %d: the patch changes %s again after it %sd it: give each file's changes once", fl.Line, fl.Path, last)
+			}
+		}
+		switch fl.Op {
+		case OpAdd:
+			text := string(fl.Content)
+			fe.Edits = append(fe.Edits, plan.Edit{Command: "write", FileText: &text, IfAbsent: !fl.Overwrite, Mode: fl.NewMode})
+		case OpDelete:
+			if len(fl.Hunks) > 0 {
+				fe.Edits = append(fe.Edits, plan.Edit{Command: "patch", Hunks: fl.Hunks})
+			}
+			fe.Edits = append(fe.Edits, plan.Edit{Command: "delete", MissingOK: true})
+		case OpUpdate:
+			mode := ""
+			if fl.NewMode != "" && fl.NewMode != fl.OldMode {
+				mode = fl.NewMode
+			}
+			if len(fl.Hunks) > 0 || mode != "" {
+				fe.Edits = append(fe.Edits, plan.Edit{Command: "patch", Hunks: fl.Hunks, Blocks: fl.Blocks, Mode: mode})
+			}
+			if fl.MoveTo != "" && fl.MoveTo != fl.Path {
+				fe.Edits = append(fe.Edits, plan.Edit{Command: "move", NewPath: fl.MoveTo, Overwrite: replace})
+			}
+		}
+	}
+	req := &plan.Request{}
+	for _, p := range order {
+		if len(byPath[p].Edits) > 0 {
+			req.FileEdits = append(req.FileEdits, *byPath[p])
+		}
+	}
+	if len(req.FileEdits) == 0 {
+		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "the patch changes nothing")
+	}
+	return req, nil
+}
+
+// Compile detects (for FormatAuto) and parses input and compiles it into a
+// write request. JSON input is an ordinary request (plan.Parse).
+func Compile(f Format, input []byte) (*plan.Request, Format, error) {
+	if f == FormatAuto || f == "" {
+		f = Detect(input)
+		if f == "" {
+			return nil, f, plan.Errorf(plan.CodeInvalidRequest, "", "cannot tell the format of the input: want a JSON request, an apply_patch envelope (*** Begin Patch), an apply_patch_call, a unified or git diff, or SEARCH/REPLACE blocks")
+		}
+	}
+	if f == FormatJSON {
+		req, err := plan.Parse(input)
+		return req, f, err
+	}
+	files, err := Parse(f, input)
+	if err != nil {
+		return nil, f, err
+	}
+	req, err := Request(f, files)
+	return req, f, err
+}

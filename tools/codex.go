@@ -1,0 +1,142 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/txedit/txedit/apply/patch"
+	"github.com/txedit/txedit/plan"
+)
+
+func init() {
+	register("codex", func() *Toolset {
+		return &Toolset{Name: "codex", Description: "OpenAI Codex's apply_patch, as Codex declares it, plus txedit's read tools",
+			Fail:  codexFail,
+			Tools: []*Tool{codexApplyPatch(), fsReadTool(false), globTool(), grepTool()}}
+	})
+}
+
+// The apply_patch description, in Codex's words where the format is
+// concerned, and txedit's where txedit behaves otherwise (nothing is
+// written when anything fails; ambiguous context is refused).
+const applyPatchDescription = `Use the apply_patch tool to edit files. The patch language is a stripped-down, file-oriented diff format:
+
+*** Begin Patch
+[ one or more file sections ]
+*** End Patch
+
+Each file section starts with one of three headers:
+*** Add File: <path> - create a new file (or replace one). Every following line is a + line (the initial contents).
+*** Delete File: <path> - remove an existing file. Nothing follows.
+*** Update File: <path> - patch an existing file in place (optionally followed by *** Move to: <new path> to rename it).
+An Update is a series of hunks, each introduced by @@ (optionally followed by a line of code, such as a function or class
+header, that the hunk comes after; several @@ lines narrow it down). In a hunk, a line starting with a space is context,
+- is removed, + is added. Give 3 lines of context above and below each change. *** End of File marks a hunk that ends the file.
+
+The whole patch is applied all or nothing: if any hunk does not fit, nothing is written and the error says which hunk and
+where the closest text is. Context that matches in more than one place is refused as ambiguous (add an @@ line or more
+context). Whitespace and Unicode punctuation differences are tolerated and reported. A patch sent twice is reported as
+already applied, not applied twice. Every change is undoable with txedit undo.`
+
+func codexApplyPatch() *Tool {
+	return &Tool{
+		Name:        "apply_patch",
+		Description: applyPatchDescription,
+		Schema:      object([]string{"input"}, map[string]any{"input": str("The entire contents of the apply_patch command")}),
+		Examples:    []string{`{"input":"*** Begin Patch\n*** Update File: a.go\n@@ func main() {\n-\told()\n+\tnew()\n*** End Patch\n"}`},
+		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {
+			var a struct{ Input string }
+			if err := decode(args, &a); err != nil {
+				return codexFail(err)
+			}
+			req, _, err := patch.Compile(patch.FormatApplyPatch, []byte(a.Input))
+			if err != nil {
+				return codexFail(err)
+			}
+			res, err := env.W.Apply(ctx, req)
+			if err != nil {
+				return codexFail(plan.Errorf(plan.CodeOf(err), "", "%s", patchFailure(res)))
+			}
+			return Result{Value: codexSummary(res), OK: true}
+		},
+		Compact: func(a map[string]any) string {
+			in, _ := a["input"].(string)
+			var files []string
+			for _, l := range strings.Split(in, "\n") {
+				for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: "} {
+					if p, ok := strings.CutPrefix(strings.TrimSpace(l), strings.TrimSpace(h)); ok {
+						files = append(files, strings.TrimSpace(p))
+					}
+				}
+			}
+			return strings.Join(files, ", ")
+		},
+	}
+}
+
+// codexFail is Codex's failure: text the model reads (with txedit's code
+// in front of it over MCP).
+func codexFail(err error) Result {
+	return Result{Value: err.Error(), OK: false, Code: plan.CodeOf(err)}
+}
+
+// codexSummary is Codex's success text: "Success. Updated the following
+// files:" and a line per file (A added, M modified, D deleted), and
+// txedit's notes on files already applied and on hunks placed by a looser
+// rung of the matching ladder.
+func codexSummary(res *plan.Result) string {
+	var b strings.Builder
+	var notes []string
+	letter := map[string]string{"created": "A", "modified": "M", "deleted": "D", "moved": "M", "copied": "A"}
+	var lines []string
+	for _, f := range res.Files {
+		switch {
+		case f.Status == "already_applied":
+			notes = append(notes, f.Path+": already applied; left as it is")
+		case letter[f.Status] != "":
+			p := f.Path
+			if f.NewPath != "" {
+				p = f.NewPath
+			}
+			lines = append(lines, letter[f.Status]+" "+p)
+		}
+		for _, h := range f.Hunks {
+			if h.Rung != plan.RungExact {
+				notes = append(notes, fmt.Sprintf("%s: hunk %d matched at line %d (%s)", f.Path, h.Hunk+1, h.Line, h.Rung))
+			}
+		}
+	}
+	if len(lines) == 0 {
+		b.WriteString("Nothing to change: the patch is already applied.\n")
+	} else {
+		sort.Strings(lines)
+		b.WriteString("Success. Updated the following files:\n")
+		for _, l := range lines {
+			b.WriteString(l + "\n")
+		}
+	}
+	for _, n := range notes {
+		b.WriteString(n + "\n")
+	}
+	return b.String()
+}
+
+// patchFailure is what went wrong with a patch, hunk by hunk.
+func patchFailure(res *plan.Result) string {
+	var parts []string
+	for _, f := range res.Files {
+		for _, fe := range f.FailedEdits {
+			parts = append(parts, fe.Error)
+		}
+		if len(f.FailedEdits) == 0 && f.Error != "" {
+			parts = append(parts, f.Error)
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, res.Error)
+	}
+	return strings.Join(parts, "\n") + "\nNothing was written."
+}
