@@ -83,39 +83,34 @@ func (j *Journal) Resolve(prefix string) (string, error) {
 	return found[0], nil
 }
 
-// Before returns the verified before-image of op i of a transaction.
+// Before returns the verified before-image of op i of a transaction. It
+// opens and indexes the pack for this one record: to read many, use
+// [Journal.OpenPack].
 func (j *Journal) Before(m *Manifest, i int) ([]byte, error) {
-	b := &blobReader{fsy: j.fs, dir: txnsDir + "/" + m.ID}
-	defer b.close()
-	return b.before(m, i)
+	p := j.OpenPack(m)
+	defer p.Close()
+	return p.Before(i)
 }
 
 // Diffs returns the unified diff recorded for each op of a transaction, in
-// op order ("" where none was recorded).
+// op order ("" where none was recorded). A damaged pack gives the diffs
+// before the damage and an error wrapping ErrCorrupt.
 func (j *Journal) Diffs(m *Manifest) ([]string, error) {
-	f, err := j.fs.Open(txnsDir + "/" + m.ID + "/pack")
-	if err != nil {
-		return nil, err
+	p := j.OpenPack(m)
+	defer p.Close()
+	p.index()
+	if p.f == nil {
+		return nil, p.err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	idx, err := readPack(f, fi.Size())
 	out := make([]string, len(m.Ops))
 	for i := range m.Ops {
-		e, ok := idx[[2]int{recDiff, i}]
-		if !ok {
-			continue
+		d, err := p.Diff(i)
+		if err != nil && !errors.Is(err, ErrCorrupt) {
+			return out, err
 		}
-		data := make([]byte, e.n)
-		if _, rerr := f.ReadAt(data, e.off); rerr != nil {
-			return out, rerr
-		}
-		out[i] = string(data)
+		out[i] = d
 	}
-	return out, err
+	return out, p.err
 }
 
 // GC removes the oldest finished transactions beyond the retention limits:
