@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"io/fs"
 	"os"
@@ -558,3 +559,21 @@ func wrapJournalErr(err error) error {
 // createMode is the mode of files txedit creates: 0666 less the umask, as
 // any editor would give them.
 func createMode() fs.FileMode { return 0o666 &^ fsys.Umask() }
+
+// claimKey names the file a resolved path leads to, for the rule that a
+// request names each file once: by its device and inode when it exists (two
+// paths of one file, through a bind mount say, are one claim), else by its
+// directory's device and inode and its name, else by the path.
+func (w *Workspace) claimKey(rel string) string {
+	if fi, err := w.fsy.Lstat(rel); err == nil {
+		if id := fsys.IdentityOf(fi); id.Ino != 0 {
+			return fmt.Sprintf("\x00%d:%d", id.Dev, id.Ino)
+		}
+	}
+	if fi, err := w.fsy.Lstat(path.Dir(rel)); err == nil {
+		if id := fsys.IdentityOf(fi); id.Ino != 0 {
+			return fmt.Sprintf("\x00%d:%d/%s", id.Dev, id.Ino, path.Base(rel))
+		}
+	}
+	return rel
+}

@@ -461,6 +461,9 @@ func (tx *Tx) Commit() error {
 
 func (tx *Tx) commit() error {
 	fsy := tx.j.fs
+	if err := tx.distinctTargets(); err != nil {
+		return err
+	}
 	if err := tx.barrier(tx.stagingDirs()); err != nil {
 		return err
 	}
