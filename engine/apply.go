@@ -151,6 +151,7 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 		}
 		if warning != "" {
 			res.Warnings = append(res.Warnings, warning)
+			noteDurability(res, warning)
 		}
 		c.noteCommitted(tasks)
 		res.TransactionID, res.Summary = m.ID, m.Summary

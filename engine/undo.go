@@ -172,6 +172,7 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.
 	}
 	if warning != "" {
 		res.Warnings = append(res.Warnings, warning)
+		noteDurability(res, warning)
 	}
 	res.Success = true
 	res.TransactionID, res.Summary = m.ID, m.Summary

@@ -61,6 +61,7 @@ func (e *env) printChanges(res *plan.Result) {
 
 // printResult prints a human summary of a write result.
 func (e *env) printResult(res *plan.Result) {
+	defer e.printWarnings(res)
 	for _, f := range res.Files {
 		for _, fe := range f.FailedEdits {
 			fmt.Fprintf(e.stderr, "txedit: %s\n", fe.Error)
