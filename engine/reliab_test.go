@@ -236,3 +236,47 @@ func TestDirectoriesComeBackAsTheyWere(t *testing.T) {
 		}
 	})
 }
+
+// TestUndoReachesTheWholeRetention: with retention keeping the newest
+// Keep transactions, undo walks back through all of them. Each undo is a
+// transaction of its own, and GC counted it and evicted the oldest, so
+// undo met the evictions halfway: after 1,000 transactions only 100 of
+// 200 undos worked. Past the window, undo says retention removed the rest.
+func TestUndoReachesTheWholeRetention(t *testing.T) {
+	const keep = 10
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"f.txt": "0\n"})
+	w := openWS(t, dir, &Options{Keep: keep, Durability: NotDurable})
+	ctx := context.Background()
+	for i := 1; i <= 3*keep; i++ {
+		if res := run(t, w, fmt.Sprintf(`{"command":"replace_lines","path":"f.txt","start_line":1,"end_line":1,"new_str":"%d"}`, i)); !res.Success {
+			t.Fatalf("edit %d: %+v", i, res)
+		}
+	}
+	undos := 0
+	var last error
+	for ; undos < 3*keep; undos++ {
+		res, err := w.Undo(ctx, UndoOptions{})
+		if err != nil || !res.Success {
+			last = err
+			break
+		}
+		if got := readTree(t, dir)["f.txt"]; got != fmt.Sprintf("%d\n", 3*keep-undos-1) {
+			t.Fatalf("after undo %d: f.txt = %q", undos+1, got)
+		}
+	}
+	t.Logf("keep %d: %d undos worked; then: %v", keep, undos, last)
+	if undos != keep {
+		t.Errorf("%d undos worked, want %d (the whole retention window)", undos, keep)
+	}
+	if last == nil || !strings.Contains(last.Error(), "retention removed") {
+		t.Errorf("past the window: %v, want it to say that retention removed the rest", last)
+	}
+	// Redo re-applies what the last undo reverted.
+	if res, err := w.Undo(ctx, UndoOptions{Redo: true}); err != nil || !res.Success {
+		t.Fatalf("redo: %v", err)
+	}
+	if got := readTree(t, dir)["f.txt"]; got != fmt.Sprintf("%d\n", 2*keep+1) {
+		t.Errorf("after redo: %q", got)
+	}
+}

@@ -233,6 +233,9 @@ func pickUndo(entries []*journal.Entry, j *journal.Journal, uo UndoOptions) (*jo
 	if id != "" {
 		full, err := j.Resolve(id)
 		if err != nil {
+			if h := j.Horizon(); h != "" && id <= h {
+				return nil, plan.Errorf(plan.CodeFileNotFound, "", "%v: the journal's retention removed it (every transaction up to %s is gone)", err, h)
+			}
 			return nil, plan.Errorf(plan.CodeFileNotFound, "", "%v (see txedit log; gc may have removed it)", err)
 		}
 		e := byID[full]
@@ -255,13 +258,17 @@ func pickUndo(entries []*journal.Entry, j *journal.Journal, uo UndoOptions) (*jo
 			return e, nil
 		}
 	}
+	gone := ""
+	if h := j.Horizon(); h != "" {
+		gone = fmt.Sprintf(" (the journal's retention removed every transaction up to %s: older ones cannot be undone)", h)
+	}
 	if uo.Agent != "" {
-		return nil, plan.Errorf(plan.CodeFileNotFound, "", "nothing to undo: agent %q has no transaction in effect", uo.Agent)
+		return nil, plan.Errorf(plan.CodeFileNotFound, "", "nothing to undo: agent %q has no transaction in effect%s", uo.Agent, gone)
 	}
 	if redo {
 		return nil, plan.Errorf(plan.CodeFileNotFound, "", "nothing to redo: no undo is in effect")
 	}
-	return nil, plan.Errorf(plan.CodeFileNotFound, "", "nothing to undo: no committed transaction is in effect")
+	return nil, plan.Errorf(plan.CodeFileNotFound, "", "nothing to undo: no committed transaction is in effect%s", gone)
 }
 
 // laterByOthers refuses to undo target when a later transaction still in

@@ -3,6 +3,7 @@ package journal
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io/fs"
 	"reflect"
 	"strings"
@@ -253,4 +254,57 @@ func mustWrite(t testing.TB, mem *memfs.FS, name string, data []byte) {
 	}
 	f.Write(data)
 	f.Close()
+}
+
+// TestGCKeepsAContiguousHistory: retention keeps a newest stretch of
+// history. A transaction too big for KeepBytes is removed with everything
+// older (keeping older ones would let undo skip it and undo something
+// older, leaving its changes in place); the newest is kept whatever its
+// size; the newest removed id is the horizon.
+func TestGCKeepsAContiguousHistory(t *testing.T) {
+	mem := memfs.New(map[string]string{"f": "0"})
+	opts := &Options{Sync: SyncNone, Keep: 10, KeepBytes: 3000}
+	cur := "0"
+	var ids []string
+	for i, size := range []int{10, 10, 3000, 10, 10, 10} {
+		next := fmt.Sprintf("%d%s", i, strings.Repeat("x", size))
+		if err := runTx(mem, opts, workload{initial: map[string]string{"f": cur}, change: map[string]*string{"f": s(next)}}); err != nil {
+			t.Fatal(err)
+		}
+		cur = next
+		ents, _ := New(mem, opts).List()
+		ids = append(ids, ents[len(ents)-1].ID)
+	}
+	j := New(mem, opts)
+	l, err := j.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed, err := l.GC()
+	l.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := j.List()
+	var left []string
+	for _, e := range ents {
+		left = append(left, e.ID)
+	}
+	// Each pack holds the content before: the fourth transaction's is
+	// 3,000 bytes and does not fit after the two newer ones; it and all
+	// older go, though the older ones are small.
+	if len(left) != 2 || left[0] != ids[4] || left[1] != ids[5] {
+		t.Fatalf("left %v, removed %v", left, removed)
+	}
+	for _, id := range left {
+		for _, r := range removed {
+			if r > id {
+				t.Fatalf("removed %s but kept the older %s: history has a hole", r, id)
+			}
+		}
+	}
+	if h := j.Horizon(); h == "" || h != removed[0] {
+		t.Errorf("horizon %q, removed %v", h, removed)
+	}
+	t.Logf("kept %d, removed %d, horizon %s", len(left), len(removed), j.Horizon())
 }
