@@ -132,8 +132,9 @@ func Edit(f *plan.FileOps, cur []byte, exists bool) *Outcome {
 	}
 	_, body := split(base)
 	body = lineEdits(f, st, body, cur, exists, out, fail)
+	var hints Hinter // prepared once for all the failures on one body
 	for _, op := range f.StrReplaces {
-		body = strReplace(st, body, op, out, fail)
+		body = strReplace(st, body, op, out, fail, &hints)
 	}
 	for _, op := range f.Appends {
 		if op.Command == plan.AppendText {
@@ -221,7 +222,7 @@ func lineEdits(f *plan.FileOps, st style, body, cur []byte, exists bool, out *Ou
 	return b.Bytes()
 }
 
-func strReplace(st style, body []byte, op *plan.Op, out *Outcome, fail func(*plan.Op, plan.Code, string, ...any) *plan.Error) []byte {
+func strReplace(st style, body []byte, op *plan.Op, out *Outcome, fail func(*plan.Op, plan.Code, string, ...any) *plan.Error, hints *Hinter) []byte {
 	old, repl := st.convert(op.Old), st.convert(op.Text)
 	n := bytes.Count(body, []byte(old))
 	if n == 0 && old != op.Old {
@@ -232,7 +233,7 @@ func strReplace(st style, body []byte, op *plan.Op, out *Outcome, fail func(*pla
 	}
 	switch {
 	case n == 0:
-		fail(op, plan.CodeNotFound, "old_str not found%s", Hint(body, op.Old))
+		fail(op, plan.CodeNotFound, "old_str not found%s", hints.Hint(body, op.Old))
 		return body
 	case n > 1 && !op.All && !op.First:
 		lines := matchLines(body, []byte(old), 20)

@@ -153,6 +153,7 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 		}
 		if warning != "" {
 			res.Warnings = append(res.Warnings, warning)
+			noteDurability(res, warning)
 		}
 		c.noteCommitted(tasks)
 		res.TransactionID, res.Summary = m.ID, m.Summary
@@ -193,6 +194,7 @@ func (w *Workspace) prepare(p *plan.Plan) []*task {
 	tasks := make([]*task, len(p.Files))
 	claims := map[string]int{}
 	claim := func(t *task, i int, rel, named string) {
+		rel = w.claimKey(rel) // the file, not its spelling (bind mounts)
 		if k, ok := claims[rel]; ok && k != i {
 			if t.fileErr == nil {
 				t.fileErr = plan.Errorf(plan.CodeInvalidRequest, t.fo.Path, "%s is also changed by fileEdits entry %d (%s): give all edits of one file in one entry", named, k, tasks[k].fo.Path)

@@ -93,6 +93,9 @@ func (w *Workspace) commit(ctx context.Context, m *journal.Manifest, units []*un
 		return "", wrapJournalErr(err)
 	}
 	if err := tx.Commit(); err != nil {
+		if errors.Is(err, journal.ErrCommitUnknown) {
+			return durabilityUnknown(err), nil // committed: see durability.go
+		}
 		return "", wrapJournalErr(err)
 	}
 	w.phase("commit", &clock)

@@ -66,7 +66,15 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.
 	}
 
 	tm := target.Manifest
-	m := &journal.Manifest{Command: "undo", Undoes: tm.ID, Forced: uo.Force, Agent: c.agentName(""), Session: c.sessionID()}
+	if in := tm.Inexact(); len(in) > 0 {
+		// Even with force: which file the journal means cannot be known.
+		return failResult(res, plan.Errorf(plan.CodeConflict, "", "cannot undo %s: it was recorded by an older txedit that wrote names that are not UTF-8 as U+FFFD, so %d of its files cannot be identified exactly (%s); undo it by hand (txedit show %s)",
+			tm.ID, len(in), strings.Join(in, ", "), tm.ID))
+	}
+	// Directories the undone transaction removed come back with the mode
+	// and owner it recorded.
+	m := &journal.Manifest{Command: "undo", Undoes: tm.ID, Forced: uo.Force, Agent: c.agentName(""), Session: c.sessionID(),
+		Dirs: append([]journal.DirState(nil), tm.Dirs...)}
 	verb := "undo"
 	if tm.Undoes != "" {
 		verb = "redo"
@@ -78,6 +86,9 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.
 	var units []*unit
 	var conflicts []string
 	var diff strings.Builder
+	// One pack, indexed once, for every before-image.
+	pack := w.j.OpenPack(tm)
+	defer pack.Close()
 	for i := len(tm.Ops) - 1; i >= 0; i-- {
 		op := tm.Ops[i]
 		fr := &plan.FileResult{Path: op.Path}
@@ -101,7 +112,7 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.
 		}
 		var before []byte
 		if op.Old != nil {
-			if before, err = w.j.Before(tm, i); err != nil {
+			if before, err = pack.Before(i); err != nil {
 				e := plan.Errorf(plan.CodeIOError, op.Path, "before-image unreadable: %v", err)
 				e.Err = err
 				return failResult(res, e)
@@ -161,6 +172,7 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.
 	}
 	if warning != "" {
 		res.Warnings = append(res.Warnings, warning)
+		noteDurability(res, warning)
 	}
 	res.Success = true
 	res.TransactionID, res.Summary = m.ID, m.Summary
@@ -221,6 +233,9 @@ func pickUndo(entries []*journal.Entry, j *journal.Journal, uo UndoOptions) (*jo
 	if id != "" {
 		full, err := j.Resolve(id)
 		if err != nil {
+			if h := j.Horizon(); h != "" && id <= h {
+				return nil, plan.Errorf(plan.CodeFileNotFound, "", "%v: the journal's retention removed it (every transaction up to %s is gone)", err, h)
+			}
 			return nil, plan.Errorf(plan.CodeFileNotFound, "", "%v (see txedit log; gc may have removed it)", err)
 		}
 		e := byID[full]
@@ -243,13 +258,17 @@ func pickUndo(entries []*journal.Entry, j *journal.Journal, uo UndoOptions) (*jo
 			return e, nil
 		}
 	}
+	gone := ""
+	if h := j.Horizon(); h != "" {
+		gone = fmt.Sprintf(" (the journal's retention removed every transaction up to %s: older ones cannot be undone)", h)
+	}
 	if uo.Agent != "" {
-		return nil, plan.Errorf(plan.CodeFileNotFound, "", "nothing to undo: agent %q has no transaction in effect", uo.Agent)
+		return nil, plan.Errorf(plan.CodeFileNotFound, "", "nothing to undo: agent %q has no transaction in effect%s", uo.Agent, gone)
 	}
 	if redo {
 		return nil, plan.Errorf(plan.CodeFileNotFound, "", "nothing to redo: no undo is in effect")
 	}
-	return nil, plan.Errorf(plan.CodeFileNotFound, "", "nothing to undo: no committed transaction is in effect")
+	return nil, plan.Errorf(plan.CodeFileNotFound, "", "nothing to undo: no committed transaction is in effect%s", gone)
 }
 
 // laterByOthers refuses to undo target when a later transaction still in

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"io/fs"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/txedit/txedit/fsys"
@@ -316,6 +318,10 @@ func (w *Workspace) resolve1(p string) (string, bool, error) {
 		return "", false, plan.Errorf(plan.CodeInvalidRequest, p, "path contains a NUL byte")
 	}
 	name := expandHome(p)
+	// A name ending in "/" (or "/.") names a directory: "a/f.txt/" is
+	// not a/f.txt, as the kernel says (ENOTDIR).
+	slashed := strings.HasSuffix(name, "/") || strings.HasSuffix(name, "/.")
+	lastDir := true // the root
 	if filepath.IsAbs(name) {
 		rel, ok := w.relToRoot(filepath.Clean(name))
 		if !ok {
@@ -356,6 +362,9 @@ func (w *Workspace) resolve1(p string) (string, bool, error) {
 		cur := path.Join(append(done, c)...)
 		fi, err := w.fsy.Lstat(cur)
 		if errors.Is(err, fs.ErrNotExist) {
+			if slashed {
+				return "", false, plan.Errorf(plan.CodeFileNotFound, p, "directory %s does not exist (a path ending in / names a directory)", cur)
+			}
 			done = append(done, c)
 			for _, r := range rest {
 				if r == ".." {
@@ -374,12 +383,13 @@ func (w *Workspace) resolve1(p string) (string, bool, error) {
 			if fsys.IsEscape(err) {
 				return "", false, plan.Errorf(plan.CodeOutsideRoot, p, "path leads outside the workspace root")
 			}
-			return "", false, plan.Wrapf(plan.CodeIOError, p, err, "%s", errText(err))
+			return "", false, ioErr(p, err)
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
-			if len(rest) > 0 && !fi.IsDir() && !allEmpty(rest) {
+			if len(rest) > 0 && !fi.IsDir() {
 				return "", false, plan.Errorf(plan.CodeFileNotFound, p, "%s is not a directory", cur)
 			}
+			lastDir = fi.IsDir()
 			done = append(done, c)
 			continue
 		}
@@ -390,6 +400,11 @@ func (w *Workspace) resolve1(p string) (string, bool, error) {
 		}
 		target, err := w.fsy.Readlink(cur)
 		if err != nil {
+			if errors.Is(err, syscall.EINVAL) || fsys.Gone(err) {
+				// It was a symlink a moment ago: someone is changing the
+				// path under us.
+				return "", false, plan.Wrapf(plan.CodeConflict, p, err, "%s changed while the path was being resolved; try again", cur)
+			}
 			return "", false, plan.Wrapf(plan.CodeIOError, p, err, "%s", errText(err))
 		}
 		if strings.HasPrefix(target, "/") {
@@ -400,19 +415,13 @@ func (w *Workspace) resolve1(p string) (string, bool, error) {
 	if len(done) == 0 {
 		return ".", false, nil
 	}
+	if slashed && !lastDir {
+		return "", false, plan.Errorf(plan.CodeFileNotFound, p, "%s is not a directory", path.Join(done...))
+	}
 	if w.dirs != nil && hops == 0 && len(done) > 1 {
 		w.dirs.Store(path.Join(done[:len(done)-1]...), true)
 	}
 	return path.Join(done...), false, nil
-}
-
-func allEmpty(parts []string) bool {
-	for _, r := range parts {
-		if r != "" && r != "." {
-			return false
-		}
-	}
-	return true
 }
 
 // relToRoot maps an absolute path inside the root to a relative one. It
@@ -497,6 +506,9 @@ func (w *Workspace) readFileOnce(named, rel string, forEdit bool) (*fileInfo, er
 	}
 	f, err := w.fsy.Open(rel)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || isENOTDIR(err) {
+			return nil, plan.Wrapf(plan.CodeConflict, named, err, "file was removed or replaced while it was being opened; try again")
+		}
 		return nil, ioErr(named, err)
 	}
 	defer f.Close()
@@ -535,13 +547,35 @@ func (w *Workspace) checkRegular(named string, fi fs.FileInfo, forEdit bool) err
 }
 
 func ioErr(named string, err error) error {
-	if errors.Is(err, fs.ErrPermission) {
-		return plan.Wrapf(plan.CodeDenied, named, err, "%s", errText(err))
-	}
-	if fsys.IsEscape(err) {
-		return plan.Wrapf(plan.CodeOutsideRoot, named, err, "path leads outside the workspace root")
+	if c := codeOf(err); c != plan.CodeIOError {
+		msg := errText(err)
+		switch c {
+		case plan.CodeOutsideRoot:
+			msg = "path leads outside the workspace root"
+		case plan.CodeConflict:
+			msg += ": a symlink on the way changed while it was followed; try again"
+		}
+		return plan.Wrapf(c, named, err, "%s", msg)
 	}
 	return plan.Wrapf(plan.CodeIOError, named, err, "%s", errText(err))
+}
+
+// codeOf is the code of an error of the file system: denied for a
+// permission (EACCES, EPERM: an immutable or append-only file, a sticky
+// directory) or a read-only file system, outside_root for a name that
+// leads out, conflict for a symlink that loops (resolve follows links
+// itself and refuses real loops, so the system's ELOOP means one changed
+// meanwhile), else io_error.
+func codeOf(err error) plan.Code {
+	switch {
+	case errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS):
+		return plan.CodeDenied
+	case fsys.IsEscape(err):
+		return plan.CodeOutsideRoot
+	case errors.Is(err, syscall.ELOOP):
+		return plan.CodeConflict
+	}
+	return plan.CodeIOError
 }
 
 // errText strips the op and path from an *fs.PathError: messages already
@@ -554,21 +588,76 @@ func errText(err error) string {
 	return err.Error()
 }
 
+// wrapJournalErr gives an error of the journal its code. An error that
+// carries another (a failure and the trouble rolling it back) is
+// classified by the first: the rollback's trouble is not why the request
+// failed.
 func wrapJournalErr(err error) error {
-	if errors.Is(err, fsys.ErrBusy) {
+	first := err
+	for {
+		m, ok := first.(interface{ Unwrap() []error })
+		if !ok || len(m.Unwrap()) == 0 {
+			break
+		}
+		first = m.Unwrap()[0]
+	}
+	if errors.Is(first, fsys.ErrBusy) {
 		return plan.Wrapf(plan.CodeBusy, "", err, "another txedit process is committing in this workspace; try again")
 	}
 	var ce *fsys.ConflictError
-	if errors.As(err, &ce) {
+	if errors.As(first, &ce) {
 		return plan.Wrapf(plan.CodeConflict, ce.Path, err, "%s; nothing was written", ce.Msg)
 	}
 	var pe *plan.Error
-	if errors.As(err, &pe) {
-		return err
+	if errors.As(first, &pe) {
+		if first == err {
+			return err
+		}
+		e := *pe
+		e.Msg, e.Err = pe.Msg+strings.TrimPrefix(err.Error(), first.Error()), err
+		return &e
+	}
+	var rp *errReplan
+	if errors.As(first, &rp) {
+		return plan.Wrapf(plan.CodeStaleHash, rp.path, err, "%v; nothing was written", err)
+	}
+	if c := codeOf(first); c != plan.CodeIOError {
+		return plan.Wrapf(c, pathOf(first), err, "%s; nothing was written", errText(first))
 	}
 	return plan.Wrap(plan.CodeIOError, "", err)
+}
+
+// pathOf is the root-relative path an error of the file system names.
+func pathOf(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Path
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.New
+	}
+	return ""
 }
 
 // createMode is the mode of files txedit creates: 0666 less the umask, as
 // any editor would give them.
 func createMode() fs.FileMode { return 0o666 &^ fsys.Umask() }
+
+// claimKey names the file a resolved path leads to, for the rule that a
+// request names each file once: by its device and inode when it exists (two
+// paths of one file, through a bind mount say, are one claim), else by its
+// directory's device and inode and its name, else by the path.
+func (w *Workspace) claimKey(rel string) string {
+	if fi, err := w.fsy.Lstat(rel); err == nil {
+		if id := fsys.IdentityOf(fi); id.Ino != 0 {
+			return fmt.Sprintf("\x00%d:%d", id.Dev, id.Ino)
+		}
+	}
+	if fi, err := w.fsy.Lstat(path.Dir(rel)); err == nil {
+		if id := fsys.IdentityOf(fi); id.Ino != 0 {
+			return fmt.Sprintf("\x00%d:%d/%s", id.Dev, id.Ino, path.Base(rel))
+		}
+	}
+	return rel
+}

@@ -7,6 +7,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -28,6 +29,9 @@ type cachedFS struct {
 	mu      sync.Mutex
 	dirs    map[string]*os.Root
 	retired []*os.Root
+	// checked is set by Revalidate: from then on every name is resolved
+	// from the root again, not through a cached handle (see Revalidate).
+	checked atomic.Bool
 }
 
 func (c *cachedFS) release() {
@@ -46,6 +50,9 @@ func (c *cachedFS) release() {
 func (c *cachedFS) dir(d string) (*os.Root, error) {
 	if d == "." || d == "" {
 		return c.o.root, nil
+	}
+	if c.checked.Load() {
+		return nil, nil
 	}
 	c.mu.Lock()
 	r, ok := c.dirs[d]
@@ -104,7 +111,19 @@ func (c *cachedFS) forget(name string) {
 
 // Revalidate implements [FS]: every cached handle must still be
 // the directory that a fresh walk from the root finds at its path.
+//
+// Then the view stops using its handles: every later call resolves its
+// name from the root again, as os.Root does, component by component. A
+// handle follows its directory wherever it is moved (an fd does not care
+// where its directory went), so a directory moved out of the root between
+// this check and the commit's renames would otherwise receive them there:
+// a write outside the root, over whatever is now in that directory. By
+// path, the renames find nothing (or another directory) at the old name
+// and the commit fails. What is left is the instant inside one os.Root
+// call between opening the parent and renaming in it, which no system
+// call closes (renameat2 has no RESOLVE_BENEATH).
 func (c *cachedFS) Revalidate() error {
+	c.checked.Store(true)
 	c.mu.Lock()
 	dirs := make(map[string]*os.Root, len(c.dirs))
 	for d, r := range c.dirs {
@@ -114,9 +133,18 @@ func (c *cachedFS) Revalidate() error {
 	for d, r := range dirs {
 		held, err := r.Stat(".")
 		if err != nil {
-			return &ConflictError{Op: "revalidate", Path: d, Msg: "directory vanished while the transaction ran"}
+			if Gone(err) {
+				return &ConflictError{Op: "revalidate", Path: d, Msg: "directory vanished while the transaction ran"}
+			}
+			return fixPath(err, d)
 		}
 		now, err := c.o.root.Lstat(d)
+		if err != nil && !Gone(err) {
+			// Not an answer about the directory (no file descriptor or
+			// memory to spare, an I/O error): the error itself, so that
+			// it is not taken for someone else's change.
+			return fixPath(err, d)
+		}
 		if err != nil || !os.SameFile(held, now) {
 			return &ConflictError{Op: "revalidate", Path: d, Msg: "directory was moved or replaced while the transaction ran"}
 		}

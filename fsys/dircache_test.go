@@ -54,3 +54,65 @@ func TestDirCacheRevalidate(t *testing.T) {
 		t.Errorf("after its own re-mkdir: %v", err)
 	}
 }
+
+// TestNoRenameOutsideAfterRevalidate is issue #13 item 11: the commit
+// revalidates its cached directory handles and then renames through the
+// view. A directory moved out of the root in between must not receive
+// those renames (an fd follows its directory wherever it goes). The test
+// is the hook between revalidation and rename: it moves the directory
+// out, then makes the commit's calls, and checks that nothing reached the
+// directory's new place outside the root.
+func TestNoRenameOutsideAfterRevalidate(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "a/b"), 0o755)
+	os.WriteFile(filepath.Join(dir, "a/b/f.txt"), []byte("old\n"), 0o644)
+	fsy, err := NewOS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsy.Close()
+	view, release := fsy.View()
+	defer release()
+	// The commit's staging: a temp file next to the target, through the
+	// cached handle of a/b.
+	f, err := view.Create("a/b/.f.txt.tmp", 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("new\n"))
+	f.Close()
+	if err := view.Revalidate(); err != nil {
+		t.Fatalf("untouched tree: %v", err)
+	}
+	// The window: a/b leaves the root.
+	if err := os.Rename(filepath.Join(dir, "a/b"), filepath.Join(outside, "b")); err != nil {
+		t.Fatal(err)
+	}
+	err = view.Rename("a/b/.f.txt.tmp", "a/b/f.txt")
+	if err == nil {
+		t.Errorf("rename after the directory left the root succeeded")
+	}
+	if err := view.Remove("a/b/f.txt"); err == nil {
+		t.Errorf("remove after the directory left the root succeeded")
+	}
+	if g, err := view.Create("a/b/g.txt", 0o644); err == nil {
+		g.Close()
+		t.Errorf("create after the directory left the root succeeded")
+	}
+	got, err := os.ReadFile(filepath.Join(outside, "b/f.txt"))
+	if err != nil || string(got) != "old\n" {
+		t.Errorf("outside b/f.txt = %q, %v: the rename reached outside the root", got, err)
+	}
+	if _, err := os.Lstat(filepath.Join(outside, "b/g.txt")); err == nil {
+		t.Errorf("a file was created outside the root")
+	}
+	// And the same directory name, re-created inside: the renames act
+	// there, by path, never in the one outside.
+	os.MkdirAll(filepath.Join(dir, "a/b"), 0o755)
+	if err := view.Rename("a/b/.f.txt.tmp", "a/b/f.txt"); err == nil {
+		t.Errorf("rename of a temp file that is not in the new a/b succeeded")
+	}
+	if _, err := os.Lstat(filepath.Join(outside, "b/.f.txt.tmp")); err != nil {
+		t.Errorf("the staged file outside was moved: %v", err)
+	}
+}

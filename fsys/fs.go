@@ -62,8 +62,12 @@ type FS interface {
 	View() (FS, func())
 	// Revalidate fails, with a *[ConflictError], if a directory handle
 	// the view holds is no longer the directory at its path (it was moved
-	// or replaced). The commit calls it before its renames. Views that
-	// hold no handles return nil.
+	// or replaced); an error that says nothing about that (no file
+	// descriptor to spare, I/O) is returned as itself. From then on the
+	// view resolves every name from the root again, so no later call acts
+	// in a directory that has left the root. The commit calls it before
+	// its identity checks and renames. Views that hold no handles return
+	// nil.
 	Revalidate() error
 }
 
@@ -141,10 +145,11 @@ func IsEscape(err error) bool {
 
 // Gone reports errors that mean there is nothing at a name: it does not
 // exist, cannot exist (too long, or a file stands where a directory
-// should), or now leads outside the root (a directory swapped for a
-// symlink: nothing was ever written through it).
+// should), or now leads outside the root or round a symlink loop (a
+// directory swapped for a symlink: nothing was ever written through it).
 func Gone(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENAMETOOLONG) || errors.Is(err, syscall.ENOTDIR) || IsEscape(err)
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENAMETOOLONG) || errors.Is(err, syscall.ENOTDIR) ||
+		errors.Is(err, syscall.ELOOP) || IsEscape(err)
 }
 
 // Identity is what distinguishes one file version from another without

@@ -90,6 +90,10 @@ func (o *OS) SyncFS(name string) error {
 	return syncfs(f)
 }
 
+// Lock implements [FS]. Besides the flock of name it locks the tree
+// ([lockTree]): writers whose workspaces overlap — nested roots, or one
+// directory reached through two paths or a bind mount — are serialised
+// too, whichever root each opened.
 func (o *OS) Lock(name string, timeout time.Duration) (func() error, error) {
 	f, err := o.root.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
@@ -113,7 +117,24 @@ func (o *OS) Lock(name string, timeout time.Duration) (func() error, error) {
 		time.Sleep(delay)
 		delay = min(delay*2, 50*time.Millisecond)
 	}
+	rootDir, err := o.root.Open(".")
+	if err != nil {
+		flock(f, false)
+		f.Close()
+		return nil, err
+	}
+	releaseTree, err := lockTree(rootDir, deadline)
+	rootDir.Close()
+	if err != nil {
+		flock(f, false)
+		f.Close()
+		if !errors.Is(err, ErrBusy) {
+			err = &fs.PathError{Op: "flock", Path: ".", Err: err}
+		}
+		return nil, err
+	}
 	return func() error {
+		releaseTree()
 		flock(f, false)
 		return f.Close()
 	}, nil

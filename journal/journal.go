@@ -311,6 +311,9 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 		tx.rollbackQuiet()
 		return nil, err
 	}
+	if err := j.recordDirs(m); err != nil {
+		return fail(err)
+	}
 	data, err := encodeManifest(m)
 	if err != nil {
 		return fail(err)
@@ -326,7 +329,7 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 		}
 	}
 	for _, d := range m.Mkdirs {
-		if err := j.fs.Mkdir(d, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := j.mkdirAs(m, d); err != nil && !errors.Is(err, fs.ErrExist) {
 			return fail(err)
 		}
 	}
@@ -458,6 +461,9 @@ func (tx *Tx) Commit() error {
 
 func (tx *Tx) commit() error {
 	fsy := tx.j.fs
+	if err := tx.distinctTargets(); err != nil {
+		return err
+	}
 	if err := tx.barrier(tx.stagingDirs()); err != nil {
 		return err
 	}

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+
+	"github.com/txedit/txedit/fsys"
 )
 
 // State is a transaction's state in the log.
@@ -83,80 +85,160 @@ func (j *Journal) Resolve(prefix string) (string, error) {
 	return found[0], nil
 }
 
-// Before returns the verified before-image of op i of a transaction.
+// Before returns the verified before-image of op i of a transaction. It
+// opens and indexes the pack for this one record: to read many, use
+// [Journal.OpenPack].
 func (j *Journal) Before(m *Manifest, i int) ([]byte, error) {
-	b := &blobReader{fsy: j.fs, dir: txnsDir + "/" + m.ID}
-	defer b.close()
-	return b.before(m, i)
+	p := j.OpenPack(m)
+	defer p.Close()
+	return p.Before(i)
 }
 
 // Diffs returns the unified diff recorded for each op of a transaction, in
-// op order ("" where none was recorded).
+// op order ("" where none was recorded). A damaged pack gives the diffs
+// before the damage and an error wrapping ErrCorrupt.
 func (j *Journal) Diffs(m *Manifest) ([]string, error) {
-	f, err := j.fs.Open(txnsDir + "/" + m.ID + "/pack")
-	if err != nil {
-		return nil, err
+	p := j.OpenPack(m)
+	defer p.Close()
+	p.index()
+	if p.f == nil {
+		return nil, p.err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	idx, err := readPack(f, fi.Size())
 	out := make([]string, len(m.Ops))
 	for i := range m.Ops {
-		e, ok := idx[[2]int{recDiff, i}]
-		if !ok {
-			continue
+		d, err := p.Diff(i)
+		if err != nil && !errors.Is(err, ErrCorrupt) {
+			return out, err
 		}
-		data := make([]byte, e.n)
-		if _, rerr := f.ReadAt(data, e.off); rerr != nil {
-			return out, rerr
-		}
-		out[i] = string(data)
+		out[i] = d
 	}
-	return out, err
+	return out, p.err
 }
 
 // GC removes the oldest finished transactions beyond the retention limits:
-// the newest Keep within KeepBytes of packs. Pending transactions are never
-// removed. Each is first renamed into the gc directory, so a crash never
-// leaves a half-deleted transaction that looks valid.
+// the newest Keep within KeepBytes of packs. It counts undo chains, not
+// transactions: an undo (or redo) is kept with the transaction it undoes
+// and does not count, so undo reaches back through the whole window (each
+// undo is a transaction of its own, and counting them evicted the oldest
+// transactions as undo walked towards them: after 1,000 transactions only
+// 100 undos worked). What is kept is a contiguous newest part of history:
+// once a chain does not fit, it and everything older go, so undo never
+// skips a removed transaction to undo an older one. The newest chain is
+// kept whatever its size. Pending transactions are never removed. Each is
+// first renamed into the gc directory, so a crash never leaves a
+// half-deleted transaction that looks valid; the newest removed id is
+// recorded (see [Journal.Horizon]).
 func (l *Locked) GC() ([]string, error) {
 	j := l.j
 	ents, err := j.List()
 	if err != nil {
 		return nil, err
 	}
-	sort.Slice(ents, func(a, b int) bool { return ents[a].ID > ents[b].ID })
-	var removed []string
-	kept, bytes := 0, int64(0)
+	byID := map[string]*Entry{}
+	for _, e := range ents {
+		byID[e.ID] = e
+	}
+	// root follows Undoes to the transaction a chain of undos and redos
+	// started from.
+	root := func(e *Entry) string {
+		id := e.ID
+		for hops := 0; hops <= len(ents); hops++ {
+			cur := byID[id]
+			if cur == nil || cur.Manifest == nil || cur.Manifest.Undoes == "" || byID[cur.Manifest.Undoes] == nil {
+				return id
+			}
+			id = cur.Manifest.Undoes
+		}
+		return id
+	}
+	type chain struct {
+		root  string
+		ids   []string
+		bytes int64
+	}
+	chains := map[string]*chain{}
 	for _, e := range ents {
 		if e.State == StatePending {
 			continue
 		}
-		if kept < j.opts.Keep && bytes+e.PackSize <= j.opts.KeepBytes {
+		r := root(e)
+		c := chains[r]
+		if c == nil {
+			c = &chain{root: r}
+			chains[r] = c
+		}
+		c.ids = append(c.ids, e.ID)
+		c.bytes += e.PackSize
+	}
+	order := make([]*chain, 0, len(chains))
+	for _, c := range chains {
+		order = append(order, c)
+	}
+	sort.Slice(order, func(a, b int) bool { return order[a].root > order[b].root })
+	var removed []string
+	kept, bytes, full := 0, int64(0), false
+	for i, c := range order {
+		if !full && (i == 0 || (kept < j.opts.Keep && bytes+c.bytes <= j.opts.KeepBytes)) {
 			kept++
-			bytes += e.PackSize
+			bytes += c.bytes
 			continue
 		}
-		if err := j.fs.Mkdir(gcDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			return removed, err
-		}
-		if err := j.fs.Rename(txnsDir+"/"+e.ID, gcDir+"/"+e.ID); err != nil {
-			return removed, err
-		}
-		for _, m := range []string{"prepared", "committed", "rolledback"} {
-			if err := j.fs.Remove(txnsDir + "/" + e.ID + "." + m); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		full = true
+		for _, id := range c.ids {
+			if err := j.remove(id); err != nil {
 				return removed, err
 			}
+			removed = append(removed, id)
 		}
-		if err := removeAll(j.fs, gcDir+"/"+e.ID); err != nil {
+	}
+	if len(removed) > 0 {
+		sort.Sort(sort.Reverse(sort.StringSlice(removed)))
+		if err := j.setHorizon(removed[0]); err != nil {
 			return removed, err
 		}
-		removed = append(removed, e.ID)
 	}
 	return removed, nil
+}
+
+// remove takes a finished transaction out of the journal.
+func (j *Journal) remove(id string) error {
+	if err := j.fs.Mkdir(gcDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if err := j.fs.Rename(txnsDir+"/"+id, gcDir+"/"+id); err != nil {
+		return err
+	}
+	for _, m := range []string{"prepared", "committed", "rolledback"} {
+		if err := j.fs.Remove(txnsDir + "/" + id + "." + m); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return removeAll(j.fs, gcDir+"/"+id)
+}
+
+const horizonName = Dir + "/horizon"
+
+// setHorizon records the newest transaction retention has removed, unless
+// a newer one is recorded already.
+func (j *Journal) setHorizon(id string) error {
+	if h := j.Horizon(); h >= id {
+		return nil
+	}
+	return fsys.WriteFileAtomic(j.fs, horizonName, []byte(id+"\n"), 0o600, j.opts.Sync != SyncNone)
+}
+
+// Horizon returns the id of the newest transaction the journal's retention
+// removed ("" if none): undo cannot reach it or anything older.
+func (j *Journal) Horizon() string {
+	data, _, err := fsys.ReadFile(j.fs, horizonName, 128)
+	if err != nil {
+		return ""
+	}
+	id := strings.TrimSpace(string(data))
+	if !validID(id) {
+		return ""
+	}
+	return id
 }
 
 // GCIfNeeded runs GC when the journal holds more than the retention limits

@@ -149,7 +149,12 @@ func (j *Journal) readManifest(id string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	return DecodeManifest(data)
+	m, err := DecodeManifest(data)
+	if err == nil && m.ID != id {
+		// Acting on it would touch another transaction's marks.
+		return nil, fmt.Errorf("%w: manifest of %s names transaction %s", ErrCorrupt, id, m.ID)
+	}
+	return m, err
 }
 
 // rollback undoes whatever part of m reached the user's files, classifying
@@ -160,20 +165,24 @@ func (j *Journal) rollback(m *Manifest, prepared bool) (*Report, error) {
 	dir := txnsDir + "/" + m.ID
 	sync := j.opts.Sync != SyncNone
 	if prepared {
-		blobs := &blobReader{fsy: j.fs, dir: dir}
-		defer blobs.close()
+		blobs := j.OpenPack(m)
+		defer blobs.Close()
 		// Directories the transaction removed come back first,
 		// shallowest first.
 		rm := uniqueDeepestFirst(m.Rmdirs)
 		for i := len(rm) - 1; i >= 0; i-- {
 			if _, err := j.fs.Lstat(rm[i]); errors.Is(err, fs.ErrNotExist) {
-				if err := j.fs.Mkdir(rm[i], 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
+				if err := j.mkdirAs(m, rm[i]); err != nil && !errors.Is(err, fs.ErrExist) {
 					return rep, err
 				}
 			}
 		}
 		for i := len(m.Ops) - 1; i >= 0; i-- {
 			op := m.Ops[i]
+			if op.inexact {
+				rep.Conflicts = append(rep.Conflicts, Conflict{Path: op.Path, Reason: inexactReason})
+				continue
+			}
 			cur, exists, cerr := readCurrent(j.fs, op.Path)
 			if cerr != nil {
 				rep.Conflicts = append(rep.Conflicts, Conflict{Path: op.Path, Reason: cerr.Error()})
@@ -189,12 +198,12 @@ func (j *Journal) rollback(m *Manifest, prepared bool) (*Report, error) {
 					return rep, err
 				}
 			case isNew:
-				data, err := blobs.before(m, i)
+				data, err := blobs.Before(i)
 				if err != nil {
 					rep.Conflicts = append(rep.Conflicts, Conflict{Path: op.Path, Reason: "before-image lost: " + err.Error()})
 					continue
 				}
-				if err := j.restore(op, data, sync); err != nil {
+				if err := j.restore(m, op, data, sync); err != nil {
 					return rep, err
 				}
 			default:
@@ -212,6 +221,9 @@ func (j *Journal) rollback(m *Manifest, prepared bool) (*Report, error) {
 	// transaction stays pending so that the next recovery tries again.
 	var cleanErr error
 	for _, op := range m.Ops {
+		if op.inexact || op.Staged == "" {
+			continue
+		}
 		if err := j.fs.Remove(op.Staged); err != nil && !fsys.Gone(err) && cleanErr == nil {
 			cleanErr = err
 		}
@@ -277,11 +289,14 @@ func readCurrent(fsy fsys.FS, name string) ([]byte, bool, error) {
 	return data, err == nil, err
 }
 
+// inexactReason is the conflict of an op whose name may have lost bytes.
+const inexactReason = "recorded by an older txedit that wrote names that are not UTF-8 as U+FFFD: which file it is cannot be known; left as it is"
+
 // restore puts a before-image back atomically: staging file, then rename.
-func (j *Journal) restore(op *Op, data []byte, sync bool) error {
+func (j *Journal) restore(m *Manifest, op *Op, data []byte, sync bool) error {
 	for _, d := range parents(op.Path) {
 		if _, err := j.fs.Lstat(d); errors.Is(err, fs.ErrNotExist) {
-			if err := j.fs.Mkdir(d, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
+			if err := j.mkdirAs(m, d); err != nil && !errors.Is(err, fs.ErrExist) {
 				return err
 			}
 		}
@@ -299,48 +314,6 @@ func (j *Journal) saveAside(dir, name string, data []byte) error {
 	}
 	j.fs.Remove(name)
 	return j.writeStaged(name, data, &State{Mode: 0o600}, j.opts.Sync != SyncNone)
-}
-
-// blobReader reads before-images from a transaction's pack.
-type blobReader struct {
-	fsy fsys.FS
-	dir string
-	f   fsys.File
-	idx packIndex
-	err error
-}
-
-func (b *blobReader) before(m *Manifest, i int) ([]byte, error) {
-	if b.f == nil && b.err == nil {
-		b.f, b.err = b.fsy.Open(b.dir + "/pack")
-		if b.err == nil {
-			var fi fs.FileInfo
-			if fi, b.err = b.f.Stat(); b.err == nil {
-				b.idx, b.err = readPack(b.f, fi.Size())
-			}
-		}
-	}
-	e, ok := b.idx[[2]int{recBefore, i}]
-	if !ok {
-		if b.err != nil {
-			return nil, b.err
-		}
-		return nil, errors.New("no before-image in the pack")
-	}
-	data := make([]byte, e.n)
-	if _, err := b.f.ReadAt(data, e.off); err != nil {
-		return nil, err
-	}
-	if op := m.Ops[i]; op.Old == nil || !matches(data, op.Old) {
-		return nil, fmt.Errorf("%w: before-image of %s fails its hash", ErrCorrupt, m.Ops[i].Path)
-	}
-	return data, nil
-}
-
-func (b *blobReader) close() {
-	if b.f != nil {
-		b.f.Close()
-	}
 }
 
 func removeAll(fsy fsys.FS, name string) error {

@@ -28,6 +28,12 @@ const (
 	CodeIOError          Code = "io_error"
 	// CodeNotRead: a write to a file the session has not read (SPEC §12).
 	CodeNotRead Code = "not_read"
+	// CodeCommitUnknown is not a failure: the transaction committed (its
+	// files changed, the journal lists it committed, the result says
+	// success), but the last sync of its commit mark failed, so a power
+	// loss before the next sync may roll it back. Result.Durability is
+	// "unknown"; the CLI exits 3. Do not retry the request: it took effect.
+	CodeCommitUnknown Code = "commit_unknown"
 )
 
 // Error is a failure with a stable code. Path names the file as the request

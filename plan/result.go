@@ -18,7 +18,17 @@ type Result struct {
 	// Warnings report trouble that did not change the outcome (a journal
 	// clean-up that failed after the commit, say).
 	Warnings []string `json:"warnings,omitempty"`
+	// Durability is DurabilityUnknown when the transaction committed but
+	// its commit mark could not be made durable (Code is then
+	// CodeCommitUnknown and Success true): the change took effect, and a
+	// power loss before the next sync may still roll it back. Empty
+	// otherwise.
+	Durability string `json:"durability,omitempty"`
 }
+
+// DurabilityUnknown is [Result.Durability] of a commit whose mark was
+// written but not made durable.
+const DurabilityUnknown = "unknown"
 
 // FileResult is the outcome for one file. Path is as the request named it
 // (root-relative with "/" for files found by pattern_replace).

@@ -68,6 +68,7 @@ func (e *env) printChanges(res *plan.Result) {
 
 // printResult prints a human summary of a write result.
 func (e *env) printResult(res *plan.Result) {
+	defer e.printWarnings(res)
 	for _, f := range res.Files {
 		if f.Status == "already_applied" {
 			fmt.Fprintf(e.stderr, "txedit: %s: already applied; left as it is\n", f.Path)

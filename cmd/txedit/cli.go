@@ -55,7 +55,9 @@ copy_file, move_file, file_delete, grep_file, find_files, diff_files).
 Every command takes --root DIR (default: the current directory) and --json.
 Flags may stand before or after arguments. Exit status: 0 success, 1 the
 operation failed (in atomic mode nothing was written; for grep and glob:
-nothing matched), 2 bad usage or an unparseable request.
+nothing matched), 2 bad usage or an unparseable request, 3 committed but
+its durability is unknown (a sync failed after the commit point: the
+change took effect, do not retry it).
 `
 
 // commandTable is the one list of commands: run dispatches through it, and
@@ -278,15 +280,28 @@ func (e *env) fail(err error) int {
 	return exitCode(code)
 }
 
-// exitCode is the one place codes become exit statuses.
+// exitCode is the one place codes become exit statuses: 0 success, 1 the
+// operation failed (in atomic mode nothing was written), 2 bad usage or an
+// unparseable request, 3 committed but its durability is unknown (the
+// change took effect: do not retry it).
 func exitCode(code plan.Code) int {
 	switch code {
 	case "":
 		return 0
 	case plan.CodeInvalidRequest:
 		return 2
+	case plan.CodeCommitUnknown:
+		return 3
 	default:
 		return 1
+	}
+}
+
+// printWarnings prints a write result's warnings (a commit whose
+// durability is unknown, a retention that failed) to stderr.
+func (e *env) printWarnings(res *plan.Result) {
+	for _, w := range res.Warnings {
+		fmt.Fprintf(e.stderr, "txedit: warning: %s\n", w)
 	}
 }
 

@@ -68,7 +68,8 @@ func undoCmd() *command {
 			}
 			e.printStat(res)
 			fmt.Fprintf(e.stdout, "committed %s: %s (txedit undo %s reverts it)\n", res.TransactionID, res.Summary, res.TransactionID)
-			return 0
+			e.printWarnings(res)
+			return exitCode(res.Code)
 		},
 	}
 }

@@ -6,6 +6,7 @@ package main
 // txedit_testhooks:
 //
 //	TXEDIT_TEST_KILL_AT=N   SIGKILL the process at its Nth file-system call
+//	TXEDIT_TEST_EIO_AT=N    fail its Nth file-system call with EIO
 //	TXEDIT_TEST_COUNT=1     print "calls N" to stderr when the command ends
 //	TXEDIT_TEST_NOSYNC=1    no fsync: a process kill keeps the page cache,
 //	                        so durability is not what these tests check
@@ -27,6 +28,10 @@ func init() {
 			o.Durability = engine.NotDurable
 		}
 		at, _ := strconv.Atoi(os.Getenv("TXEDIT_TEST_KILL_AT"))
+		mode := faultfs.ModeKill
+		if eio, _ := strconv.Atoi(os.Getenv("TXEDIT_TEST_EIO_AT")); eio > 0 {
+			at, mode = eio, faultfs.ModeError
+		}
 		if at == 0 && os.Getenv("TXEDIT_TEST_COUNT") == "" {
 			return
 		}
@@ -34,7 +39,7 @@ func init() {
 		if err != nil {
 			return
 		}
-		counter = &faultfs.FS{Inner: inner, FailAt: at, Mode: faultfs.ModeKill}
+		counter = &faultfs.FS{Inner: inner, FailAt: at, Mode: mode}
 		o.FS = counter
 	}
 	testOnlyDone = func() {

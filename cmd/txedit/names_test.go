@@ -1,0 +1,155 @@
+package main
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// nameWorkload is n files to replace in, one of them named with bytes
+// that are not UTF-8 (in a directory whose name is not UTF-8 either), and
+// a decoy that the replacement does not touch, named with the U+FFFD
+// spelling of that name: what json.Marshal made of it in a manifest.
+func nameWorkload(n int) map[string]string {
+	files := map[string]string{
+		"bad\xff.txt":      "hello bad\n",
+		"dir\xfe/in.txt":   "hello in\n",
+		"bad\uFFFD.txt":    "decoy\n",
+		"dir\uFFFD/in.txt": "decoy\n",
+	}
+	for i := 0; i < n; i++ {
+		files[fmt.Sprintf("d%02d/f%03d.txt", i%10, i)] = fmt.Sprintf("hello %d\n", i)
+	}
+	return files
+}
+
+func replaceRun(bin, dir string, env ...string) *exec.Cmd {
+	cmd := exec.Command(bin, "replace", "--root", dir, "s/hello/HI/")
+	cmd.Env = append(append(os.Environ(), "TXEDIT_TEST_NOSYNC=1"), env...)
+	return cmd
+}
+
+// TestKillNonUTF8Names: `txedit replace` over a tree holding a name that
+// is not UTF-8 is killed (SIGKILL) at every file-system call of a small
+// run and at 60 random moments of a 301-file one, then `txedit recover`:
+// the tree is entirely old or entirely new, byte for byte in its names,
+// and the decoy is never touched. Then undo, and undo --force, of a
+// committed run. Before manifests kept names exactly, 2 of 60 random kills
+// left the file new in a tree rolled back, undo refused, and undo --force
+// overwrote the decoy.
+func TestKillNonUTF8Names(t *testing.T) {
+	bin := hookedBinary(t)
+	type rig struct {
+		files    map[string]string
+		old, new string
+		calls    int
+		full     time.Duration
+	}
+	mk := func(n int) *rig {
+		r := &rig{files: nameWorkload(n)}
+		dir := t.TempDir()
+		writeFiles(t, dir, r.files)
+		r.old, _ = tree(t, dir)
+		start := time.Now()
+		cmd := replaceRun(bin, dir, "TXEDIT_TEST_COUNT=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("clean run: %v\n%s", err, out)
+		}
+		r.full = time.Since(start)
+		r.new, _ = tree(t, dir)
+		fmt.Sscanf(string(out[lastIndex(out, "calls "):]), "calls %d", &r.calls)
+		if r.calls < 10 || r.old == r.new {
+			t.Fatalf("clean run: %d calls", r.calls)
+		}
+		return r
+	}
+	check := func(r *rig, dir, label string) bool {
+		if out, err := exec.Command(bin, "recover", "--root", dir).CombinedOutput(); err != nil {
+			t.Fatalf("%s: recover: %v\n%s", label, err, out)
+		}
+		got, temps := tree(t, dir)
+		if len(temps) > 0 {
+			t.Errorf("%s: temporary files left: %q", label, temps)
+		}
+		switch got {
+		case r.old:
+			return false
+		case r.new:
+			return true
+		}
+		t.Errorf("%s: the tree is neither old nor new", label)
+		return false
+	}
+	small := mk(6)
+	commits := 0
+	for n := 1; n <= small.calls; n++ {
+		dir := t.TempDir()
+		writeFiles(t, dir, small.files)
+		replaceRun(bin, dir, "TXEDIT_TEST_KILL_AT="+strconv.Itoa(n)).Run()
+		if check(small, dir, fmt.Sprintf("killed at call %d of %d", n, small.calls)) {
+			commits++
+		}
+	}
+	big := mk(301)
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	bigCommits := 0
+	for i := 0; i < 60; i++ {
+		dir := t.TempDir()
+		writeFiles(t, dir, big.files)
+		cmd := replaceRun(bin, dir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.Int63n(int64(big.full) * 12 / 10)))
+		cmd.Process.Kill()
+		cmd.Wait()
+		if check(big, dir, fmt.Sprintf("random kill %d", i)) {
+			bigCommits++
+		}
+	}
+	t.Logf("%d kills at every call (%d committed), 60 random kills of 301 files (%d committed): every tree old or new", small.calls, commits, bigCommits)
+	if commits == 0 || commits == small.calls {
+		t.Errorf("kills never landed on both sides of the commit point (%d of %d committed)", commits, small.calls)
+	}
+
+	// Undo, then undo --force over a changed file: the decoys stay.
+	dir := t.TempDir()
+	writeFiles(t, dir, small.files)
+	if out, err := replaceRun(bin, dir).CombinedOutput(); err != nil {
+		t.Fatalf("replace: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(bin, "undo", "--root", dir).CombinedOutput(); err != nil {
+		t.Fatalf("undo: %v\n%s", err, out)
+	}
+	if got, _ := tree(t, dir); got != small.old {
+		t.Fatalf("undo did not restore the tree")
+	}
+	if out, err := replaceRun(bin, dir).CombinedOutput(); err != nil {
+		t.Fatalf("replace: %v\n%s", err, out)
+	}
+	os.WriteFile(filepath.Join(dir, "bad\xff.txt"), []byte("changed since\n"), 0o644)
+	if err := exec.Command(bin, "undo", "--root", dir).Run(); err == nil {
+		t.Fatalf("undo over a changed file succeeded without --force")
+	}
+	if out, err := exec.Command(bin, "undo", "--force", "--root", dir).CombinedOutput(); err != nil {
+		t.Fatalf("undo --force: %v\n%s", err, out)
+	}
+	if got, _ := tree(t, dir); got != small.old {
+		t.Fatalf("undo --force did not restore the tree (or touched a decoy)")
+	}
+}
+
+func lastIndex(b []byte, s string) int {
+	for i := len(b) - len(s); i >= 0; i-- {
+		if string(b[i:i+len(s)]) == s {
+			return i
+		}
+	}
+	return 0
+}

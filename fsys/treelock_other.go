@@ -1,0 +1,16 @@
+//go:build unix && !linux
+
+package fsys
+
+import "golang.org/x/sys/unix"
+
+// openParent opens the directory above dir. Without O_PATH the walk stops
+// at the first directory the process may not read.
+func openParent(dir int) (int, error) {
+	return unix.Openat(dir, "..", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+}
+
+// openLockable returns another handle of dir, opened for reading.
+func openLockable(dir int) (int, error) {
+	return unix.Openat(dir, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+}
