@@ -3,39 +3,224 @@ package fsys
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"io/fs"
 	"os"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// ReadFile implements [Dir] with three system calls: openat on the
-// directory's descriptor (one component, O_NOFOLLOW, so it cannot leave
-// the directory; O_NONBLOCK, so a FIFO cannot hang it), read, close. It
-// skips the os.File machinery (fcntl, poller registration) that doubles
-// the cost of reading many small files.
-func (d *osDir) ReadFile(name string, buf []byte, max int64) ([]byte, error) {
-	fd, err := d.fd()
+// rawDir is a [Dir] on Linux: a bare directory descriptor. A walk lists
+// it with getdents64 (types from d_type, no stat per entry), opens
+// children with one openat each (a single component, O_NOFOLLOW: it
+// cannot leave the directory) and reads files with openat, read, close —
+// none of the os.File machinery (fcntl, poller registration, finalizers)
+// that costs more than the read itself for a small file.
+type rawDir struct {
+	fd atomic.Int64 // -1 once closed
+}
+
+// openDir opens name (resolved through the root, so confined) as a
+// rawDir.
+func openDir(r *os.Root, name string) (Dir, error) {
+	if name == "" {
+		name = "."
+	}
+	f, err := r.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, err
 	}
-	f, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	defer f.Close()
+	sc, err := f.SyscallConn()
 	if err != nil {
-		return nil, &os.PathError{Op: "openat", Path: name, Err: err}
+		return nil, err
 	}
-	defer unix.Close(f)
+	fd, oerr := -1, error(nil)
+	if err := sc.Control(func(h uintptr) {
+		fd, oerr = unix.Openat(int(h), ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	}); err != nil {
+		return nil, err
+	}
+	if oerr != nil {
+		return nil, &os.PathError{Op: "open", Path: name, Err: oerr}
+	}
+	return newRawDir(fd), nil
+}
+
+func newRawDir(fd int) *rawDir {
+	d := &rawDir{}
+	d.fd.Store(int64(fd))
+	return d
+}
+
+// entryName refuses what is not one entry of the directory.
+func entryName(op, name string) error {
+	if name == "" || name == "." || name == ".." || strings.IndexByte(name, '/') >= 0 {
+		return &os.PathError{Op: op, Path: name, Err: syscall.EINVAL}
+	}
+	return nil
+}
+
+func (d *rawDir) handle(op, name string) (int, error) {
+	fd := int(d.fd.Load())
+	if fd < 0 {
+		return -1, &os.PathError{Op: op, Path: name, Err: os.ErrClosed}
+	}
+	return fd, entryName(op, name)
+}
+
+// Close implements [Dir].
+func (d *rawDir) Close() error {
+	fd := d.fd.Swap(-1)
+	if fd < 0 {
+		return os.ErrClosed
+	}
+	return unix.Close(int(fd))
+}
+
+// OpenDir implements [Dir].
+func (d *rawDir) OpenDir(name string) (Dir, error) {
+	dfd, err := d.handle("opendir", name)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			if err == unix.ELOOP {
+				err = unix.ENOTDIR // a symlink: not a directory of this tree
+			}
+			return nil, &os.PathError{Op: "openat", Path: name, Err: err}
+		}
+		return newRawDir(fd), nil
+	}
+}
+
+// openFile opens an entry for reading: O_NOFOLLOW, so a symlink is
+// refused; O_NONBLOCK, so a FIFO cannot hang it.
+func (d *rawDir) openFile(name string) (int, error) {
+	dfd, err := d.handle("openat", name)
+	if err != nil {
+		return -1, err
+	}
+	for {
+		fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return -1, &os.PathError{Op: "openat", Path: name, Err: err}
+		}
+		return fd, nil
+	}
+}
+
+// Open implements [Dir].
+func (d *rawDir) Open(name string) (File, error) {
+	fd, err := d.openFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return osFile{os.NewFile(uintptr(fd), name)}, nil
+}
+
+// OpenReader opens an entry for sequential reading with plain read
+// system calls. A read shorter than asked is the end of the file (true of
+// regular files, the only ones a walk reads), so a file smaller than the
+// buffer costs openat, one read and close.
+func (d *rawDir) OpenReader(name string) (io.ReadCloser, error) {
+	fd, err := d.openFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return &rawFile{fd: fd, name: name}, nil
+}
+
+type rawFile struct {
+	fd   int
+	name string
+	eof  bool
+}
+
+func (f *rawFile) Read(p []byte) (int, error) {
+	if f.eof {
+		return 0, io.EOF
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		n, err := unix.Read(f.fd, p)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, &os.PathError{Op: "read", Path: f.name, Err: err}
+		}
+		if n < len(p) {
+			f.eof = true
+			if n == 0 {
+				return 0, io.EOF
+			}
+		}
+		return n, nil
+	}
+}
+
+func (f *rawFile) Close() error {
+	if f.fd < 0 {
+		return os.ErrClosed
+	}
+	err := unix.Close(f.fd)
+	f.fd = -1
+	return err
+}
+
+// ReadFile implements [Dir] with openat, read and close; a file that
+// fills the buffer is measured with fstat, so the buffer grows once to
+// its size instead of doubling (and copying) its way there.
+func (d *rawDir) ReadFile(name string, buf []byte, max int64) ([]byte, error) {
+	fd, err := d.openFile(name)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
 	buf = buf[:0]
 	if cap(buf) < 64<<10 {
 		buf = make([]byte, 0, 64<<10)
 	}
+	sized := false
 	for {
 		if len(buf) == cap(buf) {
 			if int64(len(buf)) > max {
 				return nil, &os.PathError{Op: "read", Path: name, Err: ErrTooLarge}
 			}
-			buf = append(buf, 0)[:len(buf)]
+			want := 2 * cap(buf)
+			if !sized {
+				sized = true
+				var st unix.Stat_t
+				if unix.Fstat(fd, &st) == nil && st.Size >= int64(len(buf)) {
+					if st.Size > max {
+						return nil, &os.PathError{Op: "read", Path: name, Err: ErrTooLarge}
+					}
+					// One byte more than the size: the read that returns
+					// it short is the end.
+					want = int(st.Size) + 1
+				}
+			}
+			nb := make([]byte, len(buf), want)
+			copy(nb, buf)
+			buf = nb
 		}
-		n, err := unix.Read(f, buf[len(buf):cap(buf)])
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
 		if err == unix.EINTR {
 			continue
 		}
@@ -54,23 +239,11 @@ func (d *osDir) ReadFile(name string, buf []byte, max int64) ([]byte, error) {
 	}
 }
 
-func (d *osDir) fd() (int, error) {
-	d.once.Do(func() {
-		d.dirFile, d.dirErr = d.r.Open(".")
-		if d.dirErr == nil {
-			d.dirFd = int(d.dirFile.Fd())
-		}
-	})
-	return d.dirFd, d.dirErr
-}
-
-// readDirRaw lists a directory with getdents64, taking each entry's type
-// from d_type. ReadDir on a directory opened through os.Root stats every
-// entry, one system call per file that a walk does not need.
-func (d *osDir) readDirRaw() ([]fs.DirEntry, error) {
-	fd, err := d.fd()
-	if err != nil {
-		return nil, err
+// ReadDir implements [Dir]: getdents64, each entry's type from d_type.
+func (d *rawDir) ReadDir() ([]fs.DirEntry, error) {
+	fd := int(d.fd.Load())
+	if fd < 0 {
+		return nil, &os.PathError{Op: "getdents", Path: ".", Err: os.ErrClosed}
 	}
 	var out []fs.DirEntry
 	buf := make([]byte, 32<<10)
@@ -123,8 +296,76 @@ func direntType(t byte) fs.FileMode {
 	return fs.ModeIrregular // DT_UNKNOWN: resolved by Info
 }
 
+// lstat stats an entry without following a symlink.
+func (d *rawDir) lstat(name string) (fs.FileInfo, error) {
+	fd, err := d.handle("fstatat", name)
+	if err != nil {
+		return nil, err
+	}
+	st := new(syscall.Stat_t)
+	for {
+		err := unix.Fstatat(fd, name, (*unix.Stat_t)(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "fstatat", Path: name, Err: err}
+		}
+		return &fileStat{name: name, st: st}, nil
+	}
+}
+
+// unix.Stat_t and syscall.Stat_t are the same kernel struct on Linux;
+// these fail to compile if their sizes ever differ.
+var (
+	_ [unsafe.Sizeof(unix.Stat_t{}) - unsafe.Sizeof(syscall.Stat_t{})]byte
+	_ [unsafe.Sizeof(syscall.Stat_t{}) - unsafe.Sizeof(unix.Stat_t{})]byte
+)
+
+// fileStat is the fs.FileInfo of an entry, as os.Lstat makes it (Sys is
+// the *syscall.Stat_t).
+type fileStat struct {
+	name string
+	st   *syscall.Stat_t
+}
+
+func (f *fileStat) Name() string { return f.name }
+func (f *fileStat) Size() int64  { return f.st.Size }
+func (f *fileStat) Mode() fs.FileMode {
+	m := fs.FileMode(f.st.Mode & 0o777)
+	switch f.st.Mode & syscall.S_IFMT {
+	case syscall.S_IFBLK:
+		m |= fs.ModeDevice
+	case syscall.S_IFCHR:
+		m |= fs.ModeDevice | fs.ModeCharDevice
+	case syscall.S_IFDIR:
+		m |= fs.ModeDir
+	case syscall.S_IFIFO:
+		m |= fs.ModeNamedPipe
+	case syscall.S_IFLNK:
+		m |= fs.ModeSymlink
+	case syscall.S_IFSOCK:
+		m |= fs.ModeSocket
+	}
+	if f.st.Mode&syscall.S_ISGID != 0 {
+		m |= fs.ModeSetgid
+	}
+	if f.st.Mode&syscall.S_ISUID != 0 {
+		m |= fs.ModeSetuid
+	}
+	if f.st.Mode&syscall.S_ISVTX != 0 {
+		m |= fs.ModeSticky
+	}
+	return m
+}
+func (f *fileStat) ModTime() time.Time {
+	return time.Unix(int64(f.st.Mtim.Sec), int64(f.st.Mtim.Nsec))
+}
+func (f *fileStat) IsDir() bool { return f.Mode().IsDir() }
+func (f *fileStat) Sys() any    { return f.st }
+
 type rawDirent struct {
-	d    *osDir
+	d    *rawDir
 	name string
 	typ  fs.FileMode
 }
@@ -133,10 +374,14 @@ func (e *rawDirent) Name() string { return e.name }
 func (e *rawDirent) IsDir() bool  { return e.Type().IsDir() }
 func (e *rawDirent) Type() fs.FileMode {
 	if e.typ == fs.ModeIrregular {
-		if fi, err := e.d.r.Lstat(e.name); err == nil {
+		if fi, err := e.d.lstat(e.name); err == nil {
 			e.typ = fi.Mode().Type()
 		}
 	}
 	return e.typ
 }
-func (e *rawDirent) Info() (fs.FileInfo, error) { return e.d.r.Lstat(e.name) }
+
+// Info stats the entry (its directory must still be open).
+func (e *rawDirent) Info() (fs.FileInfo, error) { return e.d.lstat(e.name) }
+
+var _ Dir = (*rawDir)(nil)
