@@ -32,6 +32,16 @@ type Matcher struct {
 	// at least one: lines holding none of them are not run through the
 	// regexp.
 	lits []*finder
+	// exact says that a line matches if and only if it holds one of
+	// lits (an alternation of plain strings): the regexp is never run.
+	exact bool
+	// whole says that a file must be searched in one piece (multiline
+	// patterns).
+	whole bool
+	// perLine says that each line is matched on its own, as the text of
+	// the regexp: ripgrep's meaning of \A and \z outside multiline
+	// mode, which a search of the whole buffer would not give.
+	perLine bool
 }
 
 // finder finds a literal, case-sensitively with bytes.Index, or ignoring
@@ -164,7 +174,7 @@ func Compile(pattern string, o Options) (*Matcher, error) {
 	if err != nil {
 		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "bad regular expression: %v", err)
 	}
-	s := &Matcher{multiline: multiline}
+	s := &Matcher{multiline: multiline, whole: multiline, perLine: !multiline && textAnchored(tree)}
 	if !multiline {
 		if err := noNewline(tree); err != nil {
 			return nil, err
@@ -182,7 +192,7 @@ func Compile(pattern string, o Options) (*Matcher, error) {
 		}
 	}
 	if s.literal == nil && !multiline {
-		if lits, fold, ok := required(tree); ok && len(lits) > 0 && len(lits) <= 16 {
+		if lits, fold, exact, ok := required(tree); ok && len(lits) > 0 && len(lits) <= maxLits {
 			usable := true
 			for _, l := range lits {
 				if len(l) == 0 || (fold && !foldSafe(l)) {
@@ -193,6 +203,7 @@ func Compile(pattern string, o Options) (*Matcher, error) {
 				for _, l := range lits {
 					s.lits = append(s.lits, newFinder(l, fold))
 				}
+				s.exact = exact
 			}
 		}
 	}
@@ -278,21 +289,24 @@ func literalOf(re *syntax.Regexp) ([]byte, bool) {
 	return []byte(s), fold
 }
 
+// maxLits bounds the strings of a prefilter.
+const maxLits = 16
+
 // required returns strings of which every match of re contains one, or
 // ok false when it cannot tell. fold reports that they are lower-cased
-// and must be looked for case-insensitively.
-func required(re *syntax.Regexp) (lits [][]byte, fold, ok bool) {
+// and must be looked for case-insensitively; exact, that a text matches
+// re if and only if it contains one of them.
+func required(re *syntax.Regexp) (lits [][]byte, fold, exact, ok bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
 		l, f := literalOf(re)
-		return [][]byte{l}, f, true
-	case syntax.OpCapture:
-		return required(re.Sub[0])
-	case syntax.OpPlus:
+		return [][]byte{l}, f, true, true
+	case syntax.OpCapture, syntax.OpPlus:
 		return required(re.Sub[0])
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return required(re.Sub[0])
+			l, f, _, ok := required(re.Sub[0])
+			return l, f, false, ok
 		}
 	case syntax.OpConcat:
 		// The child whose shortest required string is longest is the
@@ -300,7 +314,7 @@ func required(re *syntax.Regexp) (lits [][]byte, fold, ok bool) {
 		best, bestLen := [][]byte(nil), 0
 		bestFold := false
 		for _, sub := range re.Sub {
-			l, f, ok := required(sub)
+			l, f, _, ok := required(sub)
 			if !ok {
 				continue
 			}
@@ -309,27 +323,43 @@ func required(re *syntax.Regexp) (lits [][]byte, fold, ok bool) {
 			}
 		}
 		if best != nil {
-			return best, bestFold, true
+			return best, bestFold, false, true
 		}
 	case syntax.OpAlternate:
 		var all [][]byte
-		anyFold := false
+		anyFold, allFold, allExact := false, true, true
 		for _, sub := range re.Sub {
-			l, f, ok := required(sub)
+			l, f, e, ok := required(sub)
 			if !ok {
-				return nil, false, false
+				return nil, false, false, false
 			}
 			all = append(all, l...)
 			anyFold = anyFold || f
+			allFold = allFold && f
+			allExact = allExact && e
 		}
 		if anyFold {
 			for i := range all {
 				all[i] = asciiLower(all[i])
 			}
 		}
-		return all, anyFold, true
+		return all, anyFold, allExact && (allFold || !anyFold), true
 	}
-	return nil, false, false
+	return nil, false, false, false
+}
+
+// textAnchored reports whether re anchors on the start or end of the
+// whole text (\A, \z), which a search in pieces would move.
+func textAnchored(re *syntax.Regexp) bool {
+	if re.Op == syntax.OpBeginText || re.Op == syntax.OpEndText {
+		return true
+	}
+	for _, sub := range re.Sub {
+		if textAnchored(sub) {
+			return true
+		}
+	}
+	return false
 }
 
 func minLen(ls [][]byte) int {
@@ -352,12 +382,18 @@ type Block struct {
 // Search calls emit for each match block of buf, in order, until emit
 // returns false. It returns the number of blocks.
 func (s *Matcher) Search(buf []byte, emit func(Block) bool) int {
+	return s.search(buf, 1, true, emit)
+}
+
+// search is Search with the number of buf's first line given; without
+// lines, the blocks' Line is not worked out (and is 0).
+func (s *Matcher) search(buf []byte, line int, lines bool, emit func(Block) bool) int {
 	if len(buf) == 0 {
 		return 0
 	}
-	var next []int // next occurrence of each of s.lits, -2 if not looked for
+	var nextBuf [maxLits]int
+	next := nextBuf[:len(s.lits)] // next occurrence of each of s.lits
 	if s.lits != nil {
-		next = make([]int, len(s.lits))
 		found := false
 		for i, f := range s.lits {
 			next[i] = f.index(buf, 0)
@@ -367,12 +403,7 @@ func (s *Matcher) Search(buf []byte, emit func(Block) bool) int {
 			return 0
 		}
 	}
-	n, line, lineAt := 0, 1, 0
-	lineNo := func(at int) int {
-		line += bytes.Count(buf[lineAt:at], []byte{'\n'})
-		lineAt = at
-		return line
-	}
+	n, lineAt := 0, 0
 	for pos := 0; pos < len(buf); {
 		ms, me, ok := s.next(buf, next, pos)
 		if !ok {
@@ -391,7 +422,13 @@ func (s *Matcher) Search(buf []byte, emit func(Block) bool) int {
 			le = last + i + 1
 		}
 		n++
-		if !emit(Block{Start: ls, End: le, Line: lineNo(ls)}) {
+		b := Block{Start: ls, End: le}
+		if lines {
+			line += bytes.Count(buf[lineAt:ls], []byte{'\n'})
+			lineAt = ls
+			b.Line = line
+		}
+		if !emit(b) {
 			break
 		}
 		pos = le
@@ -401,7 +438,8 @@ func (s *Matcher) Search(buf []byte, emit func(Block) bool) int {
 
 // next finds the first match at or after pos. next holds each literal's
 // next occurrence, kept between calls so that a rare literal is not
-// searched for again from every position.
+// searched for again from every position. Outside multiline mode only
+// the line of a match matters, not where on it the match is.
 func (s *Matcher) next(buf []byte, next []int, pos int) (int, int, bool) {
 	if s.literal != nil {
 		i := s.literal.index(buf, pos)
@@ -409,6 +447,19 @@ func (s *Matcher) next(buf []byte, next []int, pos int) (int, int, bool) {
 			return 0, 0, false
 		}
 		return i, i + len(s.literal.lit), true
+	}
+	if s.perLine && s.lits == nil {
+		for pos < len(buf) {
+			le := len(buf)
+			if i := bytes.IndexByte(buf[pos:], '\n'); i >= 0 {
+				le = pos + i
+			}
+			if s.re.Match(buf[pos:le]) {
+				return pos, pos, true
+			}
+			pos = le + 1
+		}
+		return 0, 0, false
 	}
 	if s.lits == nil {
 		loc := s.re.FindIndex(buf[pos:])
@@ -419,25 +470,32 @@ func (s *Matcher) next(buf []byte, next []int, pos int) (int, int, bool) {
 	}
 	// Run the regexp only on lines that hold one of the literals.
 	for pos < len(buf) {
-		at := -1
+		at, which := -1, 0
 		for i, f := range s.lits {
 			if next[i] >= 0 && next[i] < pos {
 				next[i] = f.index(buf, pos)
 			}
 			if next[i] >= 0 && (at < 0 || next[i] < at) {
-				at = next[i]
+				at, which = next[i], i
 			}
 		}
 		if at < 0 {
 			return 0, 0, false
+		}
+		if s.exact {
+			return at, at + len(s.lits[which].lit), true
 		}
 		ls := bytes.LastIndexByte(buf[:at], '\n') + 1
 		le := len(buf)
 		if i := bytes.IndexByte(buf[at:], '\n'); i >= 0 {
 			le = at + i
 		}
-		if loc := s.re.FindIndex(buf[ls:le]); loc != nil {
-			return ls + loc[0], ls + loc[1], true
+		if s.multiline {
+			if loc := s.re.FindIndex(buf[ls:le]); loc != nil {
+				return ls + loc[0], ls + loc[1], true
+			}
+		} else if s.re.Match(buf[ls:le]) {
+			return ls, ls, true
 		}
 		pos = le + 1
 	}
