@@ -173,7 +173,7 @@ func TestPrefilterKinds(t *testing.T) {
 		{pattern: "a.b", literalFlag: true, literal: true},
 		{pattern: `fmt\.Errorf|errors\.New|panic\(`, lits: 3, exact: true},
 		{pattern: `FMT\.errorf|Panic\(`, fold: true, lits: 2, exact: true},
-		{pattern: `fmt\.Errorf|errors\.New`, fold: true}, // "s" folds beyond ASCII: no prefilter
+		{pattern: `fmt\.Errorf|errors\.New`, fold: true},   // "s" folds beyond ASCII: no prefilter
 		{pattern: `(?i:fmt)|panic`, lits: 2, exact: false}, // mixed case rules: a superset
 		{pattern: `\bdeprecated\b`, fold: true, lits: 1},
 		{pattern: `func \w+\(ctx context\.Context`, lits: 1},
