@@ -1,7 +1,6 @@
 package fsys
 
 import (
-	"bytes"
 	"encoding/binary"
 	"io"
 	"io/fs"
@@ -240,12 +239,14 @@ func (d *rawDir) ReadFile(name string, buf []byte, max int64) ([]byte, error) {
 }
 
 // ReadDir implements [Dir]: getdents64, each entry's type from d_type.
+// The entries of one directory share two allocations (their names, and
+// the entries themselves), not two each.
 func (d *rawDir) ReadDir() ([]fs.DirEntry, error) {
 	fd := int(d.fd.Load())
 	if fd < 0 {
 		return nil, &os.PathError{Op: "getdents", Path: ".", Err: os.ErrClosed}
 	}
-	var out []fs.DirEntry
+	var ents []rawDirent
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := unix.ReadDirent(fd, buf)
@@ -256,24 +257,33 @@ func (d *rawDir) ReadDir() ([]fs.DirEntry, error) {
 			return nil, &os.PathError{Op: "getdents", Path: ".", Err: err}
 		}
 		if n <= 0 {
-			return out, nil
+			break
 		}
-		for b := buf[:n]; len(b) >= 19; {
-			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
-			if reclen < 19 || reclen > len(b) {
+		names := string(buf[:n]) // the names below are slices of it
+		if ents == nil {
+			ents = make([]rawDirent, 0, n/24+1) // records are 24 bytes and more
+		}
+		for off := 0; off+19 <= n; {
+			reclen := int(binary.NativeEndian.Uint16(buf[off+16 : off+18]))
+			if reclen < 19 || off+reclen > n {
 				break
 			}
-			typ := b[18]
-			name := b[19:reclen]
-			if i := bytes.IndexByte(name, 0); i >= 0 {
+			typ := buf[off+18]
+			name := names[off+19 : off+reclen]
+			if i := strings.IndexByte(name, 0); i >= 0 {
 				name = name[:i]
 			}
-			b = b[reclen:]
-			if s := string(name); s != "." && s != ".." {
-				out = append(out, &rawDirent{d: d, name: s, typ: direntType(typ)})
+			off += reclen
+			if name != "." && name != ".." {
+				ents = append(ents, rawDirent{d: d, name: name, typ: direntType(typ)})
 			}
 		}
 	}
+	out := make([]fs.DirEntry, len(ents))
+	for i := range ents {
+		out[i] = &ents[i]
+	}
+	return out, nil
 }
 
 func direntType(t byte) fs.FileMode {

@@ -368,3 +368,71 @@ func TestLinesHelpers(t *testing.T) {
 		t.Errorf("linesBack: %d", got)
 	}
 }
+
+// TestIndexPair: the vector kernels find what the one-at-a-time loop
+// finds, at every length, distance and alignment, folding or not.
+func TestIndexPair(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	alphabet := []byte("abAB\x00\xff ")
+	for iter := 0; iter < 20000; iter++ {
+		n := rng.Intn(200)
+		b := make([]byte, n+rng.Intn(8))
+		for i := range b {
+			b[i] = alphabet[rng.Intn(len(alphabet))]
+		}
+		off := rng.Intn(len(b) - n + 1)
+		b = b[off : off+n] // unaligned starts
+		d := rng.Intn(40)
+		c1, c2 := alphabet[rng.Intn(4)]|0x20, alphabet[rng.Intn(len(alphabet))]
+		var m1, m2 byte
+		if rng.Intn(2) == 0 {
+			m1 = 0x20
+		}
+		if rng.Intn(2) == 0 && c2 >= 'a' && c2 <= 'z' {
+			m2 = 0x20
+		}
+		want := indexPairGo(b, c1, m1, c2, m2, d)
+		if got := indexPair(b, c1, m1, c2, m2, d); got != want {
+			t.Fatalf("indexPair(%q, %q|%#x, %q|%#x, %d) = %d, want %d", b, c1, m1, c2, m2, d, got, want)
+		}
+	}
+}
+
+// TestFinderPaths: the pair search and the rare-byte search agree with
+// bytes.Index on random text, case-sensitive or not.
+func TestFinderPaths(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	alphabet := []byte("fucmainFUNCMAIN (")
+	for iter := 0; iter < 3000; iter++ {
+		b := make([]byte, rng.Intn(300))
+		for i := range b {
+			b[i] = alphabet[rng.Intn(len(alphabet))]
+		}
+		lit := make([]byte, 1+rng.Intn(5))
+		for i := range lit {
+			lit[i] = alphabet[rng.Intn(len(alphabet))]
+		}
+		fold := rng.Intn(2) == 0
+		if fold {
+			lit = bytes.ToLower(lit)
+		}
+		f := newFinder(lit, fold)
+		from := rng.Intn(len(b) + 1)
+		want := -1
+		hay := b[from:]
+		if fold {
+			hay = bytes.ToLower(hay)
+		}
+		if i := bytes.Index(hay, lit); i >= 0 {
+			want = from + i
+		}
+		if got := f.indexByRare(b, from); got != want {
+			t.Fatalf("indexByRare(%q, %q fold %v, from %d) = %d, want %d", b, lit, fold, from, got, want)
+		}
+		if len(lit) >= 2 {
+			if got := f.indexByPair(b, from); got != want {
+				t.Fatalf("indexByPair(%q, %q fold %v, from %d) = %d, want %d", b, lit, fold, from, got, want)
+			}
+		}
+	}
+}

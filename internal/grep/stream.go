@@ -67,6 +67,9 @@ func (sc *Scanner) Search(r io.Reader, q *Query, emit func(*plan.Match)) (n int,
 			emit(m)
 		}
 		sc.pend = sc.pend[:0]
+		if cap(sc.buf) > 4*bufferSize {
+			sc.buf = nil // grown for a long line: not kept for the next file
+		}
 	}()
 	var (
 		pos, end int  // buf[pos:end] is read and not yet searched

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/sourcegraph/conc/panics"
 	"github.com/txedit/txedit/fsys"
@@ -54,7 +55,8 @@ type Options struct {
 }
 
 // Entry is a regular file (or, with Options.Dirs, a directory) found by a
-// walk.
+// walk. The walk may reuse an Entry once fn returns: fn keeps its fields,
+// never the pointer.
 type Entry struct {
 	Path  string // root-relative, "/"-separated
 	Name  string
@@ -382,11 +384,32 @@ func (w *walker) skipped(r *rules, p string, isDir bool) bool {
 
 func (w *walker) files(j job, worker int) {
 	defer j.h.release()
+	// The batch's paths are one string, and its entries one Entry: two
+	// allocations per batch, not two per file.
+	size := 0
+	for _, e := range j.files {
+		size += len(j.dir) + 1 + len(e.Name())
+	}
+	b := make([]byte, 0, size)
+	for _, e := range j.files {
+		if j.dir != "" {
+			b = append(append(b, j.dir...), '/')
+		}
+		b = append(b, e.Name()...)
+	}
+	paths := unsafe.String(unsafe.SliceData(b), len(b)) // b is not written again
+	ent := &Entry{Depth: j.depth + 1, Worker: worker, dir: j.h}
+	off := 0
 	for _, e := range j.files {
 		if w.failed() {
 			return
 		}
-		ent := &Entry{Path: join(j.dir, e.Name()), Name: e.Name(), Depth: j.depth + 1, Info: e, Worker: worker, dir: j.h}
+		n := len(e.Name())
+		if j.dir != "" {
+			n += len(j.dir) + 1
+		}
+		ent.Path, ent.Name, ent.Info = paths[off:off+n], e.Name(), e
+		off += n
 		if err := w.fn(ent); err != nil {
 			w.fail(err)
 			return
