@@ -178,7 +178,10 @@ func grepCmd() *command {
 			} else {
 				showNums := (lineNums || isTerminal(e.stdout)) && !noLineNums
 				single := req.Path != "" && len(res.Matches) > 0 && allSamePath(res.Matches) && !isDirArg(w, req.Path)
-				printGrep(e.stdout, res, showNums, single)
+				// One write per 64 KiB, not one per line.
+				out := bufio.NewWriterSize(e.stdout, 64<<10)
+				printGrep(out, res, showNums, single)
+				out.Flush()
 				if res.Truncated {
 					fmt.Fprintf(e.stderr, "txedit: output cut at %d entries (--head-limit)\n", req.HeadLimit)
 				}
@@ -325,9 +328,12 @@ func globCmd() *command {
 			if e.json {
 				e.printJSON(res)
 			} else {
+				out := bufio.NewWriterSize(e.stdout, 64<<10)
 				for _, f := range res.Files {
-					fmt.Fprintln(e.stdout, f)
+					out.WriteString(f)
+					out.WriteByte('\n')
 				}
+				out.Flush()
 			}
 			if len(res.Files) == 0 {
 				return 1
