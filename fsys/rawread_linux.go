@@ -238,6 +238,52 @@ func (d *rawDir) ReadFile(name string, buf []byte, max int64) ([]byte, error) {
 	}
 }
 
+// ReadFileStat reads the regular file name whole, as it is when opened:
+// openat (O_NOFOLLOW: a symlink is refused), fstat, one read sized from
+// it (and one more if the file grew), close. It fails, without reading,
+// on anything but a regular file, or one over max bytes.
+func (d *rawDir) ReadFileStat(name string, max int64) ([]byte, fs.FileInfo, error) {
+	fd, err := d.openFile(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unix.Close(fd)
+	st := new(syscall.Stat_t)
+	if err := unix.Fstat(fd, (*unix.Stat_t)(unsafe.Pointer(st))); err != nil {
+		return nil, nil, &os.PathError{Op: "fstat", Path: name, Err: err}
+	}
+	fi := &fileStat{name: name, st: st}
+	if !fi.Mode().IsRegular() {
+		return nil, fi, &os.PathError{Op: "read", Path: name, Err: errNotRegular}
+	}
+	if st.Size > max {
+		return nil, fi, &os.PathError{Op: "read", Path: name, Err: ErrTooLarge}
+	}
+	// One byte more than the size: a read that comes back short is the
+	// end, and a file that grew shows.
+	buf := make([]byte, 0, st.Size+1)
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) > max {
+				return nil, fi, &os.PathError{Op: "read", Path: name, Err: ErrTooLarge}
+			}
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, fi, &os.PathError{Op: "read", Path: name, Err: err}
+		}
+		want := cap(buf) - len(buf)
+		buf = buf[:len(buf)+n]
+		if n == 0 || n < want {
+			return buf, fi, nil
+		}
+	}
+}
+
 // ReadDir implements [Dir]: getdents64, each entry's type from d_type.
 // The entries of one directory share two allocations (their names, and
 // the entries themselves), not two each.

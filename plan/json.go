@@ -1,8 +1,11 @@
 package plan
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // AppendJSON appends r as encoding/json would marshal it (with HTML
@@ -139,55 +142,94 @@ const hexDigits = "0123456789abcdef"
 
 // appendString appends s as a JSON string exactly as encoding/json does
 // without HTML escaping: invalid UTF-8 becomes U+FFFD, U+2028 and U+2029
-// are escaped. Runs of plain bytes are copied at once.
+// are escaped. Plain ASCII moves eight bytes at a time: each word is
+// stored whole and the output advances past its plain bytes only.
 func appendString(b []byte, s string) []byte {
+	// room keeps space for one word and the longest escape after j.
+	const room = 8 + 6
 	b = append(b, '"')
-	start := 0
+	j := len(b)
+	b = b[:cap(b)]
+	grow := func(n int) {
+		if len(b)-j < n {
+			b = append(b[:j], make([]byte, n+len(s)/4)...)
+			b = b[:cap(b)]
+		}
+	}
+	grow(len(s) + room)
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if safe[c] {
-				i++
+		if len(b)-j < room {
+			grow(room)
+		}
+		if i+8 <= len(s) {
+			w := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+			binary.LittleEndian.PutUint64(b[j:], w)
+			m := special8(w)
+			if m == 0 {
+				i += 8
+				j += 8
 				continue
 			}
-			b = append(b, s[start:i]...)
+			k := bits.TrailingZeros64(m) / 8
+			i += k
+			j += k
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			if safe[c] {
+				b[j] = c
+				j++
+				continue
+			}
+			b[j] = '\\'
 			switch c {
 			case '\\', '"':
-				b = append(b, '\\', c)
+				b[j+1] = c
 			case '\b':
-				b = append(b, '\\', 'b')
+				b[j+1] = 'b'
 			case '\f':
-				b = append(b, '\\', 'f')
+				b[j+1] = 'f'
 			case '\n':
-				b = append(b, '\\', 'n')
+				b[j+1] = 'n'
 			case '\r':
-				b = append(b, '\\', 'r')
+				b[j+1] = 'r'
 			case '\t':
-				b = append(b, '\\', 't')
+				b[j+1] = 't'
 			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+				j += copy(b[j:], `\u00`)
+				b[j] = hexDigits[c>>4]
+				b[j+1] = hexDigits[c&0xF]
 			}
-			i++
-			start = i
+			j += 2
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
+		switch {
+		case r == utf8.RuneError && size == 1:
+			j += copy(b[j:], `\ufffd`)
+		case r == '\u2028' || r == '\u2029':
+			j += copy(b[j:], `\u202`)
+			b[j] = hexDigits[r&0xF]
+			j++
+		default:
+			j += copy(b[j:], s[i:i+size])
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
+	b = b[:j]
 	return append(b, '"')
+}
+
+// special8 returns a mask with the high bit set in the byte of w that
+// is not plain ASCII for JSON (a control byte, '"', '\\' or a byte of a
+// multi-byte rune), and possibly in bytes after it; the lowest set bit is
+// always at the first such byte (w is little-endian: its first byte is
+// the lowest).
+func special8(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	ctl := (w - 0x20*ones) &^ w                          // bytes < 0x20
+	quote := ((w ^ '"'*ones) - ones) &^ (w ^ '"'*ones)   // bytes == '"'
+	slash := ((w ^ '\\'*ones) - ones) &^ (w ^ '\\'*ones) // bytes == '\\'
+	return (ctl | quote | slash | w) & highs             // w: bytes >= 0x80
 }

@@ -3,6 +3,8 @@ package plan
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand"
+	"strings"
 	"testing"
 )
 
@@ -44,5 +46,26 @@ func BenchmarkAppendJSON(b *testing.B) {
 	buf := make([]byte, 0, 2*len(content))
 	for i := 0; i < b.N; i++ {
 		buf = r.AppendJSON(buf[:0])
+	}
+}
+
+// TestAppendStringRandom: every byte, at every offset of the eight-byte
+// scan, escapes as encoding/json escapes it.
+func TestAppendStringRandom(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	pieces := []string{"a", "Z", " ", "\t", "\n", "\"", "\\", "\x00", "\x1f", "\x7f", "é", "日本", "\u2028", "\u2029", "\xff", "\xc3", "<>&", "plain text "}
+	for iter := 0; iter < 5000; iter++ {
+		var b strings.Builder
+		for k := rng.Intn(40); k > 0; k-- {
+			if rng.Intn(3) == 0 {
+				b.WriteByte(byte(rng.Intn(256)))
+			} else {
+				b.WriteString(pieces[rng.Intn(len(pieces))])
+			}
+		}
+		s := b.String()
+		if got, want := string(appendString(nil, s)), stdJSON(t, s); got != want {
+			t.Fatalf("%q:\n got %s\nwant %s", s, got, want)
+		}
 	}
 }
