@@ -639,7 +639,7 @@ func (w *Workspace) Glob(ctx context.Context, o GlobOptions) (*plan.GlobResult, 
 			if o.OnlyDirs && !e.IsDir {
 				return nil
 			}
-			if rel := relTo(start, e.Path); g.Match(rel) && v.checkPolicy(e.Path, e.Path, false) == nil {
+			if rel := relTo(start, e.Path); g.Match(rel) && (e.IsDir && v.checkPolicy(e.Path, e.Path, false) == nil || !e.IsDir && !v.readDenied(e.Path)) {
 				p := e.Path
 				if o.Relative {
 					p = rel
