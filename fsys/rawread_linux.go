@@ -174,6 +174,15 @@ func (f *rawFile) Read(p []byte) (int, error) {
 	}
 }
 
+// Size returns the file's size now (fstat).
+func (f *rawFile) Size() (int64, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(f.fd, &st); err != nil {
+		return 0, &os.PathError{Op: "fstat", Path: f.name, Err: err}
+	}
+	return st.Size, nil
+}
+
 func (f *rawFile) Close() error {
 	if f.fd < 0 {
 		return os.ErrClosed

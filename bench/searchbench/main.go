@@ -190,7 +190,11 @@ func bench(fsName, corpus string, scale int, txedit, fd string, filter *regexp.R
 				float64(t.rssKB)/1024, float64(peer.rssKB)/1024, float64(t.rssKB)/float64(max(peer.rssKB, 1)))
 		}
 	}
-	fmt.Printf("(load average after: %s; this process's own peak RSS, a floor of the RSS figures: %.1fM)\n", loadAvg(), float64(selfMaxRSS())/1024)
+	if timeBin != "" {
+		fmt.Printf("(load average after: %s; peak RSS as /usr/bin/time reports it)\n", loadAvg())
+	} else {
+		fmt.Printf("(load average after: %s; no /usr/bin/time: peak RSS from wait4, at least this process's own %.1fM)\n", loadAvg(), float64(selfMaxRSS())/1024)
+	}
 }
 
 // agree warns when txedit's CLI and the peer do not print the same
@@ -233,9 +237,28 @@ func command(dir string, m method) *exec.Cmd {
 	return cmd
 }
 
+// timeBin is GNU time, if installed: peak RSS is taken from it. A child
+// that Go starts shares this process's memory until it execs (vfork), and
+// the kernel counts that in the child's ru_maxrss; time(1) forks the
+// command from its own small process, so what it reports is the
+// command's own.
+var timeBin, _ = exec.LookPath("/usr/bin/time")
+
 // runOnce runs m with its output into a pipe that is drained, as a
-// caller would read it, and returns its wall time, CPU time and peak RSS.
+// caller would read it, and returns its wall time, CPU time (its and its
+// children's) and peak RSS.
 func runOnce(dir string, m method) (sample, error) {
+	var rssFile string
+	if timeBin != "" {
+		f, err := os.CreateTemp("", "searchbench-rss")
+		if err != nil {
+			return sample{}, err
+		}
+		f.Close()
+		rssFile = f.Name()
+		defer os.Remove(rssFile)
+		m.argv = append([]string{timeBin, "-f", "%M", "-o", rssFile}, m.argv...)
+	}
 	cmd := command(dir, m)
 	cmd.Stdout = io.Discard
 	start := time.Now()
@@ -251,9 +274,14 @@ func runOnce(dir string, m method) (sample, error) {
 		return sample{}, fmt.Errorf("%s: %w", strings.Join(m.argv, " "), err)
 	}
 	ps := cmd.ProcessState
-	ru, _ := ps.SysUsage().(*syscall.Rusage)
 	s := sample{wall: wall, cpu: ps.UserTime() + ps.SystemTime()}
-	if ru != nil {
+	if rssFile != "" {
+		out, _ := os.ReadFile(rssFile)
+		fields := strings.Fields(string(out))
+		if len(fields) > 0 {
+			s.rssKB, _ = strconv.ParseInt(fields[len(fields)-1], 10, 64)
+		}
+	} else if ru, _ := ps.SysUsage().(*syscall.Rusage); ru != nil {
 		s.rssKB = int64(ru.Maxrss)
 	}
 	return s, nil

@@ -436,3 +436,29 @@ func TestFinderPaths(t *testing.T) {
 		}
 	}
 }
+
+// sizedReader tells a size, true or not.
+type sizedReader struct {
+	io.Reader
+	size int64
+}
+
+func (r sizedReader) Size() (int64, error) { return r.size, nil }
+
+// TestLongLineGrowth: a line longer than the buffer is found whole
+// whether the reader tells the file's size, tells a wrong one, or none.
+func TestLongLineGrowth(t *testing.T) {
+	text := "short\n" + strings.Repeat("x", 300<<10) + "needle\nafter needle\n" + strings.Repeat("y", 5<<20) + "needle\n"
+	m := compile(t, "needle", Options{})
+	for _, size := range []int64{-1, int64(len(text)), 10, int64(len(text)) * 2, 1 << 40} {
+		var r io.Reader = strings.NewReader(text)
+		if size >= 0 {
+			r = sizedReader{r, size}
+		}
+		var lines []int
+		n, bin, err := new(Scanner).Search(r, &Query{M: m, Want: WantLines}, func(pm *plan.Match) { lines = append(lines, pm.Line) })
+		if n != 3 || bin || err != nil || fmt.Sprint(lines) != "[2 3 4]" {
+			t.Errorf("size %d: %d matches on lines %v (binary %v, %v)", size, n, lines, bin, err)
+		}
+	}
+}

@@ -72,9 +72,10 @@ func (sc *Scanner) Search(r io.Reader, q *Query, emit func(*plan.Match)) (n int,
 		}
 	}()
 	var (
-		pos, end int  // buf[pos:end] is read and not yet searched
-		line     = 1  // number of the line at buf[pos] (WantLines)
-		eof      bool // r has no more
+		pos, end int   // buf[pos:end] is read and not yet searched
+		line     = 1   // number of the line at buf[pos] (WantLines)
+		eof      bool  // r has no more
+		total    int64 // bytes read from r
 	)
 	lines := q.Want == WantLines
 	for !eof {
@@ -90,13 +91,22 @@ func (sc *Scanner) Search(r io.Reader, q *Query, emit func(*plan.Match)) (n int,
 		term := -1
 		for term < 0 && !eof {
 			if end == len(buf) {
-				// A line longer than the buffer: grow it (threefold, as
-				// ripgrep does).
-				nb := make([]byte, 3*len(buf))
+				// A line longer than the buffer: grow it threefold, as
+				// ripgrep does; or, if the rest of the file is known to
+				// be small enough, to hold all of it at once (one
+				// allocation for a megabyte-long line, not three).
+				n := 3 * len(buf)
+				if sz, ok := r.(sizer); ok {
+					if size, err := sz.Size(); err == nil && size > total && size-total <= maxExactGrowth {
+						n = max(end+int(size-total)+1, len(buf)+bufferSize)
+					}
+				}
+				nb := make([]byte, n)
 				copy(nb, buf[:end])
 				buf, sc.buf = nb, nb
 			}
 			k, rerr := r.Read(buf[end:])
+			total += int64(k)
 			if k > 0 {
 				if bytes.IndexByte(buf[end:end+k], 0) >= 0 {
 					return n, true, nil // ripgrep's quit: this read is not searched
@@ -169,6 +179,15 @@ func (sc *Scanner) Search(r io.Reader, q *Query, emit func(*plan.Match)) (n int,
 		pos = term
 	}
 	return n, false, nil
+}
+
+// maxExactGrowth bounds what a buffer grows by at once to hold the rest
+// of a file.
+const maxExactGrowth = 4 << 20
+
+// sizer is a reader that can tell the size of what it reads (a file).
+type sizer interface {
+	Size() (int64, error)
 }
 
 // linesBack returns the offset of the start of the nth line before the
