@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"strconv"
@@ -232,4 +233,149 @@ func special8(w uint64) uint64 {
 	quote := ((w ^ '"'*ones) - ones) &^ (w ^ '"'*ones)   // bytes == '"'
 	slash := ((w ^ '\\'*ones) - ones) &^ (w ^ '\\'*ones) // bytes == '\\'
 	return (ctl | quote | slash | w) & highs             // w: bytes >= 0x80
+}
+
+// AppendJSON appends r as encoding/json would marshal it (HTML escaping
+// off). A grep in content mode returns every matching line with its
+// context: most of its time out of the engine is encoding.
+func (r *GrepResult) AppendJSON(b []byte) []byte {
+	b = append(b, `{"success":`...)
+	b = strconv.AppendBool(b, r.Success)
+	b = append(b, `,"mode":`...)
+	b = appendString(b, r.Mode)
+	b = append(b, `,"files":`...)
+	b = appendStrings(b, r.Files)
+	b = append(b, `,"counts":`...)
+	if r.Counts == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, c := range r.Counts {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if c == nil {
+				b = append(b, "null"...)
+				continue
+			}
+			b = append(b, `{"path":`...)
+			b = appendString(b, c.Path)
+			b = append(b, `,"count":`...)
+			b = strconv.AppendInt(b, int64(c.Count), 10)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"matches":`...)
+	if r.Matches == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, m := range r.Matches {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if m == nil {
+				b = append(b, "null"...)
+				continue
+			}
+			b = m.appendJSON(b)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"truncated":`...)
+	b = strconv.AppendBool(b, r.Truncated)
+	b = field(b, "code", string(r.Code))
+	b = field(b, "error", r.Error)
+	return append(b, '}')
+}
+
+// AppendJSON appends r as encoding/json would marshal it (HTML escaping
+// off).
+func (r *GlobResult) AppendJSON(b []byte) []byte {
+	b = append(b, `{"success":`...)
+	b = strconv.AppendBool(b, r.Success)
+	b = append(b, `,"files":`...)
+	b = appendStrings(b, r.Files)
+	if r.Truncated {
+		b = append(b, `,"truncated":true`...)
+	}
+	b = field(b, "code", string(r.Code))
+	b = field(b, "error", r.Error)
+	return append(b, '}')
+}
+
+func appendStrings(b []byte, ss []string) []byte {
+	if ss == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, s)
+	}
+	return append(b, ']')
+}
+
+// AppendIndentJSON appends the compact JSON src indented as
+// json.Indent(dst, src, "", indent) would, much faster: strings are
+// skipped whole. src must be valid compact JSON, as the AppendJSON
+// methods make it.
+func AppendIndentJSON(dst, src []byte, indent string) []byte {
+	depth := 0
+	newline := func() {
+		dst = append(dst, '\n')
+		for i := 0; i < depth; i++ {
+			dst = append(dst, indent...)
+		}
+	}
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; c {
+		case '"':
+			// To the closing quote: one not escaped by an odd number of
+			// backslashes.
+			j := i + 1
+			for {
+				k := bytes.IndexByte(src[j:], '"')
+				if k < 0 {
+					j = len(src) - 1
+					break
+				}
+				j += k
+				n := 0
+				for n < j-i-1 && src[j-1-n] == '\\' {
+					n++
+				}
+				if n%2 == 0 {
+					break
+				}
+				j++
+			}
+			dst = append(dst, src[i:j+1]...)
+			i = j
+		case '{', '[':
+			dst = append(dst, c)
+			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
+				dst = append(dst, src[i+1])
+				i++
+				continue
+			}
+			depth++
+			newline()
+		case '}', ']':
+			depth--
+			newline()
+			dst = append(dst, c)
+		case ',':
+			dst = append(dst, c)
+			newline()
+		case ':':
+			dst = append(dst, ':', ' ')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }

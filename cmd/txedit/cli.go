@@ -262,6 +262,10 @@ func exitCode(code plan.Code) int {
 }
 
 func (e *env) printJSON(v any) {
+	if b, ok := fastJSON(v); ok {
+		e.stdout.Write(b)
+		return
+	}
 	enc := json.NewEncoder(e.stdout)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

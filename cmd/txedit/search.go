@@ -194,6 +194,33 @@ func grepCmd() *command {
 	}
 }
 
+// fastJSON encodes the results that have a fast encoder (grep, glob and
+// read results) exactly as printJSON's encoding/json would.
+func fastJSON(v any) ([]byte, bool) {
+	var b []byte
+	switch r := v.(type) {
+	case *plan.GrepResult:
+		if r == nil {
+			return nil, false
+		}
+		b = r.AppendJSON(nil)
+	case *plan.GlobResult:
+		if r == nil {
+			return nil, false
+		}
+		b = r.AppendJSON(nil)
+	case *plan.ReadResult:
+		if r == nil {
+			return nil, false
+		}
+		b = r.AppendJSON(nil)
+	default:
+		return nil, false
+	}
+	out := plan.AppendIndentJSON(make([]byte, 0, len(b)+len(b)/4), b, "  ")
+	return append(out, '\n'), true
+}
+
 func isDirArg(w *engine.Workspace, p string) bool {
 	fi, err := os.Stat(p)
 	if !strings.HasPrefix(p, "/") {
