@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -119,7 +120,11 @@ func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 			found(start, n, ms)
 		}
 	} else {
-		workers := w.opts.Workers
+		// As many walkers as there are processors to run them (as
+		// ripgrep has threads), within the workspace's bound: the search
+		// is CPU work once files are cached, and each walker holds a
+		// buffer and a thread.
+		workers := min(w.opts.Workers, max(2, runtime.GOMAXPROCS(0)))
 		// One scanner (a 64 KiB buffer) and one list of matches per
 		// walker goroutine: no locks, no allocation per file.
 		scanners := make([]grep.Scanner, workers)
