@@ -47,11 +47,17 @@ var (
 	diskDir = flag.String("disk", filepath.Join(os.TempDir(), "txedit-searchbench"), "scratch directory on disk")
 	shmDir  = flag.String("tmpfs", "/dev/shm/txedit-searchbench", "scratch directory on a tmpfs")
 	bin     = flag.String("txedit", "", "txedit binary to time (default: build ./cmd/txedit)")
+	before  = flag.String("before", "", "another txedit binary (an older build) timed in the same rounds, for before/after rows")
 	clean   = flag.Bool("clean", false, "remove the corpora when done")
 )
 
 func main() {
 	flag.Parse()
+	if *before != "" {
+		abs, err := filepath.Abs(*before)
+		check(err)
+		*before = abs
+	}
 	var filter *regexp.Regexp
 	if *only != "" {
 		filter = regexp.MustCompile(*only)
@@ -97,10 +103,11 @@ func main() {
 
 // method is one way of doing a comparison's job.
 type method struct {
-	name  string
-	argv  []string
-	stdin string // file fed to stdin, or ""
-	input []byte // bytes fed to stdin
+	name   string
+	before bool // the -before binary
+	argv   []string
+	stdin  string // file fed to stdin, or ""
+	input  []byte // bytes fed to stdin
 }
 
 type sample struct {
@@ -164,7 +171,16 @@ func bench(fsName, corpus string, scale int, txedit, fd string, filter *regexp.R
 		if filter != nil && !filter.MatchString(c.title) {
 			continue
 		}
-		ms := append(append([]method{}, c.tx...), c.peer)
+		tx := c.tx
+		if *before != "" {
+			for _, m := range c.tx {
+				b := m
+				b.argv = append([]string{*before}, m.argv[1:]...)
+				b.before = true
+				tx = append(tx, b)
+			}
+		}
+		ms := append(append([]method{}, tx...), c.peer)
 		if strings.HasPrefix(c.title, "grep") {
 			agree(corpus, c, ms)
 		}
@@ -179,11 +195,14 @@ func bench(fsName, corpus string, scale int, txedit, fd string, filter *regexp.R
 			}
 		}
 		peer := medians(samples[len(ms)-1])
-		for i, m := range c.tx {
+		for i, m := range tx {
 			t := medians(samples[i])
 			via := "CLI"
 			if strings.Contains(m.name, "tool") {
 				via = "tool"
+			}
+			if m.before {
+				via += ", before"
 			}
 			fmt.Printf("%-52s %9s %9s %5.2fx %8s %8s %5.2fx %6.1fM %6.1fM %4.1fx\n", trunc(c.title+" ("+via+")", 52),
 				ms3(t.wall), ms3(peer.wall), ratio(t.wall, peer.wall), ms3(t.cpu), ms3(peer.cpu), ratio(t.cpu, peer.cpu),
