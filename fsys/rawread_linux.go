@@ -1,6 +1,7 @@
 package fsys
 
 import (
+	"bytes"
 	"encoding/binary"
 	"io"
 	"io/fs"
@@ -294,17 +295,17 @@ func (d *rawDir) ReadFileStat(name string, max int64) ([]byte, fs.FileInfo, erro
 }
 
 // ReadDir implements [Dir]: getdents64, each entry's type from d_type.
-// The entries of one directory share two allocations (their names, and
-// the entries themselves), not two each.
+// The entries of one read share two allocations (their names, and the
+// entries themselves), not two each.
 func (d *rawDir) ReadDir() ([]fs.DirEntry, error) {
 	fd := int(d.fd.Load())
 	if fd < 0 {
 		return nil, &os.PathError{Op: "getdents", Path: ".", Err: os.ErrClosed}
 	}
-	var ents []rawDirent
-	buf := make([]byte, 32<<10)
+	var out []fs.DirEntry
+	var buf [32 << 10]byte
 	for {
-		n, err := unix.ReadDirent(fd, buf)
+		n, err := unix.ReadDirent(fd, buf[:])
 		if err == unix.EINTR {
 			continue
 		}
@@ -312,33 +313,58 @@ func (d *rawDir) ReadDir() ([]fs.DirEntry, error) {
 			return nil, &os.PathError{Op: "getdents", Path: ".", Err: err}
 		}
 		if n <= 0 {
-			break
+			return out, nil
 		}
-		names := string(buf[:n]) // the names below are slices of it
-		if ents == nil {
-			ents = make([]rawDirent, 0, n/24+1) // records are 24 bytes and more
+		// Count the entries and their names' bytes, then copy them.
+		count, size := 0, 0
+		for b := buf[:n]; len(b) > 0; {
+			name, _, rest := nextDirent(b)
+			if name != nil {
+				count++
+				size += len(name)
+			}
+			b = rest
 		}
-		for off := 0; off+19 <= n; {
-			reclen := int(binary.NativeEndian.Uint16(buf[off+16 : off+18]))
-			if reclen < 19 || off+reclen > n {
-				break
+		names := make([]byte, 0, size)
+		ents := make([]rawDirent, 0, count)
+		for b := buf[:n]; len(b) > 0; {
+			name, typ, rest := nextDirent(b)
+			if name != nil {
+				at := len(names)
+				names = append(names, name...)
+				// names is not written again once its bytes are in.
+				ents = append(ents, rawDirent{d: d, name: unsafe.String(unsafe.SliceData(names[at:]), len(name)), typ: direntType(typ)})
 			}
-			typ := buf[off+18]
-			name := names[off+19 : off+reclen]
-			if i := strings.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			off += reclen
-			if name != "." && name != ".." {
-				ents = append(ents, rawDirent{d: d, name: name, typ: direntType(typ)})
-			}
+			b = rest
+		}
+		if out == nil {
+			out = make([]fs.DirEntry, 0, count)
+		}
+		for i := range ents {
+			out = append(out, &ents[i])
 		}
 	}
-	out := make([]fs.DirEntry, len(ents))
-	for i := range ents {
-		out[i] = &ents[i]
+}
+
+// nextDirent parses the linux_dirent64 record at the start of b: its
+// name (nil for "." and "..") and d_type, and what follows it (nil at a
+// malformed record).
+func nextDirent(b []byte) (name []byte, typ byte, rest []byte) {
+	if len(b) < 19 {
+		return nil, 0, nil
 	}
-	return out, nil
+	reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+	if reclen < 19 || reclen > len(b) {
+		return nil, 0, nil
+	}
+	name = b[19:reclen]
+	if i := bytes.IndexByte(name, 0); i >= 0 {
+		name = name[:i]
+	}
+	if string(name) == "." || string(name) == ".." {
+		name = nil
+	}
+	return name, b[18], b[reclen:]
 }
 
 func direntType(t byte) fs.FileMode {

@@ -333,7 +333,7 @@ func (w *walker) do(j job, worker int) {
 	h := &handle{d: d}
 	h.refs.Store(1)
 	defer h.release()
-	var files []fs.DirEntry
+	files := make([]fs.DirEntry, 0, len(ents))
 	for _, e := range ents {
 		n := e.Name()
 		if n == ".git" || (!w.opts.Hidden && n[0] == '.') || (w.opts.Skip != nil && w.opts.Skip(n)) {
