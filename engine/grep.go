@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -83,41 +84,29 @@ func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 		mu   sync.Mutex
 		hits []*fileHit
 	)
-	wantContent := res.Mode == "content"
-	searchOne := func(rel string, buf []byte) {
-		h := &fileHit{path: rel}
-		if req.Invert {
-			h.count = s.Invert(buf, func(b grep.Block) bool {
-				if wantContent {
-					h.matches = append(h.matches, &plan.Match{Path: rel, Line: b.Line, Text: grep.TrimEOL(buf[b.Start:b.End])})
-				}
-				return res.Mode != "files_with_matches"
-			})
-			if h.count > 0 {
-				mu.Lock()
-				hits = append(hits, h)
-				mu.Unlock()
-			}
+	q := &grep.Query{M: s, Invert: req.Invert, Before: before, After: after}
+	switch res.Mode {
+	case "files_with_matches":
+		q.Want = grep.WantAny
+	case "count":
+		q.Want = grep.WantCount
+	default:
+		q.Want = grep.WantLines
+	}
+	if req.Invert {
+		q.Before, q.After = 0, 0
+	}
+	// found records a file's result; ms are its matches (content mode).
+	found := func(rel string, n int, ms []*plan.Match) {
+		if n == 0 {
 			return
 		}
-		h.count = s.Search(buf, func(b grep.Block) bool {
-			if wantContent {
-				m := &plan.Match{Path: rel, Line: b.Line, Text: grep.TrimEOL(buf[b.Start:b.End])}
-				if before > 0 {
-					m.Before = grep.LinesBefore(buf, b.Start, before)
-				}
-				if after > 0 {
-					m.After = grep.LinesAfter(buf, b.End, after)
-				}
-				h.matches = append(h.matches, m)
-			}
-			return res.Mode != "files_with_matches" // one match decides a file
-		})
-		if h.count > 0 {
-			mu.Lock()
-			hits = append(hits, h)
-			mu.Unlock()
+		for _, m := range ms {
+			m.Path = rel
 		}
+		mu.Lock()
+		hits = append(hits, &fileHit{path: rel, count: n, matches: ms})
+		mu.Unlock()
 	}
 	if !isDir {
 		// A file named explicitly is searched whole, binary or not.
@@ -126,26 +115,44 @@ func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 			return fail(err)
 		}
 		if fi.exists {
-			searchOne(start, fi.data)
+			var ms []*plan.Match
+			n := grep.SearchLines(q, fi.data, func(m *plan.Match) { ms = append(ms, m) })
+			found(start, n, ms)
 		}
 	} else {
-		err := walk.Walk(ctx, w.fsy, walk.Options{Skip: skipJournal, Dir: start, Hidden: req.Hidden, NoIgnore: req.NoIgnore, Workers: w.opts.Workers,
+		// As many walkers as there are processors to run them (as
+		// ripgrep has threads), within the workspace's bound: the search
+		// is CPU work once files are cached, and each walker holds a
+		// buffer and a thread.
+		workers := min(w.opts.Workers, max(2, runtime.GOMAXPROCS(0)))
+		// One scanner (a 64 KiB buffer) and one list of matches per
+		// walker goroutine: no locks, no allocation per file.
+		scanners := make([]grep.Scanner, workers)
+		pending := make([][]*plan.Match, workers)
+		err := walk.Walk(ctx, w.fsy, walk.Options{Skip: skipJournal, Dir: start, Hidden: req.Hidden, NoIgnore: req.NoIgnore, Workers: workers,
 			Override: func(rel string, isDir bool) (bool, bool) { return overrides.Decide(relTo(start, rel), isDir) },
 			Prune:    func(rel string) bool { return w.checkPolicy(rel, rel, false) != nil }},
 			func(e *walk.Entry) error {
-				if !types.Keep(e.Name) || w.checkPolicy(e.Path, e.Path, false) != nil {
+				if !types.Keep(e.Name) || w.readDenied(e.Path) {
 					return nil
 				}
-				bp := bufPool.Get().(*[]byte)
-				defer bufPool.Put(bp)
-				data, err := e.ReadInto(*bp, 1<<40)
+				r, err := e.OpenReader()
 				if err != nil {
 					return nil // unreadable files are skipped, as rg does
 				}
-				*bp = data
-				if data, ok := grep.Searchable(data); ok {
-					searchOne(e.Path, data)
+				ms := pending[e.Worker][:0]
+				n, _, err := scanners[e.Worker].Search(r, q, func(m *plan.Match) { ms = append(ms, m) })
+				r.Close()
+				if err != nil {
+					n = 0 // nor are files that fail half-way
 				}
+				if n > 0 && len(ms) > 0 {
+					found(e.Path, n, append([]*plan.Match(nil), ms...))
+				} else {
+					found(e.Path, n, nil)
+				}
+				clear(ms)
+				pending[e.Worker] = ms[:0]
 				return nil
 			})
 		if err != nil {
@@ -179,6 +186,13 @@ func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 }
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+// readDenied is checkPolicy for a path found by a walk that skips the
+// journal and staging files (skipJournal): only the policy's deny globs
+// are left to ask.
+func (w *Workspace) readDenied(rel string) bool {
+	return len(w.denyR) > 0 && ignore.AnyMatch(w.denyR, rel)
+}
 
 // readTarget resolves the path a read-side tool works on (default: the
 // root) and reports whether it is a directory.

@@ -190,3 +190,69 @@ func TestGrepModesAndLimits(t *testing.T) {
 		t.Errorf("missing path: %v", err)
 	}
 }
+
+// TestBatchReadFastPath: a batch read takes the fast path (files opened
+// relative to directory handles) only where it gives what the full path
+// gives, down to the error of each odd path, and leaves no descriptor open.
+func TestBatchReadFastPath(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"top.txt": "top\n", "d1/a.txt": "a\n", "d1/d2/b.txt": "b\nb\n", "d1/secret.txt": "s\n",
+		"d1/big.txt": strings.Repeat("x", 200), "d3/c.txt": "c", "d1/bin.dat": "\x00"})
+	os.Symlink("d1", filepath.Join(dir, "ln"))
+	os.Symlink("d1/a.txt", filepath.Join(dir, "lf"))
+	os.Symlink("/etc/passwd", filepath.Join(dir, "abs"))
+	os.Symlink("../d3", filepath.Join(dir, "d1/up"))
+	if err := mkfifo(filepath.Join(dir, "d1/fifo")); err != nil {
+		t.Fatal(err)
+	}
+	w := openWS(t, dir, &Options{ReadOnly: true, MaxFileSize: 100, DenyRead: []string{"secret*"}})
+	paths := []string{"top.txt", "d1/a.txt", "d1/d2/b.txt", "ln/a.txt", "lf", "abs", "d1/up/c.txt", "d1/fifo", "d1", "d1/secret.txt",
+		"d1/big.txt", "d1/bin.dat", "./d1/a.txt", "d1//a.txt", "d1/../d1/a.txt", "d1/missing.txt", "d1/nodir/x", "missing/x",
+		".txedit/x", "/" + "top.txt", "../out", "d3/c.txt", "d1/d2/b.txt"}
+	before := countFDs(t)
+	req := &plan.ReadRequest{Mode: "Line", Paths: paths}
+	got, err := w.Read(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after := countFDs(t); after != before {
+		t.Errorf("%d descriptors open before the batch, %d after", before, after)
+	}
+	v, release := w.view()
+	defer release()
+	fast := 0
+	dirs := newDirHandles(v)
+	defer dirs.close()
+	for i, p := range paths {
+		if _, ok := dirs.quickRead(p); ok {
+			fast++
+		}
+		want := &plan.ReadResult{Path: p}
+		if err := v.readLines(want, req, nil); err != nil { // the full path only
+			pe := plan.As(err)
+			want.Code, want.Error = pe.Code, pe.Error()
+		} else {
+			want.Success = true
+		}
+		g := got[i]
+		if g.Path != p || g.Success != want.Success || g.Code != want.Code || g.Error != want.Error || g.Content != want.Content ||
+			g.FileHash != want.FileHash || g.ContentHash != want.ContentHash || g.LastModified != want.LastModified || g.TotalLines != want.TotalLines {
+			t.Errorf("%s: batch %+v\nfull path %+v", p, g, want)
+		}
+	}
+	// top, a, b (twice), c and bin.dat (read, then refused as binary):
+	// the plain paths; ln/a.txt, lf, d1/up/c.txt go through symlinks and
+	// must not, nor may the FIFO, the directory, the denied, the too
+	// large, the unclean and the missing.
+	if fast != 6 {
+		t.Errorf("%d paths took the fast path, want 6", fast)
+	}
+}
+
+func countFDs(t *testing.T) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	return len(ents)
+}

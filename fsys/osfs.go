@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -144,66 +143,9 @@ func (o *OS) Lock(name string, timeout time.Duration) (func() error, error) {
 func (o *OS) Revalidate() error { return nil }
 
 // OpenDir implements [FS].
-func (o *OS) OpenDir(name string) (Dir, error) {
-	r := o.root
-	if name != "." && name != "" {
-		sub, err := o.root.OpenRoot(name)
-		if err != nil {
-			return nil, err
-		}
-		r = sub
-	}
-	return &osDir{r: r, own: r != o.root}, nil
-}
-
-type osDir struct {
-	r   *os.Root
-	own bool
-
-	once    sync.Once
-	dirFile *os.File // the directory itself, opened once
-	dirFd   int
-	dirErr  error
-}
-
-func (d *osDir) ReadDir() ([]fs.DirEntry, error) {
-	return d.readDirRaw()
-}
-
-func (d *osDir) Open(name string) (File, error) {
-	f, err := d.r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	return osFile{f}, nil
-}
-
-// OpenDir implements [Dir].
-func (d *osDir) OpenDir(name string) (Dir, error) {
-	if fi, err := d.r.Lstat(name); err != nil {
-		return nil, err
-	} else if !fi.IsDir() {
-		return nil, &fs.PathError{Op: "opendir", Path: name, Err: syscall.ENOTDIR}
-	}
-	sub, err := d.r.OpenRoot(name)
-	if err != nil {
-		return nil, err
-	}
-	return &osDir{r: sub, own: true}, nil
-}
-
-func (d *osDir) Close() error {
-	if d.dirFile != nil {
-		d.dirFile.Close()
-	}
-	if d.own {
-		return d.r.Close()
-	}
-	return nil
-}
+func (o *OS) OpenDir(name string) (Dir, error) { return openDir(o.root, name) }
 
 var (
-	_ FS  = (*OS)(nil)
-	_ FS  = (*cachedFS)(nil)
-	_ Dir = (*osDir)(nil)
+	_ FS = (*OS)(nil)
+	_ FS = (*cachedFS)(nil)
 )

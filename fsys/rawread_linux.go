@@ -3,39 +3,233 @@ package fsys
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"io/fs"
 	"os"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// ReadFile implements [Dir] with three system calls: openat on the
-// directory's descriptor (one component, O_NOFOLLOW, so it cannot leave
-// the directory; O_NONBLOCK, so a FIFO cannot hang it), read, close. It
-// skips the os.File machinery (fcntl, poller registration) that doubles
-// the cost of reading many small files.
-func (d *osDir) ReadFile(name string, buf []byte, max int64) ([]byte, error) {
-	fd, err := d.fd()
+// rawDir is a [Dir] on Linux: a bare directory descriptor. A walk lists
+// it with getdents64 (types from d_type, no stat per entry), opens
+// children with one openat each (a single component, O_NOFOLLOW: it
+// cannot leave the directory) and reads files with openat, read, close —
+// none of the os.File machinery (fcntl, poller registration, finalizers)
+// that costs more than the read itself for a small file.
+type rawDir struct {
+	fd atomic.Int64 // -1 once closed
+}
+
+// openDir opens name (resolved through the root, so confined) as a
+// rawDir.
+func openDir(r *os.Root, name string) (Dir, error) {
+	if name == "" {
+		name = "."
+	}
+	f, err := r.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, err
 	}
-	f, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	defer f.Close()
+	sc, err := f.SyscallConn()
 	if err != nil {
-		return nil, &os.PathError{Op: "openat", Path: name, Err: err}
+		return nil, err
 	}
-	defer unix.Close(f)
+	fd, oerr := -1, error(nil)
+	if err := sc.Control(func(h uintptr) {
+		fd, oerr = unix.Openat(int(h), ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	}); err != nil {
+		return nil, err
+	}
+	if oerr != nil {
+		return nil, &os.PathError{Op: "open", Path: name, Err: oerr}
+	}
+	return newRawDir(fd), nil
+}
+
+func newRawDir(fd int) *rawDir {
+	d := &rawDir{}
+	d.fd.Store(int64(fd))
+	return d
+}
+
+// entryName refuses what is not one entry of the directory.
+func entryName(op, name string) error {
+	if name == "" || name == "." || name == ".." || strings.IndexByte(name, '/') >= 0 {
+		return &os.PathError{Op: op, Path: name, Err: syscall.EINVAL}
+	}
+	return nil
+}
+
+func (d *rawDir) handle(op, name string) (int, error) {
+	fd := int(d.fd.Load())
+	if fd < 0 {
+		return -1, &os.PathError{Op: op, Path: name, Err: os.ErrClosed}
+	}
+	return fd, entryName(op, name)
+}
+
+// Close implements [Dir].
+func (d *rawDir) Close() error {
+	fd := d.fd.Swap(-1)
+	if fd < 0 {
+		return os.ErrClosed
+	}
+	return unix.Close(int(fd))
+}
+
+// OpenDir implements [Dir].
+func (d *rawDir) OpenDir(name string) (Dir, error) {
+	dfd, err := d.handle("opendir", name)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			if err == unix.ELOOP {
+				err = unix.ENOTDIR // a symlink: not a directory of this tree
+			}
+			return nil, &os.PathError{Op: "openat", Path: name, Err: err}
+		}
+		return newRawDir(fd), nil
+	}
+}
+
+// openFile opens an entry for reading: O_NOFOLLOW, so a symlink is
+// refused; O_NONBLOCK, so a FIFO cannot hang it.
+func (d *rawDir) openFile(name string) (int, error) {
+	dfd, err := d.handle("openat", name)
+	if err != nil {
+		return -1, err
+	}
+	for {
+		fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return -1, &os.PathError{Op: "openat", Path: name, Err: err}
+		}
+		return fd, nil
+	}
+}
+
+// Open implements [Dir].
+func (d *rawDir) Open(name string) (File, error) {
+	fd, err := d.openFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return osFile{os.NewFile(uintptr(fd), name)}, nil
+}
+
+// OpenReader opens an entry for sequential reading with plain read
+// system calls. A read shorter than asked is the end of the file (true of
+// regular files, the only ones a walk reads), so a file smaller than the
+// buffer costs openat, one read and close.
+func (d *rawDir) OpenReader(name string) (io.ReadCloser, error) {
+	fd, err := d.openFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return &rawFile{fd: fd, name: name}, nil
+}
+
+type rawFile struct {
+	fd   int
+	name string
+	eof  bool
+}
+
+func (f *rawFile) Read(p []byte) (int, error) {
+	if f.eof {
+		return 0, io.EOF
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		n, err := unix.Read(f.fd, p)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, &os.PathError{Op: "read", Path: f.name, Err: err}
+		}
+		if n < len(p) {
+			f.eof = true
+			if n == 0 {
+				return 0, io.EOF
+			}
+		}
+		return n, nil
+	}
+}
+
+// Size returns the file's size now (fstat).
+func (f *rawFile) Size() (int64, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(f.fd, &st); err != nil {
+		return 0, &os.PathError{Op: "fstat", Path: f.name, Err: err}
+	}
+	return st.Size, nil
+}
+
+func (f *rawFile) Close() error {
+	if f.fd < 0 {
+		return os.ErrClosed
+	}
+	err := unix.Close(f.fd)
+	f.fd = -1
+	return err
+}
+
+// ReadFile implements [Dir] with openat, read and close; a file that
+// fills the buffer is measured with fstat, so the buffer grows once to
+// its size instead of doubling (and copying) its way there.
+func (d *rawDir) ReadFile(name string, buf []byte, max int64) ([]byte, error) {
+	fd, err := d.openFile(name)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
 	buf = buf[:0]
 	if cap(buf) < 64<<10 {
 		buf = make([]byte, 0, 64<<10)
 	}
+	sized := false
 	for {
 		if len(buf) == cap(buf) {
 			if int64(len(buf)) > max {
 				return nil, &os.PathError{Op: "read", Path: name, Err: ErrTooLarge}
 			}
-			buf = append(buf, 0)[:len(buf)]
+			want := 2 * cap(buf)
+			if !sized {
+				sized = true
+				var st unix.Stat_t
+				if unix.Fstat(fd, &st) == nil && st.Size >= int64(len(buf)) {
+					if st.Size > max {
+						return nil, &os.PathError{Op: "read", Path: name, Err: ErrTooLarge}
+					}
+					// One byte more than the size: the read that returns
+					// it short is the end.
+					want = int(st.Size) + 1
+				}
+			}
+			nb := make([]byte, len(buf), want)
+			copy(nb, buf)
+			buf = nb
 		}
-		n, err := unix.Read(f, buf[len(buf):cap(buf)])
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
 		if err == unix.EINTR {
 			continue
 		}
@@ -54,28 +248,64 @@ func (d *osDir) ReadFile(name string, buf []byte, max int64) ([]byte, error) {
 	}
 }
 
-func (d *osDir) fd() (int, error) {
-	d.once.Do(func() {
-		d.dirFile, d.dirErr = d.r.Open(".")
-		if d.dirErr == nil {
-			d.dirFd = int(d.dirFile.Fd())
+// ReadFileStat reads the regular file name whole, as it is when opened:
+// openat (O_NOFOLLOW: a symlink is refused), fstat, one read sized from
+// it (and one more if the file grew), close. It fails, without reading,
+// on anything but a regular file, or one over max bytes.
+func (d *rawDir) ReadFileStat(name string, max int64) ([]byte, fs.FileInfo, error) {
+	fd, err := d.openFile(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unix.Close(fd)
+	st := new(syscall.Stat_t)
+	if err := unix.Fstat(fd, (*unix.Stat_t)(unsafe.Pointer(st))); err != nil {
+		return nil, nil, &os.PathError{Op: "fstat", Path: name, Err: err}
+	}
+	fi := &fileStat{name: name, st: st}
+	if !fi.Mode().IsRegular() {
+		return nil, fi, &os.PathError{Op: "read", Path: name, Err: errNotRegular}
+	}
+	if st.Size > max {
+		return nil, fi, &os.PathError{Op: "read", Path: name, Err: ErrTooLarge}
+	}
+	// One byte more than the size: a read that comes back short is the
+	// end, and a file that grew shows.
+	buf := make([]byte, 0, st.Size+1)
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) > max {
+				return nil, fi, &os.PathError{Op: "read", Path: name, Err: ErrTooLarge}
+			}
+			buf = append(buf, 0)[:len(buf)]
 		}
-	})
-	return d.dirFd, d.dirErr
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, fi, &os.PathError{Op: "read", Path: name, Err: err}
+		}
+		want := cap(buf) - len(buf)
+		buf = buf[:len(buf)+n]
+		if n == 0 || n < want {
+			return buf, fi, nil
+		}
+	}
 }
 
-// readDirRaw lists a directory with getdents64, taking each entry's type
-// from d_type. ReadDir on a directory opened through os.Root stats every
-// entry, one system call per file that a walk does not need.
-func (d *osDir) readDirRaw() ([]fs.DirEntry, error) {
-	fd, err := d.fd()
-	if err != nil {
-		return nil, err
+// ReadDir implements [Dir]: getdents64, each entry's type from d_type.
+// The entries of one read share two allocations (their names, and the
+// entries themselves), not two each.
+func (d *rawDir) ReadDir() ([]fs.DirEntry, error) {
+	fd := int(d.fd.Load())
+	if fd < 0 {
+		return nil, &os.PathError{Op: "getdents", Path: ".", Err: os.ErrClosed}
 	}
 	var out []fs.DirEntry
-	buf := make([]byte, 32<<10)
+	var buf [32 << 10]byte
 	for {
-		n, err := unix.ReadDirent(fd, buf)
+		n, err := unix.ReadDirent(fd, buf[:])
 		if err == unix.EINTR {
 			continue
 		}
@@ -85,22 +315,56 @@ func (d *osDir) readDirRaw() ([]fs.DirEntry, error) {
 		if n <= 0 {
 			return out, nil
 		}
-		for b := buf[:n]; len(b) >= 19; {
-			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
-			if reclen < 19 || reclen > len(b) {
-				break
+		// Count the entries and their names' bytes, then copy them.
+		count, size := 0, 0
+		for b := buf[:n]; len(b) > 0; {
+			name, _, rest := nextDirent(b)
+			if name != nil {
+				count++
+				size += len(name)
 			}
-			typ := b[18]
-			name := b[19:reclen]
-			if i := bytes.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
+			b = rest
+		}
+		names := make([]byte, 0, size)
+		ents := make([]rawDirent, 0, count)
+		for b := buf[:n]; len(b) > 0; {
+			name, typ, rest := nextDirent(b)
+			if name != nil {
+				at := len(names)
+				names = append(names, name...)
+				// names is not written again once its bytes are in.
+				ents = append(ents, rawDirent{d: d, name: unsafe.String(unsafe.SliceData(names[at:]), len(name)), typ: direntType(typ)})
 			}
-			b = b[reclen:]
-			if s := string(name); s != "." && s != ".." {
-				out = append(out, &rawDirent{d: d, name: s, typ: direntType(typ)})
-			}
+			b = rest
+		}
+		if out == nil {
+			out = make([]fs.DirEntry, 0, count)
+		}
+		for i := range ents {
+			out = append(out, &ents[i])
 		}
 	}
+}
+
+// nextDirent parses the linux_dirent64 record at the start of b: its
+// name (nil for "." and "..") and d_type, and what follows it (nil at a
+// malformed record).
+func nextDirent(b []byte) (name []byte, typ byte, rest []byte) {
+	if len(b) < 19 {
+		return nil, 0, nil
+	}
+	reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+	if reclen < 19 || reclen > len(b) {
+		return nil, 0, nil
+	}
+	name = b[19:reclen]
+	if i := bytes.IndexByte(name, 0); i >= 0 {
+		name = name[:i]
+	}
+	if string(name) == "." || string(name) == ".." {
+		name = nil
+	}
+	return name, b[18], b[reclen:]
 }
 
 func direntType(t byte) fs.FileMode {
@@ -123,8 +387,76 @@ func direntType(t byte) fs.FileMode {
 	return fs.ModeIrregular // DT_UNKNOWN: resolved by Info
 }
 
+// lstat stats an entry without following a symlink.
+func (d *rawDir) lstat(name string) (fs.FileInfo, error) {
+	fd, err := d.handle("fstatat", name)
+	if err != nil {
+		return nil, err
+	}
+	st := new(syscall.Stat_t)
+	for {
+		err := unix.Fstatat(fd, name, (*unix.Stat_t)(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "fstatat", Path: name, Err: err}
+		}
+		return &fileStat{name: name, st: st}, nil
+	}
+}
+
+// unix.Stat_t and syscall.Stat_t are the same kernel struct on Linux;
+// these fail to compile if their sizes ever differ.
+var (
+	_ [unsafe.Sizeof(unix.Stat_t{}) - unsafe.Sizeof(syscall.Stat_t{})]byte
+	_ [unsafe.Sizeof(syscall.Stat_t{}) - unsafe.Sizeof(unix.Stat_t{})]byte
+)
+
+// fileStat is the fs.FileInfo of an entry, as os.Lstat makes it (Sys is
+// the *syscall.Stat_t).
+type fileStat struct {
+	name string
+	st   *syscall.Stat_t
+}
+
+func (f *fileStat) Name() string { return f.name }
+func (f *fileStat) Size() int64  { return f.st.Size }
+func (f *fileStat) Mode() fs.FileMode {
+	m := fs.FileMode(f.st.Mode & 0o777)
+	switch f.st.Mode & syscall.S_IFMT {
+	case syscall.S_IFBLK:
+		m |= fs.ModeDevice
+	case syscall.S_IFCHR:
+		m |= fs.ModeDevice | fs.ModeCharDevice
+	case syscall.S_IFDIR:
+		m |= fs.ModeDir
+	case syscall.S_IFIFO:
+		m |= fs.ModeNamedPipe
+	case syscall.S_IFLNK:
+		m |= fs.ModeSymlink
+	case syscall.S_IFSOCK:
+		m |= fs.ModeSocket
+	}
+	if f.st.Mode&syscall.S_ISGID != 0 {
+		m |= fs.ModeSetgid
+	}
+	if f.st.Mode&syscall.S_ISUID != 0 {
+		m |= fs.ModeSetuid
+	}
+	if f.st.Mode&syscall.S_ISVTX != 0 {
+		m |= fs.ModeSticky
+	}
+	return m
+}
+func (f *fileStat) ModTime() time.Time {
+	return time.Unix(int64(f.st.Mtim.Sec), int64(f.st.Mtim.Nsec))
+}
+func (f *fileStat) IsDir() bool { return f.Mode().IsDir() }
+func (f *fileStat) Sys() any    { return f.st }
+
 type rawDirent struct {
-	d    *osDir
+	d    *rawDir
 	name string
 	typ  fs.FileMode
 }
@@ -133,10 +465,14 @@ func (e *rawDirent) Name() string { return e.name }
 func (e *rawDirent) IsDir() bool  { return e.Type().IsDir() }
 func (e *rawDirent) Type() fs.FileMode {
 	if e.typ == fs.ModeIrregular {
-		if fi, err := e.d.r.Lstat(e.name); err == nil {
+		if fi, err := e.d.lstat(e.name); err == nil {
 			e.typ = fi.Mode().Type()
 		}
 	}
 	return e.typ
 }
-func (e *rawDirent) Info() (fs.FileInfo, error) { return e.d.r.Lstat(e.name) }
+
+// Info stats the entry (its directory must still be open).
+func (e *rawDirent) Info() (fs.FileInfo, error) { return e.d.lstat(e.name) }
+
+var _ Dir = (*rawDir)(nil)

@@ -1,8 +1,12 @@
 package plan
 
 import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // AppendJSON appends r as encoding/json would marshal it (with HTML
@@ -139,55 +143,239 @@ const hexDigits = "0123456789abcdef"
 
 // appendString appends s as a JSON string exactly as encoding/json does
 // without HTML escaping: invalid UTF-8 becomes U+FFFD, U+2028 and U+2029
-// are escaped. Runs of plain bytes are copied at once.
+// are escaped. Plain ASCII moves eight bytes at a time: each word is
+// stored whole and the output advances past its plain bytes only.
 func appendString(b []byte, s string) []byte {
+	// room keeps space for one word and the longest escape after j.
+	const room = 8 + 6
 	b = append(b, '"')
-	start := 0
+	j := len(b)
+	b = b[:cap(b)]
+	grow := func(n int) {
+		if len(b)-j < n {
+			b = append(b[:j], make([]byte, n+len(s)/4)...)
+			b = b[:cap(b)]
+		}
+	}
+	grow(len(s) + room)
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if safe[c] {
-				i++
+		if len(b)-j < room {
+			grow(room)
+		}
+		if i+8 <= len(s) {
+			w := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+			binary.LittleEndian.PutUint64(b[j:], w)
+			m := special8(w)
+			if m == 0 {
+				i += 8
+				j += 8
 				continue
 			}
-			b = append(b, s[start:i]...)
+			k := bits.TrailingZeros64(m) / 8
+			i += k
+			j += k
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			if safe[c] {
+				b[j] = c
+				j++
+				continue
+			}
+			b[j] = '\\'
 			switch c {
 			case '\\', '"':
-				b = append(b, '\\', c)
+				b[j+1] = c
 			case '\b':
-				b = append(b, '\\', 'b')
+				b[j+1] = 'b'
 			case '\f':
-				b = append(b, '\\', 'f')
+				b[j+1] = 'f'
 			case '\n':
-				b = append(b, '\\', 'n')
+				b[j+1] = 'n'
 			case '\r':
-				b = append(b, '\\', 'r')
+				b[j+1] = 'r'
 			case '\t':
-				b = append(b, '\\', 't')
+				b[j+1] = 't'
 			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+				j += copy(b[j:], `\u00`)
+				b[j] = hexDigits[c>>4]
+				b[j+1] = hexDigits[c&0xF]
 			}
-			i++
-			start = i
+			j += 2
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
+		switch {
+		case r == utf8.RuneError && size == 1:
+			j += copy(b[j:], `\ufffd`)
+		case r == '\u2028' || r == '\u2029':
+			j += copy(b[j:], `\u202`)
+			b[j] = hexDigits[r&0xF]
+			j++
+		default:
+			j += copy(b[j:], s[i:i+size])
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
+	b = b[:j]
 	return append(b, '"')
+}
+
+// special8 returns a mask with the high bit set in the byte of w that
+// is not plain ASCII for JSON (a control byte, '"', '\\' or a byte of a
+// multi-byte rune), and possibly in bytes after it; the lowest set bit is
+// always at the first such byte (w is little-endian: its first byte is
+// the lowest).
+func special8(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	ctl := (w - 0x20*ones) &^ w                          // bytes < 0x20
+	quote := ((w ^ '"'*ones) - ones) &^ (w ^ '"'*ones)   // bytes == '"'
+	slash := ((w ^ '\\'*ones) - ones) &^ (w ^ '\\'*ones) // bytes == '\\'
+	return (ctl | quote | slash | w) & highs             // w: bytes >= 0x80
+}
+
+// AppendJSON appends r as encoding/json would marshal it (HTML escaping
+// off). A grep in content mode returns every matching line with its
+// context: most of its time out of the engine is encoding.
+func (r *GrepResult) AppendJSON(b []byte) []byte {
+	b = append(b, `{"success":`...)
+	b = strconv.AppendBool(b, r.Success)
+	b = append(b, `,"mode":`...)
+	b = appendString(b, r.Mode)
+	b = append(b, `,"files":`...)
+	b = appendStrings(b, r.Files)
+	b = append(b, `,"counts":`...)
+	if r.Counts == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, c := range r.Counts {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if c == nil {
+				b = append(b, "null"...)
+				continue
+			}
+			b = append(b, `{"path":`...)
+			b = appendString(b, c.Path)
+			b = append(b, `,"count":`...)
+			b = strconv.AppendInt(b, int64(c.Count), 10)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"matches":`...)
+	if r.Matches == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, m := range r.Matches {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if m == nil {
+				b = append(b, "null"...)
+				continue
+			}
+			b = m.appendJSON(b)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"truncated":`...)
+	b = strconv.AppendBool(b, r.Truncated)
+	b = field(b, "code", string(r.Code))
+	b = field(b, "error", r.Error)
+	return append(b, '}')
+}
+
+// AppendJSON appends r as encoding/json would marshal it (HTML escaping
+// off).
+func (r *GlobResult) AppendJSON(b []byte) []byte {
+	b = append(b, `{"success":`...)
+	b = strconv.AppendBool(b, r.Success)
+	b = append(b, `,"files":`...)
+	b = appendStrings(b, r.Files)
+	if r.Truncated {
+		b = append(b, `,"truncated":true`...)
+	}
+	b = field(b, "code", string(r.Code))
+	b = field(b, "error", r.Error)
+	return append(b, '}')
+}
+
+func appendStrings(b []byte, ss []string) []byte {
+	if ss == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, s)
+	}
+	return append(b, ']')
+}
+
+// AppendIndentJSON appends the compact JSON src indented as
+// json.Indent(dst, src, "", indent) would, much faster: strings are
+// skipped whole. src must be valid compact JSON, as the AppendJSON
+// methods make it.
+func AppendIndentJSON(dst, src []byte, indent string) []byte {
+	depth := 0
+	newline := func() {
+		dst = append(dst, '\n')
+		for i := 0; i < depth; i++ {
+			dst = append(dst, indent...)
+		}
+	}
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; c {
+		case '"':
+			// To the closing quote: one not escaped by an odd number of
+			// backslashes.
+			j := i + 1
+			for {
+				k := bytes.IndexByte(src[j:], '"')
+				if k < 0 {
+					j = len(src) - 1
+					break
+				}
+				j += k
+				n := 0
+				for n < j-i-1 && src[j-1-n] == '\\' {
+					n++
+				}
+				if n%2 == 0 {
+					break
+				}
+				j++
+			}
+			dst = append(dst, src[i:j+1]...)
+			i = j
+		case '{', '[':
+			dst = append(dst, c)
+			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
+				dst = append(dst, src[i+1])
+				i++
+				continue
+			}
+			depth++
+			newline()
+		case '}', ']':
+			depth--
+			newline()
+			dst = append(dst, c)
+		case ',':
+			dst = append(dst, c)
+			newline()
+		case ':':
+			dst = append(dst, ':', ' ')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }

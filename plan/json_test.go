@@ -3,6 +3,8 @@ package plan
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand"
+	"strings"
 	"testing"
 )
 
@@ -44,5 +46,104 @@ func BenchmarkAppendJSON(b *testing.B) {
 	buf := make([]byte, 0, 2*len(content))
 	for i := 0; i < b.N; i++ {
 		buf = r.AppendJSON(buf[:0])
+	}
+}
+
+// TestAppendStringRandom: every byte, at every offset of the eight-byte
+// scan, escapes as encoding/json escapes it.
+func TestAppendStringRandom(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	pieces := []string{"a", "Z", " ", "\t", "\n", "\"", "\\", "\x00", "\x1f", "\x7f", "é", "日本", "\u2028", "\u2029", "\xff", "\xc3", "<>&", "plain text "}
+	for iter := 0; iter < 5000; iter++ {
+		var b strings.Builder
+		for k := rng.Intn(40); k > 0; k-- {
+			if rng.Intn(3) == 0 {
+				b.WriteByte(byte(rng.Intn(256)))
+			} else {
+				b.WriteString(pieces[rng.Intn(len(pieces))])
+			}
+		}
+		s := b.String()
+		if got, want := string(appendString(nil, s)), stdJSON(t, s); got != want {
+			t.Fatalf("%q:\n got %s\nwant %s", s, got, want)
+		}
+	}
+}
+
+func stdIndent(t *testing.T, v any) string {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// TestGrepGlobJSONMatchEncodingJSON keeps the grep and glob encoders and
+// the indenter byte-identical to encoding/json, compact and indented.
+func TestGrepGlobJSONMatchEncodingJSON(t *testing.T) {
+	weird := "tab\t nl\n \"q\" \\ \\\" \\\\\" <html>&amp; \x00\x1f é 日本 \u2028 bad:\xff {[,:]} end\xc3"
+	greps := []*GrepResult{
+		{Success: true, Mode: "files_with_matches", Files: []string{"a.go", weird}, Counts: []*Count{}, Matches: []*Match{}},
+		{Success: true, Mode: "count", Files: []string{}, Counts: []*Count{{Path: "a", Count: 3}, {Path: weird, Count: 0}}, Matches: []*Match{}, Truncated: true},
+		{Success: true, Mode: "content", Files: []string{}, Counts: []*Count{}, Matches: []*Match{
+			{Path: "a", Line: 1, Text: weird, Before: []string{"", weird}, After: []string{"x"}}, {Path: "b", Line: 2, Text: ""}}},
+		{Mode: "content", Code: CodeInvalidRequest, Error: "bad: " + weird},
+		{},
+	}
+	for i, r := range greps {
+		if got, want := string(r.AppendJSON(nil)), stdJSON(t, r); got != want {
+			t.Errorf("grep %d:\n got %s\nwant %s", i, got, want)
+		}
+		if got, want := string(AppendIndentJSON(nil, r.AppendJSON(nil), "  "))+"\n", stdIndent(t, r); got != want {
+			t.Errorf("grep %d indented:\n got %s\nwant %s", i, got, want)
+		}
+	}
+	globs := []*GlobResult{{Success: true, Files: []string{"a", weird}}, {Files: []string{}, Truncated: true}, {Code: CodeDenied, Error: weird}, {}}
+	for i, r := range globs {
+		if got, want := string(r.AppendJSON(nil)), stdJSON(t, r); got != want {
+			t.Errorf("glob %d:\n got %s\nwant %s", i, got, want)
+		}
+		if got, want := string(AppendIndentJSON(nil, r.AppendJSON(nil), "  "))+"\n", stdIndent(t, r); got != want {
+			t.Errorf("glob %d indented:\n got %s\nwant %s", i, got, want)
+		}
+	}
+	// Read results, indented, too.
+	rr := &ReadResult{Path: weird, Success: true, Content: weird, Matches: []*Match{{Path: "s", Line: 2, Text: weird}},
+		Entries: []*DirEntry{{Path: "d/x", Name: "x", Kind: "file"}}}
+	if got, want := string(AppendIndentJSON(nil, rr.AppendJSON(nil), "  "))+"\n", stdIndent(t, rr); got != want {
+		t.Errorf("read indented:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestIndentRandom: the indenter agrees with encoding/json on grep
+// results made of random strings.
+func TestIndentRandom(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	pieces := []string{"a", "\"", "\\", "\\\"", "{", "}", "[", "]", ",", ":", "\n", "é", "\xff", " "}
+	str := func() string {
+		var b strings.Builder
+		for k := rng.Intn(8); k > 0; k-- {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		return b.String()
+	}
+	for iter := 0; iter < 500; iter++ {
+		r := &GrepResult{Success: true, Mode: str(), Files: []string{}, Counts: []*Count{}, Matches: []*Match{}}
+		for k := rng.Intn(4); k > 0; k-- {
+			r.Files = append(r.Files, str())
+			r.Counts = append(r.Counts, &Count{Path: str(), Count: rng.Intn(9)})
+			m := &Match{Path: str(), Line: rng.Intn(99), Text: str()}
+			for j := rng.Intn(3); j > 0; j-- {
+				m.Before = append(m.Before, str())
+			}
+			r.Matches = append(r.Matches, m)
+		}
+		if got, want := string(AppendIndentJSON(nil, r.AppendJSON(nil), "  "))+"\n", stdIndent(t, r); got != want {
+			t.Fatalf("indented:\n got %s\nwant %s", got, want)
+		}
 	}
 }

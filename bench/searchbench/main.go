@@ -1,122 +1,380 @@
-// Command searchbench times txedit's read-side commands against ripgrep,
-// fd and cat on a copy of the Go distribution's src tree made a git
-// repository, side by side in one run, and prints medians and ratios
-// (SPEC §11: grep within 1.2x of rg, glob no slower than fd, batch read
-// with hashes within 1.2x of cat).
+// Command searchbench times txedit's read side against ripgrep, fd and cat
+// on copies of the Go distribution's src tree, side by side, and prints one
+// table per file system and corpus size (SPEC §11: grep within 1.2x of rg
+// through the CLI and the toolset's grep tool, glob no slower than fd, batch
+// read with hashes within 1.2x of cat).
 //
-//	go run ./bench/searchbench [-runs 11] [-dir DIR] [-scale 1]
+//	go run ./bench/searchbench [-fs disk,tmpfs] [-scale 1,5] [-runs 11] [-only RE]
 //
-// -scale 5 makes the corpus five copies of the tree.
+// or `bench/run.sh search [flags]`. Every round runs each method of a
+// comparison once, one after the other (txedit CLI, txedit tool, peer), so
+// drift of the machine hits all alike; the table shows medians of wall time,
+// of CPU time (user+sys, from wait4's rusage: other processes' load barely
+// moves it) and of peak RSS (ru_maxrss), and their ratios to the peer.
+// Process start is included for every method. Each method runs once
+// untimed first, so the page cache is warm for all.
+//
+// The corpora (a copy of GOROOT/src made a git repository, or -scale
+// copies of it) are built under -disk and -tmpfs and kept there for the
+// next run unless -clean.
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"sort"
+	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/txedit/txedit/bench/internal/timing"
 )
 
+var (
+	runs    = flag.Int("runs", 11, "timed runs of each method")
+	fsList  = flag.String("fs", "disk,tmpfs", "file systems to run on: disk, tmpfs")
+	scales  = flag.String("scale", "1", "corpus sizes, in copies of GOROOT/src (e.g. 1,5)")
+	only    = flag.String("only", "", "run only the comparisons whose title matches this regexp")
+	diskDir = flag.String("disk", filepath.Join(os.TempDir(), "txedit-searchbench"), "scratch directory on disk")
+	shmDir  = flag.String("tmpfs", "/dev/shm/txedit-searchbench", "scratch directory on a tmpfs")
+	bin     = flag.String("txedit", "", "txedit binary to time (default: build ./cmd/txedit)")
+	before  = flag.String("before", "", "another txedit binary (an older build) timed in the same rounds, for before/after rows")
+	clean   = flag.Bool("clean", false, "remove the corpora when done")
+)
+
 func main() {
-	runs := flag.Int("runs", 11, "runs of each command")
-	dir := flag.String("dir", "", "scratch directory (default: a temp dir, removed after)")
-	scale := flag.Int("scale", 1, "copies of the Go src tree in the corpus")
 	flag.Parse()
-	if *dir == "" {
-		d, err := os.MkdirTemp("", "searchbench")
+	if *before != "" {
+		abs, err := filepath.Abs(*before)
+		check(err)
+		*before = abs
+	}
+	var filter *regexp.Regexp
+	if *only != "" {
+		filter = regexp.MustCompile(*only)
+	}
+	txedit := *bin
+	if txedit == "" {
+		d, err := os.MkdirTemp("", "searchbench-bin")
 		check(err)
 		defer os.RemoveAll(d)
-		*dir = d
+		txedit, err = timing.BuildTxedit(d)
+		check(err)
+	} else if abs, err := filepath.Abs(txedit); err == nil {
+		txedit = abs
 	}
-	txedit, err := timing.BuildTxedit(*dir)
-	check(err)
 	fd := "fdfind"
 	if _, err := exec.LookPath(fd); err != nil {
 		fd = "fd"
 	}
-	corpus := filepath.Join(*dir, "corpus")
-	if _, err := os.Stat(corpus); err != nil {
-		src := filepath.Join(timing.GoRoot(), "src")
-		for i := 0; i < *scale; i++ {
-			dst := corpus
-			if *scale > 1 {
-				dst = filepath.Join(corpus, fmt.Sprintf("copy%d", i))
-			}
-			check(os.MkdirAll(filepath.Dir(dst), 0o755))
-			if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
-				fmt.Fprintf(os.Stderr, "cp: %v %s", err, out)
-				os.Exit(1)
+	rgVersion, _ := exec.Command("rg", "--version").Output()
+	fmt.Printf("%d cores, %s; peers: %s, %s\n", runtime.NumCPU(), runtime.Version(), firstLine(rgVersion), fd)
+	for _, fsName := range strings.Split(*fsList, ",") {
+		base := map[string]string{"disk": *diskDir, "tmpfs": *shmDir}[fsName]
+		if base == "" {
+			fmt.Fprintf(os.Stderr, "searchbench: unknown file system %q (want disk or tmpfs)\n", fsName)
+			os.Exit(2)
+		}
+		check(os.MkdirAll(base, 0o755))
+		if kind := fsKind(base); (fsName == "tmpfs") != (kind == "tmpfs") {
+			fmt.Fprintf(os.Stderr, "searchbench: %s is on %s, not what -fs %s wants; skipped\n", base, kind, fsName)
+			continue
+		}
+		for _, s := range strings.Split(*scales, ",") {
+			scale, err := strconv.Atoi(s)
+			check(err)
+			corpus := makeCorpus(base, scale)
+			bench(fsName+" ("+fsKind(base)+")", corpus, scale, txedit, fd, filter)
+			if *clean {
+				os.RemoveAll(corpus)
 			}
 		}
-		cmd := exec.Command("git", "init", "-q")
-		cmd.Dir = corpus
-		check(cmd.Run())
-	}
-	// Every file a walk would read: the input of the batch read and cat.
-	list, err := exec.Command("git", "-C", corpus, "ls-files", "--others", "--exclude-standard").Output()
-	check(err)
-	files := strings.Fields(string(list))
-	readReq, _ := json.Marshal(map[string]any{"mode": "Line", "paths": files})
-	reqFile := filepath.Join(*dir, "read.json")
-	check(os.WriteFile(reqFile, readReq, 0o644))
-	listFile := filepath.Join(*dir, "files.txt")
-	check(os.WriteFile(listFile, []byte(strings.Join(files, "\n")+"\n"), 0o644))
-	fmt.Printf("corpus: %d files (%d copies of GOROOT/src), %d cores, median of %d runs\n\n", len(files), *scale, runtime.NumCPU(), *runs)
-
-	groups := []struct {
-		title   string
-		methods []timing.Method
-	}{
-		{"grep -l literal (context.Context)", []timing.Method{
-			{Name: "txedit grep -l -F", Run: timing.Command(corpus, txedit, "grep", "-l", "-F", "context.Context")},
-			{Name: "rg -l -F", Run: timing.Command(corpus, "rg", "--no-config", "-l", "-F", "context.Context")},
-		}},
-		{"grep -c regex (func \\w+\\(ctx context\\.Context)", []timing.Method{
-			{Name: "txedit grep -c", Run: timing.Command(corpus, txedit, "grep", "-c", `func \w+\(ctx context\.Context`)},
-			{Name: "rg -c", Run: timing.Command(corpus, "rg", "--no-config", "-c", `func \w+\(ctx context\.Context`)},
-		}},
-		{"grep content -n -C2 (errors\\.New\\()", []timing.Method{
-			{Name: "txedit grep -n -C2", Run: timing.Command(corpus, txedit, "grep", "-n", "-C", "2", `errors\.New\(`)},
-			{Name: "rg -n -C2", Run: timing.Command(corpus, "rg", "--no-config", "--no-heading", "-n", "-C", "2", `errors\.New\(`)},
-		}},
-		{"grep -c alternation (fmt\\.Errorf|errors\\.New|panic\\()", []timing.Method{
-			{Name: "txedit grep -c", Run: timing.Command(corpus, txedit, "grep", "-c", `fmt\.Errorf|errors\.New|panic\(`)},
-			{Name: "rg -c", Run: timing.Command(corpus, "rg", "--no-config", "-c", `fmt\.Errorf|errors\.New|panic\(`)},
-		}},
-		{"grep -l -i word ((?i)\\bdeprecated\\b)", []timing.Method{
-			{Name: "txedit grep -l -i", Run: timing.Command(corpus, txedit, "grep", "-l", "-i", `\bdeprecated\b`)},
-			{Name: "rg -l -i", Run: timing.Command(corpus, "rg", "--no-config", "-l", "-i", `\bdeprecated\b`)},
-		}},
-		{"glob **/*.go", []timing.Method{
-			{Name: "txedit glob", Run: timing.Command(corpus, txedit, "glob", "**/*.go")},
-			{Name: "fd -t f -s --glob", Run: timing.Command(corpus, fd, "-t", "f", "-s", "--glob", "**/*.go")},
-		}},
-		{"batch read of every file with hashes", batchRead(corpus, txedit, reqFile, listFile)},
-	}
-	for _, g := range groups {
-		times, err := timing.Interleaved(*runs, g.methods)
-		check(err)
-		var names []string
-		for _, m := range g.methods {
-			names = append(names, m.Name)
-		}
-		timing.Report(os.Stdout, g.title, names, times)
 	}
 }
 
-func batchRead(corpus, txedit, reqFile, listFile string) []timing.Method {
-	ms := []timing.Method{
-		{Name: "txedit read --json (Line, all files)", Run: timing.Command(corpus, txedit, "read", "--json", reqFile)},
+// method is one way of doing a comparison's job.
+type method struct {
+	name   string
+	before bool // the -before binary
+	argv   []string
+	stdin  string // file fed to stdin, or ""
+	input  []byte // bytes fed to stdin
+}
+
+type sample struct {
+	wall, cpu time.Duration
+	rssKB     int64
+}
+
+type comparison struct {
+	title string
+	tx    []method // txedit's ways (CLI, tool)
+	peer  method
+}
+
+func bench(fsName, corpus string, scale int, txedit, fd string, filter *regexp.Regexp) {
+	list, err := exec.Command("git", "-C", corpus, "ls-files", "--others", "--exclude-standard").Output()
+	check(err)
+	files := strings.Fields(string(list))
+	var bytesTotal int64
+	for _, f := range files {
+		if fi, err := os.Lstat(filepath.Join(corpus, f)); err == nil {
+			bytesTotal += fi.Size()
+		}
 	}
-	if _, err := exec.LookPath("xxhsum"); err == nil {
-		ms = append(ms, timing.Method{Name: "xargs xxhsum -H64", Run: timing.Command(corpus, "sh", "-c", "xargs -d '\\n' xxhsum -H64 < "+listFile)})
+	// The batch read's request and cat's list: every file a walk reads.
+	readReq, _ := json.Marshal(map[string]any{"mode": "Line", "paths": files})
+	reqFile := filepath.Join(filepath.Dir(corpus), filepath.Base(corpus)+"-read.json")
+	check(os.WriteFile(reqFile, readReq, 0o644))
+	listFile := filepath.Join(filepath.Dir(corpus), filepath.Base(corpus)+"-files.txt")
+	check(os.WriteFile(listFile, []byte(strings.Join(files, "\n")+"\n"), 0o644))
+
+	rg := func(args ...string) method {
+		return method{name: "rg", argv: append([]string{"rg", "--no-config"}, args...)}
 	}
-	return append(ms, timing.Method{Name: "xargs cat", Run: timing.Command(corpus, "sh", "-c", "xargs -d '\\n' cat < "+listFile)})
+	cli := func(args ...string) method {
+		return method{name: "txedit grep", argv: append([]string{txedit, "grep"}, args...)}
+	}
+	tool := func(args map[string]any) method {
+		in, _ := json.Marshal(args)
+		return method{name: "txedit tool grep", argv: []string{txedit, "tool", "grep", "--toolset", "txedit"}, input: in}
+	}
+	comps := []comparison{
+		{"grep -l literal: func main", []method{cli("-l", "func main"), tool(map[string]any{"pattern": "func main"})}, rg("-l", "func main")},
+		{`grep -c regex: func \w+\(ctx context\.Context`, []method{cli("-c", `func \w+\(ctx context\.Context`),
+			tool(map[string]any{"pattern": `func \w+\(ctx context\.Context`, "output_mode": "count"})}, rg("-c", `func \w+\(ctx context\.Context`)},
+		{`grep content -n -C2: errors\.New\(`, []method{cli("-n", "-C", "2", `errors\.New\(`),
+			tool(map[string]any{"pattern": `errors\.New\(`, "output_mode": "content", "-n": true, "-C": 2})}, rg("--no-heading", "-n", "-C", "2", `errors\.New\(`)},
+		{`grep -c alternation: fmt\.Errorf|errors\.New|panic\(`, []method{cli("-c", `fmt\.Errorf|errors\.New|panic\(`),
+			tool(map[string]any{"pattern": `fmt\.Errorf|errors\.New|panic\(`, "output_mode": "count"})}, rg("-c", `fmt\.Errorf|errors\.New|panic\(`)},
+		{`grep -l -i word: \bdeprecated\b`, []method{cli("-l", "-i", `\bdeprecated\b`),
+			tool(map[string]any{"pattern": `\bdeprecated\b`, "-i": true})}, rg("-l", "-i", `\bdeprecated\b`)},
+		{"glob **/*.go", []method{{name: "txedit glob", argv: []string{txedit, "glob", "**/*.go"}},
+			{name: "txedit tool glob", argv: []string{txedit, "tool", "glob", "--toolset", "txedit"}, input: []byte(`{"pattern":"**/*.go"}`)}},
+			method{name: "fd", argv: []string{fd, "-t", "f", "-g", "**/*.go"}}},
+		{"batch read, every file, with hashes", []method{{name: "txedit read --json", argv: []string{txedit, "read", "--json", reqFile}}},
+			method{name: "xargs cat", argv: []string{"xargs", "-d", `\n`, "cat"}, stdin: listFile}},
+	}
+	load := loadAvg()
+	fmt.Printf("\n%s, %s: %d files, %.0f MiB; median of %d runs; load average %s\n", fsName, corpus, len(files), float64(bytesTotal)/(1<<20), *runs, load)
+	fmt.Printf("%-52s %9s %9s %6s %8s %8s %6s %7s %7s %5s\n", "comparison", "txedit", "peer", "ratio", "CPU tx", "CPU peer", "ratio", "RSS tx", "RSS pr", "ratio")
+	for _, c := range comps {
+		if filter != nil && !filter.MatchString(c.title) {
+			continue
+		}
+		tx := c.tx
+		if *before != "" {
+			for _, m := range c.tx {
+				b := m
+				b.argv = append([]string{*before}, m.argv[1:]...)
+				b.before = true
+				tx = append(tx, b)
+			}
+		}
+		ms := append(append([]method{}, tx...), c.peer)
+		if strings.HasPrefix(c.title, "grep") {
+			agree(corpus, c, ms)
+		}
+		samples := make([][]sample, len(ms))
+		for r := -1; r < *runs; r++ { // round -1 warms the cache, untimed
+			for i, m := range ms {
+				s, err := runOnce(corpus, m)
+				check(err)
+				if r >= 0 {
+					samples[i] = append(samples[i], s)
+				}
+			}
+		}
+		peer := medians(samples[len(ms)-1])
+		for i, m := range tx {
+			t := medians(samples[i])
+			via := "CLI"
+			if strings.Contains(m.name, "tool") {
+				via = "tool"
+			}
+			if m.before {
+				via += ", before"
+			}
+			fmt.Printf("%-52s %9s %9s %5.2fx %8s %8s %5.2fx %6.1fM %6.1fM %4.1fx\n", trunc(c.title+" ("+via+")", 52),
+				ms3(t.wall), ms3(peer.wall), ratio(t.wall, peer.wall), ms3(t.cpu), ms3(peer.cpu), ratio(t.cpu, peer.cpu),
+				float64(t.rssKB)/1024, float64(peer.rssKB)/1024, float64(t.rssKB)/float64(max(peer.rssKB, 1)))
+		}
+	}
+	if timeBin != "" {
+		fmt.Printf("(load average after: %s; peak RSS as /usr/bin/time reports it)\n", loadAvg())
+	} else {
+		fmt.Printf("(load average after: %s; no /usr/bin/time: peak RSS from wait4, at least this process's own %.1fM)\n", loadAvg(), float64(selfMaxRSS())/1024)
+	}
+}
+
+// agree warns when txedit's CLI and the peer do not print the same
+// number of lines: the comparison would not be of the same work.
+func agree(corpus string, c comparison, ms []method) {
+	out := func(m method) int {
+		cmd := command(corpus, m)
+		var lc lineCounter
+		cmd.Stdout = &lc
+		cmd.Run()
+		return int(lc)
+	}
+	if a, b := out(ms[0]), out(c.peer); a != b {
+		fmt.Fprintf(os.Stderr, "searchbench: %s: %s prints %d lines, %s %d\n", c.title, ms[0].name, a, c.peer.name, b)
+	}
+}
+
+// lineCounter counts the lines written to it: the output is not kept,
+// so that this process stays small (a child's peak RSS as wait4 reports
+// it is at least its parent's at the fork).
+type lineCounter int
+
+func (c *lineCounter) Write(p []byte) (int, error) {
+	*c += lineCounter(bytes.Count(p, []byte{'\n'}))
+	return len(p), nil
+}
+
+func command(dir string, m method) *exec.Cmd {
+	cmd := exec.Command(m.argv[0], m.argv[1:]...)
+	cmd.Dir = dir
+	cmd.Stderr = os.Stderr
+	switch {
+	case m.stdin != "":
+		f, err := os.Open(m.stdin)
+		check(err)
+		cmd.Stdin = f
+	case m.input != nil:
+		cmd.Stdin = bytes.NewReader(m.input)
+	}
+	return cmd
+}
+
+// timeBin is GNU time, if installed: peak RSS is taken from it. A child
+// that Go starts shares this process's memory until it execs (vfork), and
+// the kernel counts that in the child's ru_maxrss; time(1) forks the
+// command from its own small process, so what it reports is the
+// command's own.
+var timeBin, _ = exec.LookPath("/usr/bin/time")
+
+// runOnce runs m with its output into a pipe that is drained, as a
+// caller would read it, and returns its wall time, CPU time (its and its
+// children's) and peak RSS.
+func runOnce(dir string, m method) (sample, error) {
+	var rssFile string
+	if timeBin != "" {
+		f, err := os.CreateTemp("", "searchbench-rss")
+		if err != nil {
+			return sample{}, err
+		}
+		f.Close()
+		rssFile = f.Name()
+		defer os.Remove(rssFile)
+		m.argv = append([]string{timeBin, "-f", "%M", "-o", rssFile}, m.argv...)
+	}
+	cmd := command(dir, m)
+	cmd.Stdout = io.Discard
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if f, ok := cmd.Stdin.(*os.File); ok {
+		f.Close()
+	}
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+		err = nil // no match, as grep says
+	}
+	if err != nil {
+		return sample{}, fmt.Errorf("%s: %w", strings.Join(m.argv, " "), err)
+	}
+	ps := cmd.ProcessState
+	s := sample{wall: wall, cpu: ps.UserTime() + ps.SystemTime()}
+	if rssFile != "" {
+		out, _ := os.ReadFile(rssFile)
+		fields := strings.Fields(string(out))
+		if len(fields) > 0 {
+			s.rssKB, _ = strconv.ParseInt(fields[len(fields)-1], 10, 64)
+		}
+	} else if ru, _ := ps.SysUsage().(*syscall.Rusage); ru != nil {
+		s.rssKB = int64(ru.Maxrss)
+	}
+	return s, nil
+}
+
+func medians(ss []sample) sample {
+	var w, c []time.Duration
+	var r []int64
+	for _, s := range ss {
+		w, c, r = append(w, s.wall), append(c, s.cpu), append(r, s.rssKB)
+	}
+	sort.Slice(r, func(i, j int) bool { return r[i] < r[j] })
+	return sample{wall: timing.Median(w), cpu: timing.Median(c), rssKB: r[len(r)/2]}
+}
+
+func ratio(a, b time.Duration) float64 { return float64(a) / float64(max(b, 1)) }
+
+func ms3(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d)/1e6) }
+
+func trunc(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+// makeCorpus returns base/srcN, a git repository holding scale copies of
+// GOROOT/src (the tree itself when scale is 1), making it if needed.
+func makeCorpus(base string, scale int) string {
+	corpus := filepath.Join(base, fmt.Sprintf("src%d", scale))
+	if _, err := os.Stat(filepath.Join(corpus, ".git")); err == nil {
+		return corpus
+	}
+	os.RemoveAll(corpus)
+	src := filepath.Join(timing.GoRoot(), "src")
+	fmt.Fprintf(os.Stderr, "searchbench: copying %s into %s (%d copies)\n", src, corpus, scale)
+	for i := 0; i < scale; i++ {
+		dst := corpus
+		if scale > 1 {
+			dst = filepath.Join(corpus, fmt.Sprintf("copy%d", i))
+		}
+		check(os.MkdirAll(filepath.Dir(dst), 0o755))
+		if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "cp: %v %s", err, out)
+			os.Exit(1)
+		}
+	}
+	cmd := exec.Command("git", "init", "-q")
+	cmd.Dir = corpus
+	check(cmd.Run())
+	return corpus
+}
+
+func selfMaxRSS() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return int64(ru.Maxrss)
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func firstLine(b []byte) string {
+	s, _, _ := strings.Cut(string(b), "\n")
+	return s
 }
 
 func check(err error) {

@@ -306,6 +306,10 @@ func (e *env) printWarnings(res *plan.Result) {
 }
 
 func (e *env) printJSON(v any) {
+	if b, ok := fastJSON(v); ok {
+		e.stdout.Write(b)
+		return
+	}
 	enc := json.NewEncoder(e.stdout)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

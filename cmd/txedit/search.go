@@ -179,7 +179,10 @@ func grepCmd() *command {
 			} else {
 				showNums := (lineNums || isTerminal(e.stdout)) && !noLineNums
 				single := req.Path != "" && len(res.Matches) > 0 && allSamePath(res.Matches) && !isDirArg(w, req.Path)
-				grep.Print(e.stdout, res, grep.PrintOptions{LineNumbers: showNums, NoPath: single, Context: req.Before+req.After+req.Context > 0})
+				// One write per 64 KiB, not one per line.
+				out := bufio.NewWriterSize(e.stdout, 64<<10)
+				grep.Print(out, res, grep.PrintOptions{LineNumbers: showNums, NoPath: single, Context: req.Before+req.After+req.Context > 0})
+				out.Flush()
 				if res.Truncated {
 					fmt.Fprintf(e.stderr, "txedit: output cut at %d entries (--head-limit)\n", req.HeadLimit)
 				}
@@ -190,6 +193,33 @@ func grepCmd() *command {
 			return 0
 		},
 	}
+}
+
+// fastJSON encodes the results that have a fast encoder (grep, glob and
+// read results) exactly as printJSON's encoding/json would.
+func fastJSON(v any) ([]byte, bool) {
+	var b []byte
+	switch r := v.(type) {
+	case *plan.GrepResult:
+		if r == nil {
+			return nil, false
+		}
+		b = r.AppendJSON(nil)
+	case *plan.GlobResult:
+		if r == nil {
+			return nil, false
+		}
+		b = r.AppendJSON(nil)
+	case *plan.ReadResult:
+		if r == nil {
+			return nil, false
+		}
+		b = r.AppendJSON(nil)
+	default:
+		return nil, false
+	}
+	out := plan.AppendIndentJSON(make([]byte, 0, len(b)+len(b)/4), b, "  ")
+	return append(out, '\n'), true
 }
 
 func isDirArg(w *engine.Workspace, p string) bool {
@@ -238,9 +268,12 @@ func globCmd() *command {
 			if e.json {
 				e.printJSON(res)
 			} else {
+				out := bufio.NewWriterSize(e.stdout, 64<<10)
 				for _, f := range res.Files {
-					fmt.Fprintln(e.stdout, f)
+					out.WriteString(f)
+					out.WriteByte('\n')
 				}
+				out.Flush()
 			}
 			if len(res.Files) == 0 {
 				return 1

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/sourcegraph/conc/panics"
 	"github.com/txedit/txedit/fsys"
@@ -54,18 +55,37 @@ type Options struct {
 }
 
 // Entry is a regular file (or, with Options.Dirs, a directory) found by a
-// walk.
+// walk. The walk may reuse an Entry once fn returns: fn keeps its fields,
+// never the pointer.
 type Entry struct {
 	Path  string // root-relative, "/"-separated
 	Name  string
 	IsDir bool
 	Depth int // 1 for entries of the walked directory itself
 	Info  fs.DirEntry
-	dir   *handle
+	// Worker numbers the goroutine fn runs on, from 0 to
+	// Options.Workers-1: state indexed by it needs no lock.
+	Worker int
+	dir    *handle
 }
 
 // Open opens the file for reading, relative to its directory's handle.
 func (e *Entry) Open() (fsys.File, error) { return e.dir.d.Open(e.Name) }
+
+// readerDir is a directory that opens files for plain sequential reads,
+// without what an fsys.File carries.
+type readerDir interface {
+	OpenReader(name string) (io.ReadCloser, error)
+}
+
+// OpenReader opens the file for sequential reading, relative to its
+// directory's handle, by the cheapest means the file system has.
+func (e *Entry) OpenReader() (io.ReadCloser, error) {
+	if r, ok := e.dir.d.(readerDir); ok {
+		return r.OpenReader(e.Name)
+	}
+	return e.dir.d.Open(e.Name)
+}
 
 // ReadInto reads the whole file into buf (reused, grown as needed): one
 // openat, read and close on the OS file system. Files longer than max are
@@ -132,11 +152,12 @@ type job struct {
 	dir   string // root-relative, "" for the root
 	depth int    // depth of the directory itself (the walked dir is 0)
 	rules *rules
-	// open, if set, is the directory already opened through its parent.
-	open fsys.Dir
+	// h is the directory's parent, held open until the directory is
+	// opened through it (nil for the walked directory); for a file
+	// batch, the directory itself.
+	h *handle
 	// A file batch: entries of an open directory.
 	files []fs.DirEntry
-	h     *handle
 }
 
 type walker struct {
@@ -197,7 +218,7 @@ func Walk(ctx context.Context, fsy fsys.FS, opts Options, fn func(*Entry) error)
 				// A panic in fn or below is the walk's error: the
 				// caller cleans up, the process goes on.
 				var c panics.Catcher
-				c.Try(func() { w.do(j) })
+				c.Try(func() { w.do(j, i) })
 				if r := c.Recovered(); r != nil {
 					w.fail(&par.PanicError{Value: r.Value, Stack: r.Stack})
 				}
@@ -206,6 +227,12 @@ func Walk(ctx context.Context, fsy fsys.FS, opts Options, fn func(*Entry) error)
 		}()
 	}
 	wg.Wait()
+	// After a failure, jobs left in the queue still hold directories.
+	for _, j := range w.queue {
+		if j.h != nil {
+			j.h.release()
+		}
+	}
 	return w.err
 }
 
@@ -215,15 +242,6 @@ func (w *walker) push(j job) {
 	w.open++
 	w.mu.Unlock()
 	w.cond.Signal()
-}
-
-// maxOpenAhead bounds the directories opened ahead of their turn.
-const maxOpenAhead = 64
-
-func (w *walker) queued() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.queue)
 }
 
 func (w *walker) pop() (job, bool) {
@@ -271,26 +289,36 @@ func join(dir, name string) string {
 	return dir + "/" + name
 }
 
-func (w *walker) do(j job) {
+func (w *walker) do(j job, worker int) {
 	if err := w.ctx.Err(); err != nil {
+		if j.h != nil {
+			j.h.release()
+		}
 		w.fail(err)
 		return
 	}
 	if j.files != nil {
-		w.files(j)
+		w.files(j, worker)
 		return
 	}
 	name := j.dir
 	if name == "" {
 		name = "."
 	}
-	d := j.open
-	if d == nil {
-		var err error
-		if d, err = w.fsys.OpenDir(name); err != nil {
-			w.skip(name, err)
-			return
-		}
+	// A directory is opened through its parent's handle (one system
+	// call, no path resolution) when its turn comes: the queue is LIFO,
+	// so the parents held open are those along the paths being walked.
+	var d fsys.Dir
+	var err error
+	if j.h != nil {
+		d, err = j.h.d.OpenDir(path.Base(j.dir))
+		j.h.release()
+	} else {
+		d, err = w.fsys.OpenDir(name)
+	}
+	if err != nil {
+		w.skip(name, err)
+		return
 	}
 	ents, err := d.ReadDir()
 	if err != nil {
@@ -305,7 +333,7 @@ func (w *walker) do(j job) {
 	h := &handle{d: d}
 	h.refs.Store(1)
 	defer h.release()
-	var files []fs.DirEntry
+	files := make([]fs.DirEntry, 0, len(ents))
 	for _, e := range ents {
 		n := e.Name()
 		if n == ".git" || (!w.opts.Hidden && n[0] == '.') || (w.opts.Skip != nil && w.opts.Skip(n)) {
@@ -321,23 +349,14 @@ func (w *walker) do(j job) {
 				continue
 			}
 			if w.opts.Dirs {
-				if err := w.fn(&Entry{Path: p, Name: n, IsDir: true, Depth: j.depth + 1, Info: e, dir: h}); err != nil {
+				if err := w.fn(&Entry{Path: p, Name: n, IsDir: true, Depth: j.depth + 1, Info: e, Worker: worker, dir: h}); err != nil {
 					w.fail(err)
 					return
 				}
 			}
 			if w.opts.MaxDepth == 0 || j.depth+1 < w.opts.MaxDepth {
-				child := job{dir: p, depth: j.depth + 1, rules: r}
-				// Open the child through this directory's handle (one
-				// system call) while few directories wait, so that a wide
-				// tree cannot hold too many descriptors open; otherwise
-				// the child is opened by path when its turn comes.
-				if w.queued() < maxOpenAhead {
-					if h, err := d.OpenDir(n); err == nil {
-						child.open = h
-					}
-				}
-				w.push(child)
+				h.refs.Add(1)
+				w.push(job{dir: p, depth: j.depth + 1, rules: r, h: h})
 			}
 		case t.IsRegular():
 			if w.skipped(r, p, false) {
@@ -363,13 +382,34 @@ func (w *walker) skipped(r *rules, p string, isDir bool) bool {
 	return r != nil && r.ignored(p, isDir)
 }
 
-func (w *walker) files(j job) {
+func (w *walker) files(j job, worker int) {
 	defer j.h.release()
+	// The batch's paths are one string, and its entries one Entry: two
+	// allocations per batch, not two per file.
+	size := 0
+	for _, e := range j.files {
+		size += len(j.dir) + 1 + len(e.Name())
+	}
+	b := make([]byte, 0, size)
+	for _, e := range j.files {
+		if j.dir != "" {
+			b = append(append(b, j.dir...), '/')
+		}
+		b = append(b, e.Name()...)
+	}
+	paths := unsafe.String(unsafe.SliceData(b), len(b)) // b is not written again
+	ent := &Entry{Depth: j.depth + 1, Worker: worker, dir: j.h}
+	off := 0
 	for _, e := range j.files {
 		if w.failed() {
 			return
 		}
-		ent := &Entry{Path: join(j.dir, e.Name()), Name: e.Name(), Depth: j.depth + 1, Info: e, dir: j.h}
+		n := len(e.Name())
+		if j.dir != "" {
+			n += len(j.dir) + 1
+		}
+		ent.Path, ent.Name, ent.Info = paths[off:off+n], e.Name(), e
+		off += n
 		if err := w.fn(ent); err != nil {
 			w.fail(err)
 			return
@@ -391,24 +431,33 @@ type dirSource struct {
 
 // loadRules adds the ignore files of directory dir (if any) to the chain.
 func (w *walker) loadRules(parent *rules, dir string, src *dirSource) *rules {
-	var names map[string]fs.FileMode
+	// The types of .gitignore, .ignore and .git, if present.
+	var gitignore, dotignore fs.FileMode
+	var found [3]bool
+	note := func(name string, t fs.FileMode) {
+		switch name {
+		case ".gitignore":
+			gitignore, found[0] = t, true
+		case ".ignore":
+			dotignore, found[1] = t, true
+		case ".git":
+			found[2] = true
+		}
+	}
 	if src != nil {
-		names = map[string]fs.FileMode{}
 		for _, e := range src.ents {
-			switch e.Name() {
-			case ".gitignore", ".ignore", ".git":
-				names[e.Name()] = e.Type()
+			if n := e.Name(); len(n) > 1 && n[0] == '.' {
+				note(n, e.Type())
 			}
 		}
 	} else {
-		names = map[string]fs.FileMode{}
 		for _, n := range []string{".gitignore", ".ignore", ".git"} {
 			if fi, err := w.fsys.Lstat(join(dir, n)); err == nil {
-				names[n] = fi.Mode().Type()
+				note(n, fi.Mode().Type())
 			}
 		}
 	}
-	if len(names) == 0 {
+	if found == [3]bool{} {
 		return parent
 	}
 	read := func(name string) []byte {
@@ -428,13 +477,13 @@ func (w *walker) loadRules(parent *rules, dir string, src *dirSource) *rules {
 		return buf
 	}
 	r := &rules{parent: parent}
-	if t, ok := names[".gitignore"]; ok && t.IsRegular() {
+	if found[0] && gitignore.IsRegular() {
 		r.gitignore = ignore.Parse(dir, read(".gitignore"))
 	}
-	if t, ok := names[".ignore"]; ok && t.IsRegular() {
+	if found[1] && dotignore.IsRegular() {
 		r.dotignore = ignore.Parse(dir, read(".ignore"))
 	}
-	if _, ok := names[".git"]; ok {
+	if found[2] {
 		r.repoRoot = true
 		if data := read(".git/info/exclude"); data != nil {
 			r.exclude = ignore.Parse(dir, data)

@@ -2,12 +2,15 @@ package walk
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/txedit/txedit/fsys"
@@ -208,5 +211,61 @@ func TestSameOnEveryFS(t *testing.T) {
 		if reads != len(want) {
 			t.Errorf("%s behind faultfs: %d reads through directory handles, want %d (calls: %v)", name, reads, len(want), ff.Calls)
 		}
+	}
+}
+
+func openFDs(t *testing.T) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	return len(ents)
+}
+
+// TestNoDescriptorLeft: a walk that fails, is cancelled or ends leaves no
+// directory open, and numbers its workers from 0.
+func TestNoDescriptorLeft(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{}
+	for i := 0; i < 40; i++ {
+		for j := 0; j < 5; j++ {
+			files[filepath.Join("d"+strconv.Itoa(i), "e"+strconv.Itoa(j), "f.txt")] = "x"
+		}
+		files[filepath.Join("d"+strconv.Itoa(i), "g.txt")] = "y"
+	}
+	write(t, root, files)
+	fsy, err := fsys.NewOS(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsy.Close()
+	before := openFDs(t)
+	stop := errors.New("stop")
+	var seen atomic.Int64
+	err = Walk(context.Background(), fsy, Options{Workers: 3}, func(e *Entry) error {
+		if e.Worker < 0 || e.Worker >= 3 {
+			t.Errorf("worker %d of 3", e.Worker)
+		}
+		if seen.Add(1) == 7 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) {
+		t.Fatalf("walk: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	err = Walk(ctx, fsy, Options{Workers: 2}, func(e *Entry) error {
+		cancel()
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled walk: %v", err)
+	}
+	if got := collect(t, root, Options{}); len(got) != len(files) {
+		t.Fatalf("walk found %d files, want %d", len(got), len(files))
+	}
+	if after := openFDs(t); after != before {
+		t.Errorf("%d descriptors open before the walks, %d after", before, after)
 	}
 }

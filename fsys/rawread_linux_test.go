@@ -1,0 +1,143 @@
+package fsys
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"syscall"
+	"testing"
+)
+
+func openRawRoot(t *testing.T, dir string) Dir {
+	t.Helper()
+	o, err := NewOS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { o.Close() })
+	d, err := o.OpenDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+func TestRawDirReadFileSizes(t *testing.T) {
+	dir := t.TempDir()
+	sizes := []int{0, 1, 64<<10 - 1, 64 << 10, 64<<10 + 1, 200 << 10, 1 << 20}
+	for _, n := range sizes {
+		data := bytes.Repeat([]byte("0123456789abcde\n"), n/16+1)[:n]
+		os.WriteFile(filepath.Join(dir, "f"), data, 0o644)
+		d := openRawRoot(t, dir)
+		for _, buf := range [][]byte{nil, make([]byte, 10, 100), make([]byte, 0, 128<<10)} {
+			got, err := d.ReadFile("f", buf, 1<<30)
+			if err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("size %d, buffer cap %d: got %d bytes, %v", n, cap(buf), len(got), err)
+			}
+		}
+		r, err := d.(interface {
+			OpenReader(string) (io.ReadCloser, error)
+		}).OpenReader("f")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []byte
+		chunk := make([]byte, 7000)
+		for {
+			k, err := r.Read(chunk)
+			out = append(out, chunk[:k]...)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		r.Close()
+		if !bytes.Equal(out, data) {
+			t.Fatalf("size %d: OpenReader read %d bytes", n, len(out))
+		}
+	}
+	d := openRawRoot(t, dir)
+	if _, err := d.ReadFile("f", nil, 100<<10); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("over max: %v", err)
+	}
+}
+
+func TestRawDirConfined(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "sub/deeper"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sub/file"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(dir, "secret"), []byte("s"), 0o644)
+	os.Symlink("..", filepath.Join(dir, "sub/up"))
+	os.Symlink("file", filepath.Join(dir, "sub/link"))
+	syscall.Mkfifo(filepath.Join(dir, "sub/fifo"), 0o644)
+	root := openRawRoot(t, dir)
+	sub, err := root.OpenDir("sub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	ents, err := sub.ReadDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range ents {
+		got = append(got, e.Name()+":"+e.Type().String())
+	}
+	sort.Strings(got)
+	want := []string{"deeper:d---------", "fifo:p---------", "file:----------", "link:L---------", "up:L---------"}
+	if len(got) != len(want) {
+		t.Fatalf("entries %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("entries %v, want %v", got, want)
+		}
+	}
+	for _, name := range []string{"..", ".", "", "deeper/..", "/etc", "up"} {
+		if d, err := sub.OpenDir(name); err == nil {
+			d.Close()
+			t.Errorf("OpenDir(%q) succeeded", name)
+		}
+	}
+	if _, err := sub.OpenDir("file"); !errors.Is(err, syscall.ENOTDIR) {
+		t.Errorf("OpenDir of a file: %v", err)
+	}
+	for _, name := range []string{"../secret", "up/secret", "link"} {
+		if _, err := sub.ReadFile(name, nil, 1<<20); err == nil {
+			t.Errorf("ReadFile(%q) succeeded", name)
+		}
+	}
+	// A FIFO opens without blocking and reads as empty.
+	if data, err := sub.ReadFile("fifo", nil, 1<<20); err != nil || len(data) != 0 {
+		t.Errorf("fifo: %q %v", data, err)
+	}
+	// Info is what os.Lstat says, down to the identity.
+	for _, e := range ents {
+		fi, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := os.Lstat(filepath.Join(dir, "sub", e.Name()))
+		if fi.Mode() != want.Mode() || fi.Size() != want.Size() || !fi.ModTime().Equal(want.ModTime()) || fi.Name() != want.Name() {
+			t.Errorf("%s: Info %v %d %v, os.Lstat %v %d %v", e.Name(), fi.Mode(), fi.Size(), fi.ModTime(), want.Mode(), want.Size(), want.ModTime())
+		}
+		if IdentityOf(fi) != IdentityOf(want) {
+			t.Errorf("%s: identity %+v, want %+v", e.Name(), IdentityOf(fi), IdentityOf(want))
+		}
+	}
+	sub.Close()
+	if _, err := sub.ReadFile("file", nil, 1<<20); !errors.Is(err, fs.ErrClosed) {
+		t.Errorf("read after close: %v", err)
+	}
+	if _, err := ents[0].Info(); !errors.Is(err, fs.ErrClosed) {
+		t.Errorf("Info after close: %v", err)
+	}
+}
