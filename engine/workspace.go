@@ -73,7 +73,10 @@ type Durability int
 
 // The durability settings.
 const (
-	// DurableAuto is the default barrier.
+	// DurableAuto is the default barrier: an fdatasync of each file the
+	// commit writes, many at once, and an fsync of each directory whose
+	// entries it changed, so its cost is the transaction's own files,
+	// whatever else is being written.
 	DurableAuto Durability = iota
 	// DurableFsync fsyncs every file and directory a commit writes.
 	DurableFsync
