@@ -832,3 +832,46 @@ func uniqueDeepestFirst(dirs []string) []string {
 	sort.SliceStable(out, func(i, k int) bool { return strings.Count(out[i], "/") > strings.Count(out[k], "/") })
 	return out
 }
+
+// DiffReader reads the diffs a transaction recorded, one op at a time, so
+// that a caller can hand out a large transaction's diffs without holding
+// them all.
+type DiffReader struct {
+	f   fsys.File
+	idx packIndex
+}
+
+// OpenDiffs opens the recorded diffs of transaction id.
+func (j *Journal) OpenDiffs(id string) (*DiffReader, error) {
+	f, err := j.fs.Open(txnsDir + "/" + id + "/pack")
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	idx, err := readPack(f, fi.Size())
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &DiffReader{f: f, idx: idx}, nil
+}
+
+// Diff returns the diff recorded for op i ("" if none).
+func (r *DiffReader) Diff(i int) (string, error) {
+	e, ok := r.idx[[2]int{recDiff, i}]
+	if !ok {
+		return "", nil
+	}
+	data := make([]byte, e.n)
+	if _, err := r.f.ReadAt(data, e.off); err != nil {
+		return "", err
+	}
+	return string(data), nil
+}
+
+// Close releases the reader.
+func (r *DiffReader) Close() error { return r.f.Close() }
