@@ -347,6 +347,18 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, 
 		return
 	}
 	cur := t.cur // read already by a pattern_replace walk
+	if cur != nil && cur.data == nil && t.pre != nil {
+		if !dryRun && cur.ident.Nlink <= 1 {
+			// Planned by the walk without keeping the bytes (over the
+			// memory budget): staging reads them again.
+			t.out, t.pre = t.pre, nil
+			if t.changed {
+				t.res.Status = statusOf(t)
+			}
+			return
+		}
+		cur = nil // a preview needs the bytes
+	}
 	if cur == nil || cur.ident.Nlink > 1 {
 		var err error
 		t.release(budget)

@@ -14,8 +14,10 @@ import (
 
 	"github.com/txedit/txedit/apply"
 	"github.com/txedit/txedit/fsys"
+	"github.com/txedit/txedit/hash"
 	"github.com/txedit/txedit/internal/ignore"
 	"github.com/txedit/txedit/internal/walk"
+	"github.com/txedit/txedit/journal"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -173,25 +175,32 @@ func (w *Workspace) patternTasks(ctx context.Context, pat *plan.Pattern, tasks [
 			t := &task{fo: fo, src: e.Path, res: &plan.FileResult{Path: e.Path}, sed: sed}
 			// Keep what the walk read and what the substitution made
 			// of it, so pass 1 need not read the file again nor
-			// staging (when locked) read it a third time. Its
-			// identity comes from the directory handle, after the
-			// read: a file written since just before the read is
-			// left for pass 1 to read the careful way.
-			need := int64(len(data) + len(newData))
-			if budget.Add(-need) >= 0 {
-				if fi, err := e.Info.Info(); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
-					id := fsys.IdentityOf(fi)
-					if id.Ctime < readAt.Add(-racyWindow).UnixNano() {
-						t.cur = &fileInfo{exists: true, data: append([]byte(nil), data...), ident: id, mode: fi.Mode()}
-						t.pre = &apply.Outcome{Content: newData, Replacements: n}
-						t.charged, t.curLocked = need, locked
-					}
-				}
-				if t.charged == 0 {
-					budget.Add(need)
-				}
-			} else {
+			// staging (when locked) read it a third time; over the
+			// memory budget, keep what it was planned from (hashes,
+			// sizes), and staging reads it again. The identity comes
+			// from the directory handle, after the read: a file
+			// written since just before the read is left for pass 1
+			// to read the careful way.
+			fi, err := e.Info.Info()
+			if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(data)) {
+				fi = nil
+			}
+			var id fsys.Identity
+			if fi != nil {
+				id = fsys.IdentityOf(fi)
+			}
+			switch need := int64(len(data) + len(newData)); {
+			case fi == nil || id.Ctime >= readAt.Add(-racyWindow).UnixNano():
+			case budget.Add(-need) >= 0:
+				t.cur = &fileInfo{exists: true, data: append([]byte(nil), data...), ident: id, mode: fi.Mode()}
+				t.pre = &apply.Outcome{Content: newData, Replacements: n}
+				t.charged, t.curLocked = need, locked
+			default:
 				budget.Add(need)
+				t.cur = &fileInfo{exists: true, ident: id, mode: fi.Mode()}
+				t.pre = &apply.Outcome{Replacements: n}
+				t.old = &journal.State{Hash: hash.Of(data), Size: int64(len(data)), Mode: fi.Mode().Perm() | fi.Mode()&modeExtra, Uid: id.Uid, Gid: id.Gid}
+				t.newSum, t.newSize, t.changed = hash.Of(newData), int64(len(newData)), !bytes.Equal(newData, data)
 			}
 			mu.Lock()
 			out.found = append(out.found, t)
