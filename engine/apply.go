@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,9 +30,21 @@ type task struct {
 	cur     *fileInfo
 	dstCur  *fileInfo // the destination a move or copy with overwrite replaces
 	out     *apply.Outcome
+	old     *journal.State // the state cur was read in (nil: absent)
 	newSum  hash.Sum
+	newSize int64
 	kept    []byte // new content, if the memory budget allowed keeping it
 	changed bool   // the transaction must touch this file
+
+	// pre is the outcome a pattern_replace walk already computed from
+	// cur (its substitution), so pass 1 need not compute it again.
+	pre *apply.Outcome
+	// curLocked: cur's bytes and identity were read consistently under
+	// the workspace lock the commit holds, so staging need not read the
+	// file again.
+	curLocked bool
+	// charged is what the task's kept bytes took from the memory budget.
+	charged int64
 
 	// sed is the request's pattern_replace, applied after the file's own
 	// edits when the pattern's walk found this file.
@@ -72,14 +85,46 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 			return failResult(res, err)
 		}
 	}
+	st := streamOf(ctx)
+	// A pattern_replace that commits takes the workspace lock before it
+	// looks at any file, so that what its walk reads is what the commit
+	// checks against: each file is read once, not again under the lock.
+	// (Other requests plan unlocked and verify every hash under the lock.)
+	var held *journal.Locked
+	unlock := func() {}
+	if p.Pattern != nil && !p.DryRun {
+		v, release := w.view() // a fresh view: handles made under the lock
+		defer release()
+		w = v
+		l, err := w.j.Lock()
+		if err != nil {
+			return failResult(res, wrapJournalErr(err))
+		}
+		held, unlock = l, sync.OnceFunc(func() { l.Unlock() })
+		defer unlock()
+		w.phase("lock", &clock)
+	}
+	var budget atomic.Int64
+	budget.Store(w.opts.MemoryBudget)
 	tasks := w.prepare(p)
 	if p.Pattern != nil {
-		more, skipped, err := w.patternTasks(ctx, p.Pattern, tasks)
+		sc, err := w.patternTasks(ctx, p.Pattern, tasks, &budget, held != nil)
 		if err != nil {
 			return failResult(res, err)
 		}
-		tasks = append(tasks, more...)
-		res.FilesSkipped = skipped
+		tasks = append(tasks, sc.found...)
+		// A file it could not read may have needed the change: an
+		// atomic request fails with it; one that is not lists it.
+		for _, t := range sc.unreadable {
+			if p.Atomic {
+				tasks = append(tasks, t)
+			} else {
+				res.Skipped = append(res.Skipped, skippedOf(t))
+			}
+		}
+		res.Skipped = append(res.Skipped, sc.binary...)
+		sort.SliceStable(res.Skipped, func(i, j int) bool { return res.Skipped[i].Path < res.Skipped[j].Path })
+		res.FilesSkipped = len(res.Skipped)
 		if p.Summary == "" {
 			p.Summary = fmt.Sprintf("replace %s in %s", p.Pattern.SedPattern, orRoot(p.Pattern.Directory))
 		}
@@ -88,10 +133,19 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 	for _, t := range tasks {
 		res.Files = append(res.Files, t.res)
 	}
-	var budget atomic.Int64
-	budget.Store(w.opts.MemoryBudget)
+	// A streamed dry run hands each file's preview over as soon as it and
+	// the files before it are done, and holds at most a window of them.
+	var em *emitter
+	if p.DryRun && st != nil {
+		em = newEmitter(st, res.Files, 8*w.opts.Workers)
+	}
 	err = par.Do(ctx, len(tasks), w.opts.Workers, func(i int) error {
-		w.edit(tasks[i], p.DryRun, &budget, c)
+		if em != nil {
+			em.wait(i)
+			defer em.finish(i)
+		}
+		w.edit(tasks[i], p.DryRun, &budget, c, held != nil)
+		summarize(tasks[i])
 		return nil
 	})
 	if err != nil {
@@ -100,7 +154,6 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 	w.phase("edit", &clock)
 	failures, firstErr := 0, error(nil)
 	for _, t := range tasks {
-		summarize(t)
 		if !t.res.Success {
 			failures++
 			if firstErr == nil {
@@ -111,7 +164,9 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 	if p.DryRun {
 		var diff strings.Builder
 		for _, t := range tasks {
-			diff.WriteString(t.res.Preview)
+			if st == nil {
+				diff.WriteString(t.res.Preview)
+			}
 			if t.changed {
 				res.FilesModified++
 			}
@@ -127,6 +182,9 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 		res.FilesModified = 0
 		e := plan.Errorf(plan.CodeOf(firstErr), "", "%d of %d files had failing edits; nothing was written (atomic). First: %v", failures, len(tasks), firstErr)
 		e.Err = firstErr
+		if !p.DryRun {
+			w.emitAll(st, res, nil)
+		}
 		return failResult(res, e)
 	}
 	if p.DryRun {
@@ -141,7 +199,8 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 		testHookBeforeCommit()
 	}
 	if len(units) > 0 {
-		warning, err := w.commit(ctx, m, units)
+		warning, err := w.commitWith(ctx, held, m, units, st == nil)
+		unlock()
 		if err != nil {
 			for _, t := range tasks {
 				t.res.ContentHash, t.res.Status, t.res.Diff, t.res.LinesAdded, t.res.LinesRemoved = "", "", "", 0, 0
@@ -149,6 +208,7 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 					t.res.Success = false
 				}
 			}
+			w.emitAll(st, res, nil)
 			return failResult(res, err)
 		}
 		if warning != "" {
@@ -163,6 +223,8 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 			}
 		}
 	}
+	unlock()
+	w.emitAll(st, res, units)
 	res.Success = failures == 0
 	if !res.Success {
 		res.Code = plan.CodeOf(firstErr)
@@ -254,18 +316,62 @@ func editErr(err error, op *plan.Op) error {
 	return plan.As(err).WithEdit(op.Index, string(op.Command))
 }
 
+// emitAll hands every file's final result to the stream, in order, with
+// its committed diff read back from the journal (units: what committed)
+// when the stream wants diffs.
+func (w *Workspace) emitAll(st *stream, res *plan.Result, units []*unit) {
+	if st == nil {
+		return
+	}
+	var dr *journal.DiffReader
+	op := map[*plan.FileResult]int{}
+	if st.diffs && res.TransactionID != "" {
+		if r, err := w.j.OpenDiffs(res.TransactionID); err == nil {
+			dr = r
+			defer dr.Close()
+			for _, u := range units {
+				if u.res != nil && len(u.ops) > 0 {
+					op[u.res] = u.ops[0]
+				}
+			}
+		}
+	}
+	for _, r := range res.Files {
+		if i, ok := op[r]; ok {
+			r.Diff, _ = dr.Diff(i)
+		}
+		emit(st, r)
+	}
+}
+
 // edit is pass 1 for one file: read, verify, edit, and (dry run) diff.
-func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller) {
+// locked says that it runs under the lock the commit will hold.
+func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, locked bool) {
 	if t.fileErr != nil {
 		return
 	}
 	cur := t.cur // read already by a pattern_replace walk
+	if cur != nil && cur.data == nil && t.pre != nil {
+		if !dryRun && cur.ident.Nlink <= 1 {
+			// Planned by the walk without keeping the bytes (over the
+			// memory budget): staging reads them again.
+			t.out, t.pre = t.pre, nil
+			if t.changed {
+				t.res.Status = statusOf(t)
+			}
+			return
+		}
+		cur = nil // a preview needs the bytes
+	}
 	if cur == nil || cur.ident.Nlink > 1 {
 		var err error
+		t.release(budget)
+		t.pre = nil // computed from other bytes
 		if cur, err = w.readFile(t.fo.Path, t.src, true); err != nil {
 			t.fileErr = err
 			return
 		}
+		t.curLocked = locked
 	}
 	t.cur = cur
 	if err := c.checkRead(t, cur); err != nil {
@@ -292,11 +398,17 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller) 
 		return
 	}
 	var sedN int
-	t.out, sedN = t.produce(cur.data, cur.exists)
+	if t.pre != nil {
+		t.out, sedN = t.pre, t.pre.Replacements
+		t.pre = nil
+	} else {
+		t.out, sedN = t.produce(cur.data, cur.exists)
+	}
 	if t.out.AlreadyApplied {
 		t.res.Status = "already_applied"
 	}
 	if t.out.Applied == 0 && sedN == 0 {
+		t.release(budget)
 		return
 	}
 	newData := t.out.Content
@@ -305,7 +417,8 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller) 
 	if final != nil && final.Command == plan.Delete && !cur.exists {
 		t.changed = false
 	}
-	t.newSum = hash.Of(newData)
+	t.newSum, t.newSize = hash.Of(newData), int64(len(newData))
+	t.old = stateOf(cur)
 	if t.changed {
 		t.res.Status = statusOf(t)
 	} else if c := t.fo.Create; c != nil && c.Command == plan.Write && cur.exists && !t.fo.TextEdits() && t.fo.Final == nil {
@@ -315,11 +428,59 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller) 
 		var st apply.Stat
 		t.res.Preview, st = w.renderDiff(t, cur.data, newData)
 		t.res.LinesAdded, t.res.LinesRemoved = st.Added, st.Removed
+		t.release(budget)
 		return
 	}
-	if t.changed && budget.Add(-int64(len(newData))) >= 0 {
-		t.kept = newData
+	if !t.changed {
+		t.release(budget)
+		return
 	}
+	if locked && t.curLocked {
+		// The bytes were read under the commit's lock: keep them and
+		// the new ones, and staging reads nothing again.
+		if t.charged == 0 {
+			need := int64(len(cur.data) + len(newData))
+			if budget.Add(-need) < 0 {
+				budget.Add(need)
+				t.release(budget)
+				return
+			}
+			t.charged = need
+		}
+		t.kept = newData
+		return
+	}
+	// Staging reads the file again under the lock and verifies it: keep
+	// the new bytes only, if the budget allows.
+	t.release(budget)
+	// A replaced destination (overwriteUnit) takes its bytes from here:
+	// they are kept whatever the budget says.
+	if budget.Add(-int64(len(newData))) >= 0 || t.dstCur != nil {
+		t.kept, t.out.Content, t.charged = newData, newData, int64(len(newData))
+	} else {
+		budget.Add(int64(len(newData)))
+	}
+}
+
+// release drops the bytes a task holds (the file's and the new ones) and
+// gives their share of the memory budget back (budget nil: not needed
+// any more). Only what a commit would compute again is dropped: a copy's
+// source bytes stay (the session notes whether the copy changed them).
+func (t *task) release(budget *atomic.Int64) {
+	if t.cur != nil && t.cur.data != nil && !(t.fo.Final != nil && t.fo.Final.Command == plan.Copy) {
+		c := *t.cur
+		c.data = nil
+		t.cur = &c
+		t.curLocked = false
+	}
+	if t.out != nil {
+		t.out.Content = nil
+	}
+	t.kept = nil
+	if t.charged > 0 && budget != nil {
+		budget.Add(t.charged)
+	}
+	t.charged = 0
 }
 
 // movedAlready reports, for a patch's move whose source is gone, whether
@@ -473,7 +634,7 @@ func (w *Workspace) unitsFor(tasks []*task, p *plan.Plan, c *caller) ([]*unit, *
 		}
 		t := t
 		names = append(names, t.fo.Path)
-		old := stateOf(t.cur)
+		old := t.old
 		mode, uid, gid := createMode(), 0, 0
 		if old != nil {
 			mode, uid, gid = old.Mode, old.Uid, old.Gid
@@ -481,10 +642,14 @@ func (w *Workspace) unitsFor(tasks []*task, p *plan.Plan, c *caller) ([]*unit, *
 		if t.fo.Mode != nil {
 			mode = mode&^fs.ModePerm | *t.fo.Mode
 		}
-		newState := &journal.State{Hash: t.newSum, Size: int64(len(t.out.Content)), Mode: mode, Uid: uid, Gid: gid}
-		u := &unit{src: t.src, old: old, newSum: t.newSum, newSize: int64(len(t.out.Content)), kept: t.kept, res: t.res,
+		newState := &journal.State{Hash: t.newSum, Size: t.newSize, Mode: mode, Uid: uid, Gid: gid}
+		u := &unit{src: t.src, old: old, newSum: t.newSum, newSize: t.newSize, kept: t.kept, res: t.res,
 			content: func(cur []byte, exists bool) []byte { out, _ := t.produce(cur, exists); return out.Content },
-			render:  func(old, new []byte) (string, apply.Stat) { return w.renderDiff(t, old, new) }}
+			render:  func(old, new []byte) (string, apply.Stat) { return w.renderDiff(t, old, new) },
+			done:    func() { t.release(nil) }}
+		if t.curLocked && t.cur.data != nil {
+			u.cur = t.cur
+		}
 		if len(t.out.Failed) == 0 {
 			u.replan = func(cur *fileInfo) error { return w.replanTask(t, u, cur, c) }
 		}
@@ -573,9 +738,9 @@ func (w *Workspace) replanTask(t *task, u *unit, cur *fileInfo, c *caller) error
 		e.Msg = "the file changed while this request was being applied, and on its new content: " + e.Msg
 		return &e
 	}
-	t.cur, t.out = cur, out
-	t.newSum, t.kept = hash.Of(out.Content), out.Content
-	u.old, u.newSum, u.newSize, u.kept = stateOf(cur), t.newSum, int64(len(out.Content)), out.Content
+	t.cur, t.out, t.old = cur, out, stateOf(cur)
+	t.newSum, t.newSize, t.kept = hash.Of(out.Content), int64(len(out.Content)), out.Content
+	u.old, u.newSum, u.newSize, u.kept = t.old, t.newSum, t.newSize, out.Content
 	t.res.ContentHash = t.newSum.String()
 	t.res.EditsApplied, t.res.Replacements, t.res.Occurrences = out.Applied, out.Replacements, out.Occurrences
 	return nil

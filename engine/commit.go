@@ -21,6 +21,13 @@ type unit struct {
 	newSum  hash.Sum
 	newSize int64
 	kept    []byte // new bytes kept from pass 1, or nil
+	// cur, if set, is src as read under the lock this commit holds (its
+	// bytes are old's, its identity taken with them): staging uses it
+	// instead of reading the file again.
+	cur *fileInfo
+	// done, if set, runs once the unit is staged: its bytes are in the
+	// journal and the staged file, and need not be held any more.
+	done func()
 	// content computes the new bytes from the current ones (pass 1 is
 	// repeated when its result was not kept).
 	content func(cur []byte, exists bool) []byte
@@ -49,16 +56,26 @@ const maxReplans = 3
 // A trouble after the commit point that changes nothing (the journal's
 // retention failing) comes back as a warning.
 func (w *Workspace) commit(ctx context.Context, m *journal.Manifest, units []*unit) (warning string, err error) {
-	// A fresh view: directory handles from the unlocked pass are not
-	// trusted under the lock.
-	w, release := w.view()
-	defer release()
+	return w.commitWith(ctx, nil, m, units, true)
+}
+
+// commitWith is commit under a lock the caller already holds (held nil:
+// take it). With keepDiffs false the units' results get their diff's
+// line counts but not the diff itself (it is in the journal).
+func (w *Workspace) commitWith(ctx context.Context, held *journal.Locked, m *journal.Manifest, units []*unit, keepDiffs bool) (warning string, err error) {
 	clock := time.Now()
-	l, err := w.j.Lock()
-	if err != nil {
-		return "", wrapJournalErr(err)
+	l := held
+	if l == nil {
+		// A fresh view: directory handles from the unlocked pass are
+		// not trusted under the lock.
+		v, release := w.view()
+		defer release()
+		w = v
+		if l, err = w.j.Lock(); err != nil {
+			return "", wrapJournalErr(err)
+		}
+		defer l.Unlock()
 	}
-	defer l.Unlock()
 	var tx *journal.Tx
 	for attempt := 0; ; attempt++ {
 		tx, err = l.Begin(m)
@@ -69,7 +86,7 @@ func (w *Workspace) commit(ctx context.Context, m *journal.Manifest, units []*un
 		prog := w.progress(ctx, "stage", len(units))
 		err = par.Do(ctx, len(units), w.opts.Workers, func(i int) error {
 			defer prog.add(1)
-			return w.stage(tx, units[i])
+			return w.stage(tx, units[i], keepDiffs)
 		})
 		prog.end()
 		w.phase("stage", &clock)
@@ -106,25 +123,28 @@ func (w *Workspace) commit(ctx context.Context, m *journal.Manifest, units []*un
 	return warning, nil
 }
 
-func (w *Workspace) stage(tx *journal.Tx, u *unit) error {
-	cur, err := w.readFile(u.src, u.src, true)
-	if err != nil {
-		return err
-	}
-	if !sameState(cur, u.old) && u.replan != nil {
-		return &errReplan{path: u.src}
-	}
-	switch {
-	case u.old != nil && (!cur.exists || int64(len(cur.data)) != u.old.Size || hash.Of(cur.data) != u.old.Hash):
-		now := "is gone"
-		if cur.exists {
-			now = "now hashes to " + hash.Of(cur.data).String()
+func (w *Workspace) stage(tx *journal.Tx, u *unit, keepDiff bool) error {
+	cur := u.cur // read under this lock already: it is what was planned
+	if cur == nil {
+		var err error
+		if cur, err = w.readFile(u.src, u.src, true); err != nil {
+			return err
 		}
-		e := plan.Errorf(plan.CodeStaleHash, u.src, "changed while this request was being applied (planned against %s, %s); nothing was written", u.old.Hash, now)
-		e.Current = tokenIf(cur)
-		return e
-	case u.old == nil && cur.exists:
-		return plan.Errorf(plan.CodeConflict, u.src, "was created by someone else while this request was being applied; nothing was written")
+		if !sameState(cur, u.old) && u.replan != nil {
+			return &errReplan{path: u.src}
+		}
+		switch {
+		case u.old != nil && (!cur.exists || int64(len(cur.data)) != u.old.Size || hash.Of(cur.data) != u.old.Hash):
+			now := "is gone"
+			if cur.exists {
+				now = "now hashes to " + hash.Of(cur.data).String()
+			}
+			e := plan.Errorf(plan.CodeStaleHash, u.src, "changed while this request was being applied (planned against %s, %s); nothing was written", u.old.Hash, now)
+			e.Current = tokenIf(cur)
+			return e
+		case u.old == nil && cur.exists:
+			return plan.Errorf(plan.CodeConflict, u.src, "was created by someone else while this request was being applied; nothing was written")
+		}
 	}
 	m := tx.Manifest()
 	var newData []byte
@@ -143,7 +163,10 @@ func (w *Workspace) stage(tx *journal.Tx, u *unit) error {
 	}
 	diff, st := u.render(cur.data, newData)
 	if u.res != nil {
-		u.res.Diff, u.res.LinesAdded, u.res.LinesRemoved = diff, st.Added, st.Removed
+		u.res.LinesAdded, u.res.LinesRemoved = st.Added, st.Removed
+		if keepDiff {
+			u.res.Diff = diff
+		}
 	}
 	for k, i := range u.ops {
 		s := journal.Staging{Ident: cur.ident}
@@ -159,6 +182,10 @@ func (w *Workspace) stage(tx *journal.Tx, u *unit) error {
 		if err := tx.Stage(i, s); err != nil {
 			return err
 		}
+	}
+	u.cur, u.kept = nil, nil
+	if u.done != nil {
+		u.done()
 	}
 	return nil
 }

@@ -109,7 +109,7 @@ func explorePower(t *testing.T, name string, initial map[string]string, run func
 }
 
 func TestPowerLossPatternReplace(t *testing.T) {
-	for _, d := range []Durability{DurableFsync, DurableSyncFS} {
+	for _, d := range []Durability{DurableAuto, DurableFsync, DurableSyncFS} {
 		explorePower(t, fmt.Sprintf("pattern_replace/%d", d), powerFiles, applyOn(powerReplace, d), d)
 	}
 }
@@ -126,7 +126,7 @@ func TestPowerLossUndo(t *testing.T) {
 	}
 	committed := disk.Files()
 	undo := func(f fsys.FS) error {
-		w, err := openOn(f, DurableFsync)
+		w, err := openOn(f, DurableAuto)
 		if err != nil {
 			return err
 		}
@@ -134,5 +134,5 @@ func TestPowerLossUndo(t *testing.T) {
 		_, err = w.Undo(context.Background(), UndoOptions{})
 		return err
 	}
-	explorePower(t, "undo", committed, undo, DurableFsync)
+	explorePower(t, "undo", committed, undo, DurableAuto)
 }

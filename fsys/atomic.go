@@ -8,8 +8,10 @@ import (
 // WriteFileAtomic writes a small file so that a crash at any point leaves
 // either the old file or the new one, never a torn or empty one: the data
 // goes to a temporary file beside name (created with O_EXCL and perm),
-// which is fsynced, renamed over name, and the directory fsynced. With
-// sync false (durability off) the fsyncs are skipped. The temporary file
+// whose data is made durable (fdatasync: the file is new and its mode
+// set at creation, so its data and size are all there is to it), renamed
+// over name, and the directory fsynced. With sync false (durability off)
+// the syncs are skipped. The temporary file
 // is name + ".tmp": one left by a crash is replaced, so callers serialise
 // the writers of one name (the journal holds its lock). It is removed on
 // failure.
@@ -27,7 +29,7 @@ func WriteFileAtomic(fsys FS, name string, data []byte, perm fs.FileMode, sync b
 	}
 	_, err = f.Write(data)
 	if err == nil && sync {
-		err = f.Sync()
+		err = f.DataSync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

@@ -18,7 +18,7 @@ const maxCachedDirs = 512
 
 // View implements [FS]: the view caches directory handles.
 func (o *OS) View() (FS, func()) {
-	c := &cachedFS{o: o, dirs: map[string]*os.Root{}}
+	c := &cachedFS{o: o, dirs: map[string]*os.Root{}, held: map[string]int{}}
 	return c, c.release
 }
 
@@ -32,6 +32,10 @@ type cachedFS struct {
 	// checked is set by Revalidate: from then on every name is resolved
 	// from the root again, not through a cached handle (see Revalidate).
 	checked atomic.Bool
+	// held counts, for each directory and each of its ancestors, the
+	// cached handles at or below it: forget of a name that holds none (a
+	// file renamed into place, say) is one map look-up, not a scan.
+	held map[string]int
 }
 
 func (c *cachedFS) release() {
@@ -43,7 +47,21 @@ func (c *cachedFS) release() {
 	for _, r := range c.retired {
 		r.Close()
 	}
-	c.dirs, c.retired = map[string]*os.Root{}, nil
+	c.dirs, c.retired, c.held = map[string]*os.Root{}, nil, map[string]int{}
+}
+
+// count adds n to the held count of d and each of its ancestors.
+func (c *cachedFS) count(d string, n int) {
+	for {
+		if c.held[d] += n; c.held[d] <= 0 {
+			delete(c.held, d)
+		}
+		i := strings.LastIndexByte(d, '/')
+		if i < 0 {
+			return
+		}
+		d = d[:i]
+	}
 }
 
 // dir returns a handle on directory d, or nil to walk from the root.
@@ -75,6 +93,7 @@ func (c *cachedFS) dir(d string) (*os.Root, error) {
 		return prev, nil
 	}
 	c.dirs[d] = r
+	c.count(d, 1)
 	return r, nil
 }
 
@@ -101,9 +120,13 @@ func (c *cachedFS) at(name string) (*os.Root, string, error) {
 func (c *cachedFS) forget(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.held[name] == 0 {
+		return // no handle at or below name
+	}
 	for d, r := range c.dirs {
 		if d == name || strings.HasPrefix(d, name+"/") {
 			delete(c.dirs, d)
+			c.count(d, -1)
 			c.retired = append(c.retired, r) // may be in use: close at release
 		}
 	}

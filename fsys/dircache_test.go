@@ -116,3 +116,45 @@ func TestNoRenameOutsideAfterRevalidate(t *testing.T) {
 		t.Errorf("the staged file outside was moved: %v", err)
 	}
 }
+
+// TestDirCacheForgetsBelow: renaming a directory forgets the handles
+// cached below it (the look-up that makes forget cheap for files must not
+// miss them), and renaming files leaves the handles alone.
+func TestDirCacheForgetsBelow(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "p/q/r"), 0o755)
+	os.WriteFile(filepath.Join(dir, "p/q/r/x"), []byte("1\n"), 0o644)
+	fsy, err := NewOS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsy.Close()
+	view, release := fsy.View()
+	defer release()
+	c := view.(*cachedFS)
+	if _, err := view.Lstat("p/q/r/x"); err != nil { // caches p/q/r
+		t.Fatal(err)
+	}
+	if err := view.Rename("p/q/r/x", "p/q/r/z"); err != nil || c.dirs["p/q/r"] == nil {
+		t.Fatalf("a file rename dropped the handle of its directory: %v", err)
+	}
+	if err := view.Rename("p", "p2"); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.dirs) != 0 || len(c.held) != 0 {
+		t.Fatalf("after renaming p: cached %v, counts %v", c.dirs, c.held)
+	}
+	for _, d := range []string{"p", "p/q", "p/q/r"} {
+		if err := view.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := view.Create("p/q/r/y", 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := os.Stat(filepath.Join(dir, "p/q/r/y")); err != nil {
+		t.Errorf("create after the rename went to the moved directory: %v", err)
+	}
+}

@@ -78,7 +78,13 @@ type File interface {
 	io.Writer
 	io.WriterAt
 	io.Closer
+	// Sync makes the file's data and metadata durable (fsync).
 	Sync() error
+	// DataSync makes the file's data durable, with the metadata needed to
+	// read it back (its size), but not necessarily its mode, owner or
+	// times (fdatasync(2); Sync where there is no such call). A new
+	// file's name is durable only once its directory is synced.
+	DataSync() error
 	Stat() (fs.FileInfo, error)
 	Chmod(mode fs.FileMode) error
 	Chown(uid, gid int) error

@@ -8,3 +8,7 @@ import (
 )
 
 func syncfs(*os.File) error { return errors.ErrUnsupported }
+
+// datasync is a full fsync where fdatasync is not to be had (on macOS
+// os.File.Sync is F_FULLFSYNC, which fdatasync would not be).
+func datasync(f *os.File) error { return f.Sync() }

@@ -33,28 +33,36 @@ const (
 type SyncMode int
 
 const (
-	// SyncAuto uses one syncfs(2) per phase for large transactions and
-	// per-file fsync for small ones (syncfs flushes the whole file
-	// system, which costs more than a few fsyncs when other processes
-	// have dirty data).
+	// SyncAuto is the default: SyncData.
 	SyncAuto SyncMode = iota
-	// SyncFile fsyncs every file and directory it writes.
+	// SyncFile fsyncs every file and directory it writes, many at once
+	// (Options.SyncWorkers).
 	SyncFile
 	// SyncFilesystem uses syncfs(2) barriers, falling back to SyncFile
-	// where the platform has none.
+	// where the platform has none. syncfs flushes everything dirty on the
+	// file system, other processes' data too, so a commit's latency
+	// depends on what else is being written.
 	SyncFilesystem
 	// SyncNone skips durability: atomicity survives a process crash
 	// (the page cache does), not a power loss. For tests and tmpfs.
 	SyncNone
+	// SyncData makes exactly the transaction's own files durable: each
+	// file it writes is fdatasynced as soon as it is written (fsynced if
+	// its mode or owner was set after creation), many at once, and each
+	// directory whose entries it changed is fsynced; each phase waits
+	// for all of them. Its cost does not depend on other processes.
+	SyncData
 )
 
 // Options configure a Journal. The zero value is usable.
 type Options struct {
 	Sync        SyncMode
 	LockTimeout time.Duration // default 30s
-	// SyncFSThreshold is the number of ops from which SyncAuto uses
-	// syncfs; default 16.
-	SyncFSThreshold int
+	// SyncWorkers bounds the fsyncs and fdatasyncs in flight at once
+	// (default 64; 1, every call in a fixed order, when Workers is 1).
+	// A device serves many at once, and the file system commits them
+	// together, so many in flight cost little more than one.
+	SyncWorkers int
 	// Keep and KeepBytes are the retention limits of GC: the newest Keep
 	// transactions (default 200) within KeepBytes of packs (default 1 GiB).
 	Keep      int
@@ -88,9 +96,6 @@ func New(fsy fsys.FS, opts *Options) *Journal {
 	if j.opts.LockTimeout == 0 {
 		j.opts.LockTimeout = 30 * time.Second
 	}
-	if j.opts.SyncFSThreshold == 0 {
-		j.opts.SyncFSThreshold = 16
-	}
 	if j.opts.Keep == 0 {
 		j.opts.Keep = 200
 	}
@@ -99,6 +104,15 @@ func New(fsy fsys.FS, opts *Options) *Journal {
 	}
 	if j.opts.Workers <= 0 {
 		j.opts.Workers = 4
+	}
+	if j.opts.SyncWorkers <= 0 {
+		j.opts.SyncWorkers = defaultSyncWorkers
+		if j.opts.Workers == 1 {
+			j.opts.SyncWorkers = 1
+		}
+	}
+	if j.opts.Sync == SyncAuto {
+		j.opts.Sync = SyncData
 	}
 	return j
 }
@@ -227,6 +241,7 @@ func idTime(id string) (time.Time, bool) {
 // Nothing but that test sets it.
 var brokenOrder struct {
 	noFileSync            bool // staged files are not fsynced before their rename
+	dataSyncOnly          bool // a staged file whose mode was set after creation is only fdatasynced
 	noDirSyncBeforeCommit bool // no directory fsync between the renames and the commit mark
 	commitFirst           bool // the commit mark is made durable before the renames
 }
@@ -242,6 +257,7 @@ type Tx struct {
 	idents     []fsys.Identity
 	identSet   []bool
 	sync       SyncMode
+	syncer     *syncer // the fsyncs in flight (SyncFile, SyncData)
 	prepared   bool
 	committed  bool
 	packSynced bool
@@ -271,11 +287,8 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 		}
 	}
 	tx := &Tx{j: j, m: m, dir: dir, idents: make([]fsys.Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), sync: j.opts.Sync}
-	if tx.sync == SyncAuto {
-		tx.sync = SyncFile
-		if len(m.Ops) >= j.opts.SyncFSThreshold {
-			tx.sync = SyncFilesystem
-		}
+	if tx.sync == SyncFile || tx.sync == SyncData {
+		tx.syncer = newSyncer(j.opts.SyncWorkers)
 	}
 	seen := map[string]bool{}
 	rmSeen := map[string]bool{}
@@ -375,8 +388,9 @@ type Staging struct {
 }
 
 // Stage records op i's before-image and diff in the pack and writes its new
-// content to the staging file with the target's mode and owner. It is safe
-// to call concurrently for different ops.
+// content to the staging file with the target's mode and owner; the file is
+// made durable in the background, and Commit waits for it. It is safe to
+// call concurrently for different ops.
 func (tx *Tx) Stage(i int, s Staging) error {
 	op := tx.m.Ops[i]
 	if op.Old != nil {
@@ -399,32 +413,38 @@ func (tx *Tx) Stage(i int, s Staging) error {
 	if hash.Of(s.New) != op.New.Hash {
 		return fmt.Errorf("stage %s: new content does not match the manifest", op.Path)
 	}
-	return tx.j.writeStaged(op.Staged, s.New, op.New, tx.sync == SyncFile)
-}
-
-// writeStaged writes a staging file: created 0600 (never readable by others
-// while half-written), owner and mode set from st, synced if asked.
-func (j *Journal) writeStaged(name string, data []byte, st *State, sync bool) error {
-	perm := st.Mode & fs.ModePerm
-	f, err := j.fs.Create(name, perm)
+	if tx.syncer == nil {
+		return tx.j.writeStaged(op.Staged, s.New, op.New, false)
+	}
+	if err := tx.syncer.failed(); err != nil {
+		return err // an earlier file could not be made durable
+	}
+	f, meta, err := tx.j.createStaged(op.Staged, s.New, op.New)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
-	if err == nil && st.Uid >= 0 && (st.Uid != os.Geteuid() || st.Gid != os.Getegid()) && (st.Uid != 0 || st.Gid != 0) {
-		// Keep the owner where we may; rename would otherwise hand the
-		// file to whoever ran txedit. Not permitted is not an error.
-		if cerr := f.Chown(st.Uid, st.Gid); cerr != nil && !errors.Is(cerr, fs.ErrPermission) {
+	// The fdatasync runs while the next files are written; a failure
+	// fails the barrier, and the rollback removes the file.
+	return tx.syncer.do(func() error {
+		var err error
+		if !brokenOrder.noFileSync {
+			err = tx.j.syncFile(f, meta)
+		}
+		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
+		return err
+	})
+}
+
+// writeStaged writes a staging file (see createStaged), synced if asked.
+func (j *Journal) writeStaged(name string, data []byte, st *State, sync bool) error {
+	f, meta, err := j.createStaged(name, data, st)
+	if err != nil {
+		return err
 	}
-	if want := st.Mode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); err == nil && want != perm&^fsys.Umask() {
-		// The umask took bits the file had, or setuid/setgid/sticky
-		// must be set again (after the chown, which clears them).
-		err = f.Chmod(want)
-	}
-	if err == nil && sync && !brokenOrder.noFileSync {
-		err = f.Sync()
+	if sync && !brokenOrder.noFileSync {
+		err = j.syncFile(f, meta)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -433,6 +453,50 @@ func (j *Journal) writeStaged(name string, data []byte, st *State, sync bool) er
 		j.fs.Remove(name)
 	}
 	return err
+}
+
+// createStaged creates and writes a staging file: created with st's
+// permission bits less the umask (never more readable than the target
+// while half-written), then owner and mode set from st. meta reports
+// whether the mode or owner was set after creation: then only a full
+// fsync makes them durable. On failure the file is removed.
+func (j *Journal) createStaged(name string, data []byte, st *State) (f fsys.File, meta bool, err error) {
+	perm := st.Mode & fs.ModePerm
+	f, err = j.fs.Create(name, perm)
+	if err != nil {
+		return nil, false, err
+	}
+	_, err = f.Write(data)
+	if err == nil && st.Uid >= 0 && (st.Uid != os.Geteuid() || st.Gid != os.Getegid()) && (st.Uid != 0 || st.Gid != 0) {
+		// Keep the owner where we may; rename would otherwise hand the
+		// file to whoever ran txedit. Not permitted is not an error.
+		meta = true
+		if cerr := f.Chown(st.Uid, st.Gid); cerr != nil && !errors.Is(cerr, fs.ErrPermission) {
+			err = cerr
+		}
+	}
+	if want := st.Mode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); err == nil && want != perm&^fsys.Umask() {
+		// The umask took bits the file had, or setuid/setgid/sticky
+		// must be set again (after the chown, which clears them).
+		meta = true
+		err = f.Chmod(want)
+	}
+	if err != nil {
+		f.Close()
+		j.fs.Remove(name)
+		return nil, false, err
+	}
+	return f, meta, nil
+}
+
+// syncFile makes a file txedit wrote durable: its data (fdatasync), or
+// data and metadata (fsync) in SyncFile mode or when meta says that its
+// mode or owner changed after it was created.
+func (j *Journal) syncFile(f fsys.File, meta bool) error {
+	if j.opts.Sync == SyncFile || (meta && !brokenOrder.dataSyncOnly) {
+		return f.Sync()
+	}
+	return f.DataSync()
 }
 
 // ErrCommitUnknown reports that the commit mark was written but could not
@@ -575,6 +639,9 @@ func (tx *Tx) Abort() error {
 }
 
 func (tx *Tx) rollbackQuiet() error {
+	if tx.syncer != nil {
+		tx.syncer.wait() // no sync of a staged file may still be running
+	}
 	if tx.packFile != nil {
 		tx.packFile.Close()
 		tx.packFile = nil
@@ -674,8 +741,9 @@ func (tx *Tx) affectedDirs() []string {
 }
 
 // barrier makes everything written so far durable: one syncfs per file
-// system, or an fsync of the pack and of every directory listed (staged
-// files were fsynced as they were written).
+// system; or, with the staged files' syncs already under way, a sync of
+// the pack and an fsync of every directory listed, many at once, and a
+// wait for all of them.
 func (tx *Tx) barrier(dirs []string) error {
 	switch tx.sync {
 	case SyncNone:
@@ -686,26 +754,38 @@ func (tx *Tx) barrier(dirs []string) error {
 			return err
 		}
 		tx.sync = SyncFile
+		tx.syncer = newSyncer(tx.j.opts.SyncWorkers)
 		// The staged files were written without fsync: sync them now.
 		for _, op := range tx.m.Ops {
 			if op.New != nil {
-				if err := syncFile(tx.j.fs, op.Staged); err != nil && !errors.Is(err, fs.ErrNotExist) {
-					return err
-				}
+				staged := op.Staged
+				tx.syncer.do(func() error {
+					if err := syncByName(tx.j.fs, staged); err != nil && !errors.Is(err, fs.ErrNotExist) {
+						return err
+					}
+					return nil
+				})
 			}
 		}
 	}
 	if tx.packFile != nil && !tx.packSynced {
 		// The pack is written only before the first barrier.
-		if err := tx.packFile.Sync(); err != nil {
-			return err
-		}
+		pack := tx.packFile
+		tx.syncer.do(func() error { return tx.j.syncFile(pack, false) })
 		tx.packSynced = true
 	}
-	return syncDirs(tx.j.fs, dirs)
+	for _, d := range uniqueDeepestFirst(dirs) {
+		tx.syncer.do(func() error {
+			if err := tx.j.fs.SyncDir(d); err != nil && !fsys.Gone(err) {
+				return err
+			}
+			return nil
+		})
+	}
+	return tx.syncer.wait()
 }
 
-func syncFile(fsy fsys.FS, name string) error {
+func syncByName(fsy fsys.FS, name string) error {
 	f, err := fsy.Open(name)
 	if err != nil {
 		return err
@@ -758,3 +838,46 @@ func uniqueDeepestFirst(dirs []string) []string {
 	sort.SliceStable(out, func(i, k int) bool { return strings.Count(out[i], "/") > strings.Count(out[k], "/") })
 	return out
 }
+
+// DiffReader reads the diffs a transaction recorded, one op at a time, so
+// that a caller can hand out a large transaction's diffs without holding
+// them all.
+type DiffReader struct {
+	f   fsys.File
+	idx packIndex
+}
+
+// OpenDiffs opens the recorded diffs of transaction id.
+func (j *Journal) OpenDiffs(id string) (*DiffReader, error) {
+	f, err := j.fs.Open(txnsDir + "/" + id + "/pack")
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	idx, err := readPack(f, fi.Size())
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &DiffReader{f: f, idx: idx}, nil
+}
+
+// Diff returns the diff recorded for op i ("" if none).
+func (r *DiffReader) Diff(i int) (string, error) {
+	e, ok := r.idx[[2]int{recDiff, i}]
+	if !ok {
+		return "", nil
+	}
+	data := make([]byte, e.n)
+	if _, err := r.f.ReadAt(data, e.off); err != nil {
+		return "", err
+	}
+	return string(data), nil
+}
+
+// Close releases the reader.
+func (r *DiffReader) Close() error { return r.f.Close() }

@@ -75,27 +75,37 @@ func commit(t *testing.T, fsy fsys.FS, opts *journal.Options) (*journal.Manifest
 
 var threeFiles = map[string]string{"a/x": "old x\n", "c/z": "z\n", "c/keep": "k\n"}
 
-// TestDurabilityTrace pins the order of every write and sync of a commit in
-// fsync mode: the staged files are synced before the PREPARED mark, the
-// directories are synced after the renames and before the COMMITTED mark.
+// TestDurabilityTrace pins the order of every write and sync of a commit,
+// run one call at a time, in each per-file durability mode: the staged
+// files and the pack are synced (fdatasync by default, fsync in SyncFile
+// mode) before the PREPARED mark, the directories are synced after the
+// renames and before the COMMITTED mark. The journal's own small files are
+// new files written whole, fdatasynced in both modes.
 func TestDurabilityTrace(t *testing.T) {
-	_, inner := setup(t, threeFiles)
-	rec := &faultfs.FS{Inner: inner, Record: true}
-	if _, err := commit(t, rec, &journal.Options{Sync: journal.SyncFile, Workers: 1}); err != nil {
-		t.Fatal(err)
-	}
-	id := regexp.MustCompile(`\d{8}-\d{6}-\d{6}-[0-9a-f]{4}`)
-	var got []string
-	for _, c := range rec.Calls {
-		op := strings.Fields(c)[0]
-		switch op {
-		case "lstat", "readdir", "open", "read", "readat", "close":
-			continue // reads do not order durability
+	for mode, sync := range map[journal.SyncMode]string{journal.SyncAuto: "fdatasync", journal.SyncData: "fdatasync", journal.SyncFile: "fsync"} {
+		_, inner := setup(t, threeFiles)
+		rec := &faultfs.FS{Inner: inner, Record: true}
+		if _, err := commit(t, rec, &journal.Options{Sync: mode, Workers: 1}); err != nil {
+			t.Fatal(err)
 		}
-		got = append(got, id.ReplaceAllString(c, "ID"))
+		id := regexp.MustCompile(`\d{8}-\d{6}-\d{6}-[0-9a-f]{4}`)
+		var got []string
+		for _, c := range rec.Calls {
+			op := strings.Fields(c)[0]
+			switch op {
+			case "lstat", "readdir", "open", "read", "readat", "close":
+				continue // reads do not order durability
+			}
+			got = append(got, id.ReplaceAllString(c, "ID"))
+		}
+		want := strings.Split(strings.ReplaceAll(strings.TrimSpace(durabilityTrace), "SYNC", sync), "\n")
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("mode %d: durability trace:\n%s\n\nwant:\n%s", mode, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
 	}
-	want := strings.Split(strings.TrimSpace(`
-mkdir .txedit
+}
+
+const durabilityTrace = `mkdir .txedit
 mkdir .txedit/txns
 syncdir .txedit
 syncdir .
@@ -103,14 +113,14 @@ lock .txedit/LOCK
 remove .txedit/.gitignore.tmp
 create .txedit/.gitignore.tmp
 write .txedit/.gitignore.tmp
-fsync .txedit/.gitignore.tmp
+fdatasync .txedit/.gitignore.tmp
 rename .txedit/.gitignore.tmp .txedit/.gitignore
 syncdir .txedit
 mkdir .txedit/txns/ID
 remove .txedit/txns/ID/manifest.tmp
 create .txedit/txns/ID/manifest.tmp
 write .txedit/txns/ID/manifest.tmp
-fsync .txedit/txns/ID/manifest.tmp
+fdatasync .txedit/txns/ID/manifest.tmp
 rename .txedit/txns/ID/manifest.tmp .txedit/txns/ID/manifest
 syncdir .txedit/txns/ID
 syncdir .txedit/txns
@@ -121,13 +131,13 @@ writeat .txedit/txns/ID/pack
 writeat .txedit/txns/ID/pack
 create a/.txedit-ID-0.tmp
 write a/.txedit-ID-0.tmp
-fsync a/.txedit-ID-0.tmp
+SYNC a/.txedit-ID-0.tmp
 writeat .txedit/txns/ID/pack
 create b/new/.txedit-ID-1.tmp
 write b/new/.txedit-ID-1.tmp
-fsync b/new/.txedit-ID-1.tmp
+SYNC b/new/.txedit-ID-1.tmp
 writeat .txedit/txns/ID/pack
-fsync .txedit/txns/ID/pack
+SYNC .txedit/txns/ID/pack
 syncdir .txedit/txns/ID
 syncdir b/new
 syncdir a
@@ -146,11 +156,8 @@ syncdir a
 syncdir c
 syncdir .
 create .txedit/txns/ID.committed
-syncdir .txedit/txns`), "\n")
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("durability trace:\n%s\n\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-}
+syncdir .txedit/txns
+`
 
 func TestCommitAndReadBack(t *testing.T) {
 	dir, fsy := setup(t, threeFiles)

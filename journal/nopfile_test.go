@@ -22,6 +22,7 @@ func (n nopFile) WriteAt(p []byte, off int64) (int, error) {
 }
 func (n nopFile) Close() error               { return nil }
 func (n nopFile) Sync() error                { return nil }
+func (n nopFile) DataSync() error            { return nil }
 func (n nopFile) Stat() (fs.FileInfo, error) { return nil, nil }
 func (n nopFile) Chmod(fs.FileMode) error    { return nil }
 func (n nopFile) Chown(int, int) error       { return nil }

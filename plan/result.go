@@ -12,9 +12,15 @@ type Result struct {
 	Files         []*FileResult `json:"files"`
 	FilesModified int           `json:"files_modified"`
 	FilesSkipped  int           `json:"files_skipped"`
-	Diff          string        `json:"diff,omitempty"`
-	Code          Code          `json:"code,omitempty"`
-	Error         string        `json:"error,omitempty"`
+	// Skipped lists the files a pattern_replace passed over, each with
+	// why: binary files (never edited as text: binary_file) and, in a
+	// request that is not atomic, files it could not read or change
+	// (too_large, denied, io_error). In an atomic request such a file
+	// fails the request instead. FilesSkipped is its length.
+	Skipped []*SkippedFile `json:"skipped,omitempty"`
+	Diff    string         `json:"diff,omitempty"`
+	Code    Code           `json:"code,omitempty"`
+	Error   string         `json:"error,omitempty"`
 	// Warnings report trouble that did not change the outcome (a journal
 	// clean-up that failed after the commit, say).
 	Warnings []string `json:"warnings,omitempty"`
@@ -66,6 +72,13 @@ type FileResult struct {
 	Diff    string `json:"diff,omitempty"`
 	Code    Code   `json:"code,omitempty"`
 	Error   string `json:"error,omitempty"`
+}
+
+// SkippedFile is a file a pattern_replace passed over.
+type SkippedFile struct {
+	Path   string `json:"path"`
+	Code   Code   `json:"code"`
+	Reason string `json:"reason"`
 }
 
 // FailedEdit reports one edit that failed.

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/txedit/txedit/apply/patch"
+	"github.com/txedit/txedit/engine"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -43,9 +48,10 @@ func applyCmd() *command {
 				return e.fail(err)
 			}
 			defer w.Close()
-			res, _ := w.Apply(ctx, req)
+			out := e.newResultPrinter(req.DryRun)
+			res, _ := w.Apply(out.context(ctx), req)
+			out.end(res)
 			if e.json {
-				e.printJSON(res)
 				return exitCode(res.Code)
 			}
 			e.printChanges(res)
@@ -53,6 +59,78 @@ func applyCmd() *command {
 			return exitCode(res.Code)
 		},
 	}
+}
+
+// resultPrinter prints a write's result as the engine hands it over, file
+// by file, so that a replacement across 50,000 files never holds all its
+// diffs: a dry run's diff is printed file by file; --json writes the files
+// array element by element and the rest of the result object after it
+// (so "files" comes first, then "success" and the other fields).
+type resultPrinter struct {
+	e       *env
+	w       *bufio.Writer
+	dryRun  bool
+	started bool   // --json: the files array is open
+	before  func() // if set, runs before a file is printed
+}
+
+func (e *env) newResultPrinter(dryRun bool) *resultPrinter {
+	return &resultPrinter{e: e, w: bufio.NewWriterSize(e.stdout, 64<<10), dryRun: dryRun}
+}
+
+// context asks the engine to stream results to the printer. Text output
+// prints no committed diff (a diffstat from the result), so the engine
+// need not read them back from the journal for it.
+func (p *resultPrinter) context(ctx context.Context) context.Context {
+	return engine.StreamResults(ctx, p.file, p.e.json)
+}
+
+func (p *resultPrinter) file(r *plan.FileResult) {
+	if p.before != nil {
+		p.before()
+	}
+	if !p.e.json {
+		if p.dryRun {
+			writeDiff(p.w, r.Preview, p.e.color)
+		}
+		return
+	}
+	if !p.started {
+		p.w.WriteString("{\n  \"files\": [\n    ")
+		p.started = true
+	} else {
+		p.w.WriteString(",\n    ")
+	}
+	p.w.Write(bytes.TrimSuffix(encodeJSON(r, "    "), []byte("\n")))
+}
+
+// end prints what is left of the result (--json: the object's other
+// fields) and flushes.
+func (p *resultPrinter) end(res *plan.Result) {
+	defer p.w.Flush()
+	if !p.e.json {
+		return
+	}
+	rest := *res
+	rest.Files = []*plan.FileResult{}
+	obj := bytes.Replace(encodeJSON(&rest, ""), []byte("\n  \"files\": [],"), nil, 1)
+	if p.started {
+		p.w.WriteString("\n  ],")
+	} else {
+		p.w.WriteString("{\n  \"files\": [],")
+	}
+	p.w.Write(obj[1:]) // after its "{"
+}
+
+// encodeJSON is printJSON's encoding, every line after the first indented
+// by prefix.
+func encodeJSON(v any, prefix string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent(prefix, "  ")
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	return b.Bytes()
 }
 
 // printChanges prints what a write did: the diff of a dry run, or a
@@ -131,6 +209,8 @@ func countFailures(res *plan.Result) int {
 // printStat prints a git-style diffstat of a committed result.
 func (e *env) printStat(res *plan.Result) {
 	letter := map[string]string{"created": "A", "modified": "M", "deleted": "D", "moved": "R", "copied": "C"}
+	w := bufio.NewWriter(e.stdout)
+	defer w.Flush()
 	for _, f := range res.Files {
 		if f.Status == "" {
 			continue
@@ -139,18 +219,20 @@ func (e *env) printStat(res *plan.Result) {
 		if f.NewPath != "" {
 			name = f.NewPath
 		}
-		fmt.Fprintf(e.stdout, " %s %s", letter[f.Status], name)
+		fmt.Fprintf(w, " %s %s", letter[f.Status], name)
 		if f.LinesAdded+f.LinesRemoved > 0 {
-			fmt.Fprintf(e.stdout, " (+%d -%d)", f.LinesAdded, f.LinesRemoved)
+			fmt.Fprintf(w, " (+%d -%d)", f.LinesAdded, f.LinesRemoved)
 		}
-		fmt.Fprintln(e.stdout)
+		fmt.Fprintln(w)
 	}
 }
 
 // printDiff prints a unified diff, coloured on a terminal.
-func (e *env) printDiff(diff string) {
-	if !e.color {
-		fmt.Fprint(e.stdout, diff)
+func (e *env) printDiff(diff string) { writeDiff(e.stdout, diff, e.color) }
+
+func writeDiff(w io.Writer, diff string, color bool) {
+	if !color {
+		io.WriteString(w, diff)
 		return
 	}
 	const (
@@ -178,5 +260,5 @@ func (e *env) printDiff(diff string) {
 			b.WriteString(line)
 		}
 	}
-	fmt.Fprint(e.stdout, b.String())
+	io.WriteString(w, b.String())
 }

@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/txedit/txedit/engine"
 	"github.com/txedit/txedit/plan"
 )
 
 func replaceCmd() *command {
-	var dryRun, literal, hidden, noIgnore, noRecurse bool
+	var dryRun, literal, hidden, noIgnore, noRecurse, skipUnreadable bool
 	var glob string
 	var excludes multiFlag
 	return &command{
@@ -25,16 +26,21 @@ func replaceCmd() *command {
 			fs.BoolVar(&hidden, "hidden", false, "include dot-files")
 			fs.BoolVar(&noIgnore, "no-ignore", false, "do not honour .gitignore and .ignore")
 			fs.BoolVar(&noRecurse, "no-recursive", false, "only the directory itself, not its subdirectories")
+			fs.BoolVar(&skipUnreadable, "skip-unreadable", false, "change what can be changed and list the files that cannot (too large, unreadable) instead of failing (atomic: false)")
 		},
 		run: func(ctx context.Context, e *env, args []string) int {
 			if len(args) < 1 || len(args) > 2 {
-				return e.usageErr("usage: txedit replace [--dry-run] [--glob G] [--exclude G]... [--literal] 's/RE/REP/FLAGS' [DIR]")
+				return e.usageErr("usage: txedit replace [--dry-run] [--glob G] [--exclude G]... [--literal] [--skip-unreadable] 's/RE/REP/FLAGS' [DIR]")
 			}
 			rec := !noRecurse
 			req := &plan.Request{Edit: plan.Edit{Command: "pattern_replace"}, SedPattern: args[0], FilePattern: glob, ExcludePatterns: excludes,
 				Recursive: &rec, Literal: literal, Hidden: hidden, NoIgnore: noIgnore, DryRun: dryRun, Directory: "."}
 			if len(args) == 2 {
 				req.Directory = args[1]
+			}
+			if skipUnreadable {
+				atomic := false
+				req.Atomic = &atomic
 			}
 			opts := &engine.Options{}
 			bar := newProgressBar(e.stderr)
@@ -46,10 +52,12 @@ func replaceCmd() *command {
 				return e.fail(err)
 			}
 			defer w.Close()
-			res, _ := w.Apply(ctx, req)
+			out := e.newResultPrinter(dryRun)
+			out.before = bar.clear // the scan's progress line goes before the diff does
+			res, _ := w.Apply(out.context(ctx), req)
 			bar.clear()
+			out.end(res)
 			if e.json {
-				e.printJSON(res)
 				return exitCode(res.Code)
 			}
 			e.printChanges(res)
@@ -57,8 +65,11 @@ func replaceCmd() *command {
 			for _, f := range res.Files {
 				replacements += f.Replacements
 			}
+			for _, s := range res.Skipped {
+				fmt.Fprintf(e.stderr, "txedit: skipped %s (%s): %s\n", s.Path, s.Code, strings.TrimPrefix(s.Reason, string(s.Code)+": "))
+			}
 			if res.Success {
-				fmt.Fprintf(e.stdout, "%d replacement(s) in %d file(s); %d binary file(s) skipped\n", replacements, res.FilesModified, res.FilesSkipped)
+				fmt.Fprintf(e.stdout, "%d replacement(s) in %d file(s); %d file(s) skipped\n", replacements, res.FilesModified, res.FilesSkipped)
 			}
 			e.printResult(res)
 			return exitCode(res.Code)
@@ -97,6 +108,7 @@ func (b *progressBar) update(phase string, done, total int) {
 func (b *progressBar) clear() {
 	if b != nil && b.drawn {
 		fmt.Fprint(b.w, "\r\x1b[K")
+		b.drawn = false
 	}
 }
 

@@ -376,6 +376,13 @@ func (h *file) Sync() error {
 	return h.File.Sync()
 }
 
+func (h *file) DataSync() error {
+	if err := h.fs.step("fdatasync", h.name); err != nil {
+		return err
+	}
+	return h.File.DataSync()
+}
+
 func (h *file) Chmod(m fs.FileMode) error {
 	if err := h.fs.step("chmod", h.name); err != nil {
 		return err

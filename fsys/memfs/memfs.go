@@ -5,9 +5,11 @@
 // power-loss tests.
 //
 // Besides its current state it keeps, for every file, the data last made
-// durable by an fsync, and for every directory the entries last made
-// durable by an fsync of the directory ([fsys.FS.SyncFS] makes everything
-// durable). [FS.Crash] returns the file system a power loss would leave:
+// durable by an fsync or fdatasync and the mode last made durable by an
+// fsync (fdatasync leaves a chmod to chance; a file's mode at creation is
+// durable with it), and for every directory the entries last made durable
+// by an fsync of the directory ([fsys.FS.SyncFS] makes everything
+// durable). A new file's name is durable only once its directory is. [FS.Crash] returns the file system a power loss would leave:
 // the durable state plus unsynced changes kept according to a [Drop]
 // setting. Fault injection is package faultfs's business: wrap an FS.
 //
@@ -48,6 +50,7 @@ type inode struct {
 	ino      uint64
 	dir      bool
 	mode     fs.FileMode
+	smode    fs.FileMode // durable mode
 	nlink    int
 	data     []byte
 	synced   []byte
@@ -63,7 +66,7 @@ type inode struct {
 // durable.
 func New(files map[string]string) *FS {
 	m := &FS{inodes: map[uint64]*inode{}, next: 2, lock: make(chan struct{}, 1)}
-	root := &inode{ino: 1, dir: true, mode: fs.ModeDir | 0o755, nlink: 1, entries: map[string]uint64{}, sentries: map[string]uint64{}}
+	root := &inode{ino: 1, dir: true, mode: fs.ModeDir | 0o755, smode: fs.ModeDir | 0o755, nlink: 1, entries: map[string]uint64{}, sentries: map[string]uint64{}}
 	m.inodes[1] = root
 	names := make([]string, 0, len(files))
 	for n := range files {
@@ -100,7 +103,7 @@ func New(files map[string]string) *FS {
 }
 
 func (m *FS) newInode(dir bool, mode fs.FileMode) *inode {
-	in := &inode{ino: m.next, dir: dir, mode: mode}
+	in := &inode{ino: m.next, dir: dir, mode: mode, smode: mode}
 	m.next++
 	if dir {
 		in.entries, in.sentries = map[string]uint64{}, map[string]uint64{}
@@ -394,6 +397,7 @@ func (m *FS) SyncDir(name string) error {
 		return pathErr("syncdir", name, syscall.ENOTDIR)
 	}
 	in.sentries = copyEntries(in.entries)
+	in.smode = in.mode
 	return nil
 }
 
@@ -407,6 +411,7 @@ func (m *FS) SyncFS(name string) error {
 		} else {
 			in.synced, in.durable = append([]byte(nil), in.data...), true
 		}
+		in.smode = in.mode
 	}
 	m.reap()
 	return nil
@@ -513,12 +518,26 @@ func (f *file) WriteAt(p []byte, off int64) (int, error) {
 func (f *file) Sync() error {
 	f.m.mu.Lock()
 	defer f.m.mu.Unlock()
+	f.sync()
+	f.in.smode = f.in.mode
+	return nil
+}
+
+// DataSync makes the data durable (a directory's entries are its data),
+// not a mode changed since the file was made.
+func (f *file) DataSync() error {
+	f.m.mu.Lock()
+	defer f.m.mu.Unlock()
+	f.sync()
+	return nil
+}
+
+func (f *file) sync() {
 	if f.in.dir {
 		f.in.sentries = copyEntries(f.in.entries)
 	} else {
 		f.in.synced, f.in.durable = append([]byte(nil), f.in.data...), true
 	}
-	return nil
 }
 
 func (f *file) Stat() (fs.FileInfo, error) {
@@ -572,7 +591,11 @@ func (m *FS) Crash(rng *rand.Rand, drop Drop) *FS {
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] }) // deterministic use of rng
 	for _, id := range ids {
 		in := m.inodes[id]
-		n := &inode{ino: id, dir: in.dir, mode: in.mode, mtime: in.mtime}
+		n := &inode{ino: id, dir: in.dir, mode: in.smode, mtime: in.mtime}
+		if in.mode != in.smode && keep() {
+			n.mode = in.mode
+		}
+		n.smode = n.mode
 		if in.dir {
 			n.entries = copyEntries(in.sentries)
 			names := map[string]bool{}

@@ -90,3 +90,46 @@ func TestLockWaits(t *testing.T) {
 		u()
 	}
 }
+
+// TestDataSync: fdatasync makes a file's data durable but not a mode set
+// after its creation, and not its name; fsync makes the mode durable too.
+func TestDataSync(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for _, full := range []bool{false, true} {
+		m := New(map[string]string{"d/": ""})
+		f, err := m.Create("d/f", 0o755)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write([]byte("data"))
+		f.Chmod(0o755 | fs.ModeSetuid)
+		if full {
+			f.Sync()
+		} else {
+			f.DataSync()
+		}
+		f.Close()
+		if _, ok := m.Crash(rng, DropAll).Files()["d/f"]; ok {
+			t.Errorf("full=%v: a new file's name survived without a sync of its directory", full)
+		}
+		m.SyncDir("d")
+		c := m.Crash(rng, DropAll)
+		if got := c.Files()["d/f"]; got != "data" {
+			t.Errorf("full=%v: synced data after a crash = %q", full, got)
+		}
+		fi, err := c.Lstat("d/f")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fs.FileMode(0o755)
+		if full {
+			want |= fs.ModeSetuid
+		}
+		if fi.Mode() != want {
+			t.Errorf("full=%v: mode after a crash = %v, want %v", full, fi.Mode(), want)
+		}
+		if fi, _ := m.Crash(rng, KeepAll).Lstat("d/f"); fi.Mode() != 0o755|fs.ModeSetuid {
+			t.Errorf("full=%v: KeepAll lost the mode: %v", full, fi.Mode())
+		}
+	}
+}

@@ -1,0 +1,105 @@
+package journal
+
+import (
+	"errors"
+	"io/fs"
+	"sync/atomic"
+	"syscall"
+	"testing"
+
+	"github.com/txedit/txedit/fsys"
+	"github.com/txedit/txedit/fsys/fstest"
+)
+
+// failSync fails the at-th durability call (fsync, fdatasync or directory
+// fsync) with EIO, counting in whatever order concurrent calls come.
+type failSync struct {
+	fsys.FS
+	n, at atomic.Int64
+}
+
+func (f *failSync) hit(op, name string) error {
+	if f.n.Add(1) == f.at.Load() {
+		return &fs.PathError{Op: op, Path: name, Err: syscall.EIO}
+	}
+	return nil
+}
+
+func (f *failSync) Create(name string, perm fs.FileMode) (fsys.File, error) {
+	h, err := f.FS.Create(name, perm)
+	if err != nil {
+		return nil, err
+	}
+	return &failSyncFile{h, f, name}, nil
+}
+
+func (f *failSync) Open(name string) (fsys.File, error) {
+	h, err := f.FS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return &failSyncFile{h, f, name}, nil
+}
+
+func (f *failSync) SyncDir(name string) error {
+	if err := f.hit("syncdir", name); err != nil {
+		return err
+	}
+	return f.FS.SyncDir(name)
+}
+
+type failSyncFile struct {
+	fsys.File
+	f    *failSync
+	name string
+}
+
+func (h *failSyncFile) Sync() error {
+	if err := h.f.hit("fsync", h.name); err != nil {
+		return err
+	}
+	return h.File.Sync()
+}
+
+func (h *failSyncFile) DataSync() error {
+	if err := h.f.hit("fdatasync", h.name); err != nil {
+		return err
+	}
+	return h.File.DataSync()
+}
+
+// TestSyncFailureFailsCommit: whichever fsync or fdatasync fails — most
+// of them run in the background, many at once — the commit reports it:
+// before the commit point it rolls back (the tree is old), after it it
+// reports that durability is unknown (the tree is new).
+func TestSyncFailureFailsCommit(t *testing.T) {
+	w := workloads[len(workloads)-2] // mixed: modify, create in new dirs, delete, move
+	for _, mode := range []SyncMode{SyncData, SyncFile} {
+		opts := &Options{Sync: mode, Workers: 4, SyncWorkers: 8}
+		probe := &failSync{FS: fstest.NewDisk(w.initial).Mem}
+		if err := runTx(probe, opts, w); err != nil {
+			t.Fatal(err)
+		}
+		total := probe.n.Load()
+		if total < 10 {
+			t.Fatalf("%s: only %d syncs in a clean run", modeName(mode), total)
+		}
+		for at := int64(1); at <= total; at++ {
+			d := fstest.NewDisk(w.initial)
+			f := &failSync{FS: d.Mem}
+			f.at.Store(at)
+			err := runTx(f, opts, w)
+			got := fstest.Key(d.Files(Dir))
+			switch {
+			case err == nil:
+				t.Errorf("%s: EIO at sync %d of %d went unreported", modeName(mode), at, total)
+			case errors.Is(err, ErrCommitUnknown):
+				if got != treeOf(w.final()) {
+					t.Errorf("%s: EIO at sync %d: commit unknown, but the tree is not new:\n%s", modeName(mode), at, got)
+				}
+			case got != treeOf(w.initial):
+				t.Errorf("%s: EIO at sync %d (%v): the tree was not rolled back:\n%s", modeName(mode), at, err, got)
+			}
+		}
+	}
+}
