@@ -26,7 +26,7 @@ var allowed = map[string][]string{
 	"fsys/fstest":           {"fsys", "fsys/memfs", "fsys/faultfs"},
 	"internal/par":          {"github.com/sourcegraph/conc"},
 	"internal/ignore":       {"github.com/gobwas/glob"},
-	"internal/grep":         {"plan"},
+	"internal/grep":         {"plan", "golang.org/x/sys/cpu"},
 	"internal/walk":         {"fsys", "internal/ignore", "internal/par", "github.com/sourcegraph/conc"},
 	"journal":               {"fsys", "hash", "internal/par"},
 	"engine":                {"plan", "apply", "hash", "journal", "fsys", "internal/par", "internal/walk", "internal/ignore", "internal/grep"},
