@@ -1,41 +1,202 @@
 #!/usr/bin/env bash
-# Runs txedit's side-by-side benchmarks (SPEC §11) and prints their tables.
+# Runs txedit's side-by-side benchmarks (SPEC §11, issue #12) and prints
+# their tables, one per file system, then a summary of the goals.
 #
-#   bench/run.sh search [flags]   grep (CLI and tool), glob and batch read
-#                                 against rg, fd and cat, on disk and on
-#                                 tmpfs, 1x and 5x GOROOT/src
-#                                 (flags: go run ./bench/searchbench -h)
-#   bench/run.sh commit [flags]   a durable commit of 1,000 files (bench/commit.sh)
-#   bench/run.sh replace [flags]  pattern_replace (bench/replacebench)
-#   bench/run.sh all              all of them, default flags
+#   bench/run.sh all              search, commit and replace, on disk and on tmpfs
+#   bench/run.sh search [flags]   grep, glob and batch read vs rg, fd and cat,
+#                                 1x and 5x GOROOT/src (bench/searchbench)
+#   bench/run.sh commit [flags]   a durable commit of 60 and 1,000 files (one
+#                                 str_replace each) vs sd, git apply and plain
+#                                 writes, quiet and with 1 GiB of another
+#                                 process's dirty data (disk only) (bench/commitbench)
+#   bench/run.sh replace [flags]  pattern_replace over GOROOT/src vs rg -l | xargs sd
+#                                 and find | xargs sed (bench/replacebench)
+#   bench/run.sh memory [flags]   a 50,000-file pattern_replace: time and peak RSS
+#                                 of each output mode (on demand: not in all)
+#   bench/run.sh phases           where a 1,000-file commit's time goes (Go benchmark)
 #
-# The peers must be installed: rg, fd (fdfind), git, sd.
+# Flags go to each run of the program (e.g. -runs 3). Environment:
+#   FS=disk,tmpfs    the file systems to run on
+#   DISK=/tmp        a directory on disk (corpora are kept there for the next run)
+#   TMPFS=/dev/shm   a directory on a tmpfs (its corpora are removed at exit unless KEEP=1)
+#   RUNS=            runs of each method (default: each program's own: 11, 7)
+#   SCALE=1,5        search corpora, in copies of GOROOT/src
+#   COMMIT_FILES="60 1000"  DIRTY=1G  REPLACE_FILES= (a synthetic tree instead
+#   of GOROOT/src)  MEMORY_FILES=50000
+# Peers: rg, fd (fdfind), git, sd, cat, dd, GNU time (peak RSS); bench/deps.sh installs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-what=${1:-all}
+what=${1:-help}
 [ $# -gt 0 ] && shift
+
+FS=${FS:-disk,tmpfs}
+DISK=${DISK:-${TMPDIR:-/tmp}}
+TMPFS=${TMPFS:-/dev/shm}
+SCALE=${SCALE:-1,5}
+COMMIT_FILES=${COMMIT_FILES:-60 1000}
+DIRTY=${DIRTY:-1G}
+REPLACE_FILES=${REPLACE_FILES:-}
+MEMORY_FILES=${MEMORY_FILES:-50000}
+runs=()
+[ -n "${RUNS:-}" ] && runs=(-runs "$RUNS")
+
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2; }
+
+peers() {
+	local missing=0
+	for p in rg git sd cat dd; do
+		command -v "$p" >/dev/null || { echo "run.sh: $p is missing" >&2; missing=1; }
+	done
+	command -v fdfind >/dev/null || command -v fd >/dev/null || { echo "run.sh: fd (fdfind) is missing" >&2; missing=1; }
+	if ! command -v sd >/dev/null; then
+		echo "run.sh: sd: bench/deps.sh installs it (apt-get install sd, packaged in Debian 12);" >&2
+		echo "        elsewhere a release binary from https://github.com/chmln/sd/releases, or cargo install sd" >&2
+	fi
+	[ $missing = 0 ] || { echo "run.sh: bench/deps.sh installs the peers (apt-get)" >&2; exit 1; }
+	[ -x /usr/bin/time ] || echo "run.sh: no GNU time (/usr/bin/time, apt-get install time): peak RSS from wait4 includes this process's own at the fork" >&2
+}
+
+# fsdir NAME prints the scratch base for file system NAME (disk or tmpfs),
+# or fails when the directory is not on that kind of file system.
+fsdir() {
+	local dir kind
+	case $1 in
+	disk) dir=$DISK ;;
+	tmpfs) dir=$TMPFS ;;
+	*) echo "run.sh: FS: unknown file system $1 (want disk, tmpfs)" >&2; return 1 ;;
+	esac
+	kind=$(stat -f -c %T "$dir")
+	if [ "$1" = tmpfs ] && [ "$kind" != tmpfs ]; then
+		echo "run.sh: TMPFS=$dir is on $kind, not a tmpfs; skipped" >&2
+		return 1
+	fi
+	if [ "$1" = disk ] && [ "$kind" = tmpfs ]; then
+		echo "run.sh: DISK=$dir is a tmpfs; skipped" >&2
+		return 1
+	fi
+	echo "$dir"
+}
+
+kind() { stat -f -c %T "$1"; }
+
+section() { printf '\n== %s ==\n' "$*"; }
+
 machine() {
 	echo "machine: $(nproc) cores, $(uname -r), $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
+	echo "peers: $(rg --version | head -1); $( (fdfind --version || fd --version) 2>/dev/null | head -1); $(git --version); sd $(sd --version 2>/dev/null | awk '{print $2}')"
+	echo "disk: $DISK; tmpfs: $TMPFS; vm.dirty_background_ratio $(cat /proc/sys/vm/dirty_background_ratio 2>/dev/null), vm.dirty_ratio $(cat /proc/sys/vm/dirty_ratio 2>/dev/null), vm.dirty_expire_centisecs $(cat /proc/sys/vm/dirty_expire_centisecs 2>/dev/null)"
 }
+
+bin=$(mktemp -d "${TMPDIR:-/tmp}/txedit-bench-bin.XXXXXX")
+goals=$bin/goals.tsv
+tmpfs_scratch=()
+cleanup() {
+	rm -rf "$bin"
+	if [ "${KEEP:-0}" != 1 ] && [ ${#tmpfs_scratch[@]} -gt 0 ]; then
+		rm -rf "${tmpfs_scratch[@]}"
+	fi
+}
+trap cleanup EXIT
+build() {
+	go build -o "$bin/" ./cmd/txedit ./bench/commitbench ./bench/replacebench ./bench/searchbench
+}
+scratch() { # scratch BASE NAME sets dir, the program's directory under BASE
+	dir=$1/txedit-$2
+	if [ "$(kind "$1")" = tmpfs ]; then tmpfs_scratch+=("$dir"); fi
+}
+
+search() {
+	local fs base list=""
+	for fs in ${FS//,/ }; do
+		base=$(fsdir "$fs") || continue
+		list=${list:+$list,}$fs
+		if [ "$fs" = tmpfs ]; then tmpfs_scratch+=("$base/txedit-searchbench"); fi
+	done
+	[ -n "$list" ] || return 0
+	section "search: grep, glob, batch read ($list; a table per file system and corpus)"
+	"$bin/searchbench" -fs "$list" -scale "$SCALE" -disk "$DISK/txedit-searchbench" -tmpfs "$TMPFS/txedit-searchbench" \
+		-txedit "$bin/txedit" -goals "$goals" "${runs[@]}" "$@"
+}
+
+commit() {
+	local fs base dir n g
+	for fs in ${FS//,/ }; do
+		base=$(fsdir "$fs") || continue
+		scratch "$base" commitbench
+		for n in $COMMIT_FILES; do
+			g=()
+			[ "$n" = 1000 ] && g=(-goals "$goals") # the goals are for 1,000 files
+			section "commit: $n files, $fs ($base), quiet"
+			"$bin/commitbench" -files "$n" -edits 1 -dir "$dir" -txedit "$bin/txedit" "${g[@]}" "${runs[@]}" "$@"
+			if [ "$fs" = tmpfs ]; then
+				section "commit: $n files, $fs, with $DIRTY of dirty data: skipped (a tmpfs never writes its pages back: no sync has dirty data to flush)"
+				continue
+			fi
+			section "commit: $n files, $fs ($base), with $DIRTY of another process's dirty data"
+			"$bin/commitbench" -files "$n" -edits 1 -dir "$dir" -txedit "$bin/txedit" -dirty "$DIRTY" "${g[@]}" "${runs[@]}" "$@"
+		done
+		rmdir "$dir" 2>/dev/null || true
+	done
+}
+
+replace() {
+	local fs base dir files=()
+	[ -n "$REPLACE_FILES" ] && files=(-files "$REPLACE_FILES")
+	for fs in ${FS//,/ }; do
+		base=$(fsdir "$fs") || continue
+		scratch "$base" replacebench
+		section "replace: pattern_replace, $fs ($base)"
+		"$bin/replacebench" -dir "$dir" -txedit "$bin/txedit" "${files[@]}" -goals "$goals" "${runs[@]}" "$@"
+	done
+}
+
+memory() {
+	local fs base dir
+	for fs in ${FS//,/ }; do
+		base=$(fsdir "$fs") || continue
+		scratch "$base" memorybench
+		section "memory: pattern_replace of $MEMORY_FILES files, each output mode, $fs ($base)"
+		"$bin/replacebench" -dir "$dir" -txedit "$bin/txedit" -files "$MEMORY_FILES" -modes -runs "${RUNS:-3}" -goals "$goals" "$@"
+	done
+}
+
+summary() {
+	[ -s "$goals" ] || return 0
+	section "summary: the goals of issue #12 (ratios of median wall times; peak RSS the largest of the runs)"
+	awk -F'\t' 'NR == FNR { w = length($1) > w ? length($1) : w; next }
+		FNR == 1 { printf "%-*s %9s  %s\n", w, "goal", "measured", "" }
+		{ printf "%-*s %9s  %s\n", w, $1, $2, $3 }' "$goals" "$goals"
+	for note in "$@"; do
+		echo "$note"
+	done
+}
+
 case "$what" in
-search)
+search | commit | replace | memory)
+	peers
 	machine
-	go run ./bench/searchbench -fs disk,tmpfs -scale 1,5 "$@"
-	;;
-commit)
-	bench/commit.sh "$@"
-	;;
-replace)
-	machine
-	go run ./bench/replacebench "$@"
+	build
+	"$what" "$@"
+	summary
 	;;
 all)
-	"$0" search
-	"$0" commit
-	"$0" replace
+	[ $# = 0 ] || { echo "run.sh all takes no flags (RUNS=, FS=, SCALE=... in the environment)" >&2; exit 2; }
+	peers
+	machine
+	build
+	search
+	commit
+	replace
+	notes=("50,000-file pattern_replace under 200 MiB peak RSS: not run here (bench/run.sh memory)")
+	[[ " $COMMIT_FILES " == *" 1000 "* ]] || notes+=("durable commit of 1,000 files vs sd and git apply: not run (COMMIT_FILES=$COMMIT_FILES)")
+	[[ ,$FS, == *,tmpfs,* ]] && notes+=("commits with $DIRTY of dirty data: on disk only (a tmpfs never writes back)")
+	summary "${notes[@]}"
+	;;
+phases)
+	go test ./bench/ -run '^$' -bench 'Commit1000x10$' -benchtime 5x "$@"
 	;;
 *)
-	sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
-	exit 2
+	usage
+	[ "$what" = help ] || [ "$what" = -h ] || exit 2
 	;;
 esac

@@ -1,13 +1,18 @@
 // Command commitbench times a durable txedit commit of N files × E edits
-// side by side with the same change made by plain os.WriteFile (no fsync)
-// and by `git apply` of the equivalent patch, in one run, and prints the
-// medians and their ratios (SPEC §11).
+// side by side with the same change made by plain os.WriteFile (no fsync),
+// by `git apply` of the equivalent patch and, with -edits 1, by one
+// `sd` process given all the files, in one run, and prints the medians of
+// wall time, CPU time and peak RSS (of the child processes) and their
+// ratios (SPEC §11; issue #12: within 1.3x of sd, faster than git apply).
 //
-//	go run ./bench/commitbench [-files 1000] [-edits 10] [-runs 11] [-dir DIR]
+//	go run ./bench/commitbench [-files 1000] [-edits 10] [-runs 11] [-dir DIR] [-dirty 1G]
 //
 // Every run starts from a fresh copy of the corpus, and sync(2) flushes
 // that copy before the clock starts, so no method pays for another's
-// writes. The page cache stays warm for all methods alike.
+// writes. The page cache stays warm for all methods alike. With -dirty,
+// another process (dd, no fsync) then leaves that much unwritten data on
+// the corpus's file system before the clock starts, removed after the
+// run: the cost of a commit on a machine where something else writes.
 package main
 
 import (
@@ -19,9 +24,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/txedit/txedit/apply"
 	"github.com/txedit/txedit/bench/internal/timing"
@@ -29,38 +37,92 @@ import (
 	"github.com/txedit/txedit/plan"
 )
 
+// The edit of every file when there is one a file: found once in each.
+const oneOld, oneNew = "= compute(0)", "= recompute(0, cache)"
+
 func main() {
 	files := flag.Int("files", 1000, "files in the transaction")
-	edits := flag.Int("edits", 10, "str_replace edits per file")
+	edits := flag.Int("edits", 10, "str_replace edits per file; with 1, the same literal in every file, and sd joins the comparison")
 	runs := flag.Int("runs", 11, "runs of each method")
-	dir := flag.String("dir", "", "scratch directory (default: a temp dir)")
+	dir := flag.String("dir", "", "scratch directory, on the file system to measure (default: a temp dir)")
 	txedit := flag.String("txedit", "", "txedit binary for the CLI method (default: built from this module)")
+	dirtyFlag := flag.String("dirty", "", "leave this much dirty data (e.g. 1G, 512M) of another process on the file system before each run")
+	only := flag.String("only", "", "run only the methods whose name matches this regexp (the references are kept)")
+	goals := flag.String("goals", "", "append the goal lines (goal, measured, pass/miss) to this file, for bench/run.sh's summary")
 	flag.Parse()
+	dirtyMiB, err := parseSize(*dirtyFlag)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "commitbench: -dirty: %v\n", err)
+		os.Exit(2)
+	}
 	if *dir == "" {
 		d, err := os.MkdirTemp("", "commitbench")
 		check(err)
 		defer os.RemoveAll(d)
 		*dir = d
 	}
+	check(os.MkdirAll(*dir, 0o755))
+	kind := timing.FSKind(*dir)
+	if dirtyMiB > 0 && kind == "tmpfs" {
+		fmt.Fprintf(os.Stderr, "commitbench: -dirty on a tmpfs (%s) measures nothing: a tmpfs never writes its pages back, so no sync has dirty data to flush\n", *dir)
+		os.Exit(2)
+	}
 	if *txedit == "" {
 		bin, err := timing.BuildTxedit(*dir)
 		check(err)
 		*txedit = bin
+	} else if abs, err := filepath.Abs(*txedit); err == nil {
+		*txedit = abs
 	}
 
 	corpus := filepath.Join(*dir, "corpus")
+	os.RemoveAll(corpus)
+	defer os.RemoveAll(corpus)
 	reqJSON, newContent := makeCorpus(corpus, *files, *edits)
 	reqFile := filepath.Join(*dir, "request.json")
 	check(os.WriteFile(reqFile, reqJSON, 0o644))
+	defer os.Remove(reqFile)
 	patchFile := filepath.Join(*dir, "change.patch")
 	check(os.WriteFile(patchFile, []byte(dryRunDiff(corpus, reqJSON)), 0o644))
-
-	type method struct {
-		name string
-		run  func(root string) error
+	defer os.Remove(patchFile)
+	var names []string
+	for name := range newContent {
+		names = append(names, name)
 	}
-	lib := func(mode engine.Durability) func(string) error {
-		return func(root string) error {
+	sort.Strings(names)
+
+	root := filepath.Join(*dir, "run")
+	dirtyFile := filepath.Join(*dir, "dirty")
+	var atStart []meminfo // Dirty and Writeback when each clock started
+	setup := func() error {
+		os.RemoveAll(root)
+		if err := os.CopyFS(root, os.DirFS(corpus)); err != nil {
+			return err
+		}
+		syscall.Sync()
+		if dirtyMiB > 0 {
+			if err := dirty(dirtyFile, dirtyMiB); err != nil {
+				return err
+			}
+			m := readMeminfo()
+			if len(atStart) == 0 {
+				fmt.Printf("dirty data when the first clock starts (/proc/meminfo): Dirty %s, Writeback %s (%d MiB of it written by dd)\n",
+					timing.MiB(m.dirtyKB), timing.MiB(m.writebackKB), dirtyMiB)
+			}
+			atStart = append(atStart, m)
+		}
+		return nil
+	}
+	teardown := func() error {
+		err := verify(root, newContent)
+		os.Remove(dirtyFile)
+		if err1 := os.RemoveAll(root); err == nil {
+			err = err1
+		}
+		return err
+	}
+	lib := func(name string, mode engine.Durability) timing.Method {
+		return timing.Method{Name: name, Setup: setup, Teardown: teardown, Run: func() error {
 			w, err := engine.Open(root, &engine.Options{Durability: mode})
 			if err != nil {
 				return err
@@ -69,10 +131,17 @@ func main() {
 			req, _ := plan.Parse(reqJSON)
 			_, err = w.Apply(context.Background(), req)
 			return err
-		}
+		}}
 	}
-	methods := []method{
-		{"os.WriteFile, no fsync", func(root string) error {
+	child := func(name string, argv ...string) timing.Method {
+		return timing.Method{Name: name, Setup: setup, Teardown: teardown, Cmd: func() *exec.Cmd {
+			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd.Dir = root
+			return cmd
+		}}
+	}
+	methods := []timing.Method{
+		{Name: "os.WriteFile, no fsync", Setup: setup, Teardown: teardown, Run: func() error {
 			for name, data := range newContent {
 				if err := os.WriteFile(filepath.Join(root, name), data, 0o644); err != nil {
 					return err
@@ -80,48 +149,148 @@ func main() {
 			}
 			return nil
 		}},
-		{"txedit library (durable, syncfs)", lib(engine.DurableAuto)},
-		{"txedit library (durable, fsync each)", lib(engine.DurableFsync)},
-		{"txedit library (no sync)", lib(engine.NotDurable)},
-		{"txedit apply (CLI, durable)", func(root string) error {
-			return run(*txedit, "apply", "--root", root, reqFile)
-		}},
-		{"git apply", func(root string) error {
-			cmd := exec.Command("git", "apply", "-p1", patchFile)
-			cmd.Dir = root
-			if out, err := cmd.CombinedOutput(); err != nil {
-				return fmt.Errorf("%v: %s", err, out)
-			}
-			return nil
-		}},
+		lib("txedit library (durable, default)", engine.DurableAuto),
+		lib("txedit library (durable, syncfs)", engine.DurableSyncFS),
+		lib("txedit library (durable, fsync each)", engine.DurableFsync),
+		lib("txedit library (no sync)", engine.NotDurable),
+		child("txedit apply (CLI, durable)", *txedit, "apply", "--root", root, reqFile),
 	}
-	times := make([][]time.Duration, len(methods))
-	for r := 0; r < *runs; r++ {
-		for i, m := range methods { // interleaved, so drift hits all alike
-			root := filepath.Join(*dir, fmt.Sprintf("run-%d-%d", r, i))
-			check(os.CopyFS(root, os.DirFS(corpus)))
-			syscall.Sync()
-			start := time.Now()
-			if err := m.run(root); err != nil {
-				fmt.Fprintf(os.Stderr, "%s: %v\n", m.name, err)
-				os.Exit(1)
+	cli := len(methods) - 1
+	sdIndex := -1
+	if *edits == 1 {
+		sdIndex = len(methods)
+		methods = append(methods, child("sd "+timing.SdLiteral()+" (one process, all files)", append([]string{"sd", timing.SdLiteral(), oneOld, oneNew}, names...)...))
+	}
+	methods = append(methods, child("git apply", "git", "apply", "-p1", patchFile))
+	gitIndex := len(methods) - 1
+	if *only != "" {
+		re := regexp.MustCompile(*only)
+		var kept []timing.Method
+		for i, m := range methods {
+			if re.MatchString(m.Name) || i == 0 || i == cli || i == sdIndex || i == gitIndex {
+				kept = append(kept, m)
 			}
-			times[i] = append(times[i], time.Since(start))
-			verify(root, newContent, m.name)
-			os.RemoveAll(root)
+		}
+		if len(kept) != len(methods) {
+			fmt.Fprintln(os.Stderr, "commitbench: -only is for exploring; no goal lines are written")
+			*goals = ""
+		}
+		methods = kept
+		cli, sdIndex, gitIndex = index(methods, "txedit apply"), index(methods, "sd "), len(methods)-1
+	}
+
+	samples, err := timing.Interleaved(*runs, methods)
+	if err != nil {
+		os.Remove(dirtyFile)
+		os.RemoveAll(root)
+		fmt.Fprintf(os.Stderr, "commitbench: %v\n", err)
+		os.Exit(1)
+	}
+
+	condition := "quiet"
+	if dirtyMiB > 0 {
+		condition = fmt.Sprintf("%s of another process's dirty data", *dirtyFlag)
+	}
+	fmt.Printf("commit of %d files x %d edits on %s (%s), %s; %d cores, median of %d runs, load average %s\n",
+		*files, *edits, kind, *dir, condition, runtime.NumCPU(), *runs, timing.LoadAvg())
+	refs := []timing.Ref{{Label: "vs WriteFile", Index: 0}}
+	if sdIndex >= 0 {
+		refs = append(refs, timing.Ref{Label: "vs sd", Index: sdIndex})
+	}
+	refs = append(refs, timing.Ref{Label: "vs git apply", Index: gitIndex})
+	var labels []string
+	for _, m := range methods {
+		labels = append(labels, m.Name)
+	}
+	timing.Report(os.Stdout, labels, samples, refs...)
+	if len(atStart) > 0 {
+		low := atStart[0]
+		for _, m := range atStart {
+			low.dirtyKB, low.writebackKB = min(low.dirtyKB, m.dirtyKB), min(low.writebackKB, m.writebackKB)
+		}
+		fmt.Printf("(Dirty when the clock started: at least %s in every run; Writeback at least %s)\n", timing.MiB(low.dirtyKB), timing.MiB(low.writebackKB))
+	}
+
+	what := fmt.Sprintf("%d files, %s, quiet", *files, kind)
+	if dirtyMiB > 0 {
+		what = fmt.Sprintf("%d files, %s, %s dirty", *files, kind, *dirtyFlag)
+	}
+	if sdIndex >= 0 {
+		r := timing.Ratio(samples[cli], samples[sdIndex])
+		check(timing.Goal(*goals, fmt.Sprintf("durable commit (txedit apply) within 1.3x of sd (%s)", what), fmt.Sprintf("%.2fx", r), r <= 1.3))
+	}
+	r := timing.Ratio(samples[cli], samples[gitIndex])
+	check(timing.Goal(*goals, fmt.Sprintf("durable commit (txedit apply) faster than git apply (%s)", what), fmt.Sprintf("%.2fx", r), r < 1))
+}
+
+func index(ms []timing.Method, prefix string) int {
+	for i, m := range ms {
+		if strings.HasPrefix(m.Name, prefix) {
+			return i
 		}
 	}
-	base, gitMed := timing.Median(times[0]), timing.Median(times[len(methods)-1])
-	fmt.Printf("commit of %d files x %d edits, median of %d runs (%s)\n", *files, *edits, *runs, *dir)
-	fmt.Printf("%-40s %10s %12s %12s\n", "method", "median", "vs WriteFile", "vs git apply")
-	for i, m := range methods {
-		med := timing.Median(times[i])
-		fmt.Printf("%-40s %10s %11.2fx %11.2fx\n", m.name, med.Round(100*time.Microsecond), float64(med)/float64(base), float64(med)/float64(gitMed))
+	return -1
+}
+
+// parseSize reads a size such as 1G or 512M (binary units) into MiB.
+func parseSize(s string) (int, error) {
+	if s == "" {
+		return 0, nil
 	}
+	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(s), "B"), "I")
+	mult := 0
+	switch {
+	case strings.HasSuffix(t, "M"):
+		mult = 1
+	case strings.HasSuffix(t, "G"):
+		mult = 1024
+	default:
+		return 0, fmt.Errorf("%q: want a size in M or G, as 1G or 512M", s)
+	}
+	n, err := strconv.Atoi(t[:len(t)-1])
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%q: want a size in M or G, as 1G or 512M", s)
+	}
+	return n * mult, nil
+}
+
+// dirty has another process, dd, write mib MiB into path through the page
+// cache and exit without syncing: the data is dirty, not yet written back.
+func dirty(path string, mib int) error {
+	out, err := exec.Command("dd", "if=/dev/zero", "of="+path, "bs=1M", fmt.Sprintf("count=%d", mib), "status=none").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("dd: %v: %s", err, out)
+	}
+	return nil
+}
+
+type meminfo struct{ dirtyKB, writebackKB int64 }
+
+// readMeminfo reads the system's dirty and under-writeback page cache
+// from /proc/meminfo (zero where there is none).
+func readMeminfo() meminfo {
+	var m meminfo
+	b, _ := os.ReadFile("/proc/meminfo")
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		n, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "Dirty:":
+			m.dirtyKB = n
+		case "Writeback:":
+			m.writebackKB = n
+		}
+	}
+	return m
 }
 
 // makeCorpus writes files of about 4 KiB in 20 directories and returns the
-// request editing 10 lines of each, and each file's new content.
+// request editing edits lines of each, and each file's new content. With
+// one edit a file, the edit is the same literal in every file (and found
+// once in each), so that one sd process can make the same change.
 func makeCorpus(root string, files, edits int) ([]byte, map[string][]byte) {
 	type edit struct {
 		Command string `json:"command"`
@@ -147,7 +316,10 @@ func makeCorpus(root string, files, edits int) ([]byte, map[string][]byte) {
 		check(os.MkdirAll(filepath.Dir(p), 0o755))
 		check(os.WriteFile(p, []byte(b.String()), 0o644))
 		fe := fileEdit{Path: name}
-		for e := 0; e < edits; e++ {
+		if edits == 1 {
+			fe.Edits = append(fe.Edits, edit{"str_replace", oneOld, oneNew})
+		}
+		for e := 0; e < edits && edits != 1; e++ {
 			l := e * 7
 			fe.Edits = append(fe.Edits, edit{"str_replace", fmt.Sprintf("value_%d_%d = compute(%d)", f, l, l*7), fmt.Sprintf("value_%d_%d = recompute(%d, cache)", f, l, l*7)})
 		}
@@ -181,20 +353,13 @@ func dryRunDiff(root string, reqJSON []byte) string {
 	return res.Diff
 }
 
-func verify(root string, want map[string][]byte, method string) {
+// verify checks that every file has the content the change gives it.
+func verify(root string, want map[string][]byte) error {
 	for name, data := range want {
 		got, err := os.ReadFile(filepath.Join(root, name))
 		if err != nil || !bytes.Equal(got, data) {
-			fmt.Fprintf(os.Stderr, "%s: %s has the wrong content\n", method, name)
-			os.Exit(1)
+			return fmt.Errorf("%s has the wrong content", name)
 		}
-	}
-}
-
-func run(name string, args ...string) error {
-	out, err := exec.Command(name, args...).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("%v: %s", err, out)
 	}
 	return nil
 }

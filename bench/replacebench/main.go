@@ -1,22 +1,31 @@
-// Command replacebench times a literal replacement across a copy of the Go
-// src tree (errors.New( -> errors.Newf(, about 600 files) by txedit, with
-// its journal and fsync on, side by side with `rg -l | xargs sd` and
-// `find | xargs sed -i` (which journal nothing), and prints medians and
-// ratios (SPEC §11: no slower than rg | sd).
+// Command replacebench times a literal replacement (errors.New( ->
+// errors.Newf() across a tree by txedit, with its journal and fsync on,
+// side by side with `rg -l | xargs sd` and `find | xargs sed -i` (which
+// journal nothing and sync nothing), and prints medians of wall time, CPU
+// time and peak RSS, and ratios (SPEC §11: within 1.2x of rg | sd).
 //
-//	go run ./bench/replacebench [-runs 7] [-dir DIR]
+//	go run ./bench/replacebench [-runs 7] [-dir DIR] [-files N] [-modes] [-goals FILE]
+//
+// The tree is a copy of GOROOT/src (about 600 files change), or with
+// -files N a synthetic tree of N files of about 4 KiB, every one of which
+// changes (the 50,000-file memory goal: -files 50000 -modes). -modes adds
+// txedit's other output modes (--dry-run, --json, --json --dry-run) for
+// their peak RSS. The tree is made under -dir, whose file system (disk or
+// a tmpfs) is the one measured.
 //
 // Every run starts from the pristine tree (git checkout of a committed
 // copy) and sync(2) flushes before the clock starts.
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"github.com/txedit/txedit/bench/internal/timing"
@@ -29,7 +38,11 @@ const (
 
 func main() {
 	runs := flag.Int("runs", 7, "runs of each method")
-	dir := flag.String("dir", "", "scratch directory (default: a temp dir, removed after)")
+	dir := flag.String("dir", "", "scratch directory, on the file system to measure; the tree is kept there for the next run (default: a temp dir, removed after)")
+	bin := flag.String("txedit", "", "txedit binary (default: built from this module)")
+	files := flag.Int("files", 0, "a synthetic tree of this many files, every one changed, instead of a copy of GOROOT/src")
+	modes := flag.Bool("modes", false, "also time txedit replace --dry-run, --json and --json --dry-run (peak RSS of each output mode)")
+	goals := flag.String("goals", "", "append the goal lines (goal, measured, pass/miss) to this file, for bench/run.sh's summary")
 	flag.Parse()
 	if *dir == "" {
 		d, err := os.MkdirTemp("", "replacebench")
@@ -37,44 +50,131 @@ func main() {
 		defer os.RemoveAll(d)
 		*dir = d
 	}
-	txedit, err := timing.BuildTxedit(*dir)
-	check(err)
-	corpus := filepath.Join(*dir, "tree")
+	check(os.MkdirAll(*dir, 0o755))
+	txedit := *bin
+	if txedit == "" {
+		var err error
+		txedit, err = timing.BuildTxedit(*dir)
+		check(err)
+	} else if abs, err := filepath.Abs(txedit); err == nil {
+		txedit = abs
+	}
+
+	corpus, what := filepath.Join(*dir, "tree"), "GOROOT/src"
+	if *files > 0 {
+		corpus, what = filepath.Join(*dir, fmt.Sprintf("synthetic%d", *files)), fmt.Sprintf("a synthetic tree of %d files", *files)
+	}
 	if _, err := os.Stat(filepath.Join(corpus, ".git")); err != nil {
-		check(exec.Command("cp", "-a", filepath.Join(timing.GoRoot(), "src"), corpus).Run())
+		os.RemoveAll(corpus)
+		if *files > 0 {
+			synthesize(corpus, *files)
+		} else {
+			check(exec.Command("cp", "-a", filepath.Join(timing.GoRoot(), "src"), corpus).Run())
+		}
 		for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "pristine"}} {
-			cmd := exec.Command("git", args...)
-			cmd.Dir = corpus
-			check(cmd.Run())
+			check(git(corpus, args...).Run())
 		}
 	}
 	reset := func() error {
 		os.RemoveAll(filepath.Join(corpus, ".txedit"))
-		cmd := exec.Command("git", "checkout", "-q", "--", ".")
-		cmd.Dir = corpus
-		if err := cmd.Run(); err != nil {
+		if err := git(corpus, "checkout", "-q", "--", ".").Run(); err != nil {
 			return err
 		}
 		syscall.Sync()
 		return nil
 	}
-	methods := []timing.Method{
-		{Name: "txedit replace --literal (journal, durable)", Setup: reset,
-			Run: timing.Command(corpus, txedit, "replace", "--literal", "--glob", "*.go", "s/"+find+"/"+repl+"/g")},
-		{Name: "find -name '*.go' -type f | xargs sed -i", Setup: reset,
-			Run: timing.Command(corpus, "sh", "-c", `find . -name '*.go' -type f -print0 | xargs -0 sed -i 's/errors\.New(/errors.Newf(/g'`)},
-		{Name: "rg -l -F | xargs sd -s (no journal)", Setup: reset,
-			Run: timing.Command(corpus, "sh", "-c", `rg -l -F -g '*.go' 'errors.New(' | xargs sd -s 'errors.New(' 'errors.Newf('`)},
+	// changed counts the files each method changed, on its first run:
+	// methods that change different sets of files do different work.
+	changed := map[string]int{}
+	count := func(name string) func() error {
+		return func() error {
+			if _, ok := changed[name]; ok {
+				return nil
+			}
+			out, err := git(corpus, "diff", "--name-only").Output()
+			changed[name] = bytes.Count(out, []byte{'\n'})
+			return err
+		}
 	}
-	times, err := timing.Interleaved(*runs, methods)
+	tx := func(name string, flags ...string) timing.Method {
+		args := append(append([]string{"replace"}, flags...), "--literal", "--glob", "*.go", "s/"+find+"/"+repl+"/g")
+		return timing.Method{Name: name, Setup: reset, Teardown: count(name), Cmd: func() *exec.Cmd {
+			cmd := exec.Command(txedit, args...)
+			cmd.Dir = corpus
+			return cmd
+		}}
+	}
+	sh := func(name, script string) timing.Method {
+		return timing.Method{Name: name, Setup: reset, Teardown: count(name), Cmd: func() *exec.Cmd {
+			cmd := exec.Command("sh", "-c", script)
+			cmd.Dir = corpus
+			return cmd
+		}}
+	}
+	methods := []timing.Method{tx("txedit replace --literal (journal, durable)")}
+	if *modes {
+		methods = append(methods, tx("txedit replace --literal --dry-run", "--dry-run"), tx("txedit replace --literal --json", "--json"),
+			tx("txedit replace --literal --json --dry-run", "--json", "--dry-run"))
+	}
+	sd := timing.SdLiteral()
+	methods = append(methods,
+		sh("find -name '*.go' -type f | xargs sed -i", `find . -name '*.go' -type f -print0 | xargs -0 sed -i 's/errors\.New(/errors.Newf(/g'`),
+		sh("rg -l -F | xargs sd "+sd+" (no journal)", `rg -l -F -g '*.go' 'errors.New(' | xargs sd `+sd+` 'errors.New(' 'errors.Newf('`))
+	samples, err := timing.Interleaved(*runs, methods)
 	check(err)
 	check(reset())
-	fmt.Printf("literal replacement errors.New( -> errors.Newf( in GOROOT/src (~590 files), %d cores, median of %d runs\n", runtime.NumCPU(), *runs)
+
+	kind := timing.FSKind(*dir)
+	fmt.Printf("literal replacement errors.New( -> errors.Newf( in %s, on %s (%s); %d cores, median of %d runs, load average %s\n",
+		what, kind, *dir, runtime.NumCPU(), *runs, timing.LoadAvg())
 	var names []string
 	for _, m := range methods {
-		names = append(names, m.Name)
+		names = append(names, fmt.Sprintf("%s [%d files]", m.Name, changed[m.Name]))
 	}
-	timing.Report(os.Stdout, "ratio to rg | sd:", names, times)
+	peer := len(methods) - 1
+	timing.Report(os.Stdout, names, samples, timing.Ref{Label: "vs rg | sd", Index: peer})
+	if changed[methods[0].Name] != changed[methods[peer].Name] {
+		fmt.Printf("note: txedit changed %d files, rg | sd %d: not the same work\n", changed[methods[0].Name], changed[methods[peer].Name])
+	}
+	r := timing.Ratio(samples[0], samples[peer])
+	check(timing.Goal(*goals, fmt.Sprintf("pattern_replace within 1.2x of rg -l | xargs sd (%s, %s)", what, kind), fmt.Sprintf("%.2fx", r), r <= 1.2))
+	if *modes {
+		for i, mode := range []string{"plain", "--dry-run", "--json", "--json --dry-run"} {
+			_, peak := timing.Medians(samples[i])
+			check(timing.Goal(*goals, fmt.Sprintf("pattern_replace peak RSS under 200 MiB, %s output (%s, %s)", mode, what, kind),
+				timing.MiB(peak)+"iB", peak < 200*1024))
+		}
+		fmt.Println("(peak RSS: the median of the runs above; the goal lines take the largest)")
+	}
+}
+
+// synthesize writes n Go files of about 4 KiB, 100 to a directory, each
+// calling errors.New( on 4 lines.
+func synthesize(root string, n int) {
+	fmt.Fprintf(os.Stderr, "replacebench: writing %d files into %s\n", n, root)
+	for f := 0; f < n; f++ {
+		name := filepath.Join(root, fmt.Sprintf("d%03d/file%05d.go", f/100, f))
+		if f%100 == 0 {
+			check(os.MkdirAll(filepath.Dir(name), 0o755))
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "package d%03d\n\nimport \"errors\"\n\n", f/100)
+		for l := 0; b.Len() < 4096; l++ {
+			if l%25 == 3 {
+				fmt.Fprintf(&b, "var err%d = errors.New(\"file %d, line %d\")\n", l, f, l)
+			} else {
+				fmt.Fprintf(&b, "func f%d(x int) int { return x*%d + %d } // file %d\n", l, l, f, f)
+			}
+		}
+		check(os.WriteFile(name, []byte(b.String()), 0o644))
+	}
+}
+
+func git(dir string, args ...string) *exec.Cmd {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Stderr = os.Stderr
+	return cmd
 }
 
 func check(err error) {

@@ -22,6 +22,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -30,7 +31,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -49,6 +49,7 @@ var (
 	bin     = flag.String("txedit", "", "txedit binary to time (default: build ./cmd/txedit)")
 	before  = flag.String("before", "", "another txedit binary (an older build) timed in the same rounds, for before/after rows")
 	clean   = flag.Bool("clean", false, "remove the corpora when done")
+	goals   = flag.String("goals", "", "append the batch read's goal line (goal, ratio, pass/miss) to this file, for bench/run.sh's summary")
 )
 
 func main() {
@@ -85,7 +86,7 @@ func main() {
 			os.Exit(2)
 		}
 		check(os.MkdirAll(base, 0o755))
-		if kind := fsKind(base); (fsName == "tmpfs") != (kind == "tmpfs") {
+		if kind := timing.FSKind(base); (fsName == "tmpfs") != (kind == "tmpfs") {
 			fmt.Fprintf(os.Stderr, "searchbench: %s is on %s, not what -fs %s wants; skipped\n", base, kind, fsName)
 			continue
 		}
@@ -93,7 +94,7 @@ func main() {
 			scale, err := strconv.Atoi(s)
 			check(err)
 			corpus := makeCorpus(base, scale)
-			bench(fsName+" ("+fsKind(base)+")", corpus, scale, txedit, fd, filter)
+			bench(fsName+" ("+timing.FSKind(base)+")", corpus, scale, txedit, fd, filter)
 			if *clean {
 				os.RemoveAll(corpus)
 			}
@@ -108,11 +109,6 @@ type method struct {
 	argv   []string
 	stdin  string // file fed to stdin, or ""
 	input  []byte // bytes fed to stdin
-}
-
-type sample struct {
-	wall, cpu time.Duration
-	rssKB     int64
 }
 
 type comparison struct {
@@ -164,7 +160,7 @@ func bench(fsName, corpus string, scale int, txedit, fd string, filter *regexp.R
 		{"batch read, every file, with hashes", []method{{name: "txedit read --json", argv: []string{txedit, "read", "--json", reqFile}}},
 			method{name: "xargs cat", argv: []string{"xargs", "-d", `\n`, "cat"}, stdin: listFile}},
 	}
-	load := loadAvg()
+	load := timing.LoadAvg()
 	fmt.Printf("\n%s, %s: %d files, %.0f MiB; median of %d runs; load average %s\n", fsName, corpus, len(files), float64(bytesTotal)/(1<<20), *runs, load)
 	fmt.Printf("%-52s %9s %9s %6s %8s %8s %6s %7s %7s %5s\n", "comparison", "txedit", "peer", "ratio", "CPU tx", "CPU peer", "ratio", "RSS tx", "RSS pr", "ratio")
 	for _, c := range comps {
@@ -184,7 +180,7 @@ func bench(fsName, corpus string, scale int, txedit, fd string, filter *regexp.R
 		if strings.HasPrefix(c.title, "grep") {
 			agree(corpus, c, ms)
 		}
-		samples := make([][]sample, len(ms))
+		samples := make([][]timing.Sample, len(ms))
 		for r := -1; r < *runs; r++ { // round -1 warms the cache, untimed
 			for i, m := range ms {
 				s, err := runOnce(corpus, m)
@@ -205,14 +201,18 @@ func bench(fsName, corpus string, scale int, txedit, fd string, filter *regexp.R
 				via += ", before"
 			}
 			fmt.Printf("%-52s %9s %9s %5.2fx %8s %8s %5.2fx %6.1fM %6.1fM %4.1fx\n", trunc(c.title+" ("+via+")", 52),
-				ms3(t.wall), ms3(peer.wall), ratio(t.wall, peer.wall), ms3(t.cpu), ms3(peer.cpu), ratio(t.cpu, peer.cpu),
-				float64(t.rssKB)/1024, float64(peer.rssKB)/1024, float64(t.rssKB)/float64(max(peer.rssKB, 1)))
+				ms3(t.Wall), ms3(peer.Wall), ratio(t.Wall, peer.Wall), ms3(t.CPU), ms3(peer.CPU), ratio(t.CPU, peer.CPU),
+				float64(t.RSSKB)/1024, float64(peer.RSSKB)/1024, float64(t.RSSKB)/float64(max(peer.RSSKB, 1)))
+			if strings.HasPrefix(c.title, "batch read") && !m.before {
+				r := ratio(t.Wall, peer.Wall)
+				check(timing.Goal(*goals, fmt.Sprintf("batch read within 1.2x of cat (%s, %d files)", fsName, len(files)), fmt.Sprintf("%.2fx", r), r <= 1.2))
+			}
 		}
 	}
-	if timeBin != "" {
-		fmt.Printf("(load average after: %s; peak RSS as /usr/bin/time reports it)\n", loadAvg())
+	if timing.TimeBin != "" {
+		fmt.Printf("(load average after: %s; peak RSS as /usr/bin/time reports it)\n", timing.LoadAvg())
 	} else {
-		fmt.Printf("(load average after: %s; no /usr/bin/time: peak RSS from wait4, at least this process's own %.1fM)\n", loadAvg(), float64(selfMaxRSS())/1024)
+		fmt.Printf("(load average after: %s; no /usr/bin/time: peak RSS from wait4, at least this process's own %.1fM)\n", timing.LoadAvg(), float64(selfMaxRSS())/1024)
 	}
 }
 
@@ -256,64 +256,26 @@ func command(dir string, m method) *exec.Cmd {
 	return cmd
 }
 
-// timeBin is GNU time, if installed: peak RSS is taken from it. A child
-// that Go starts shares this process's memory until it execs (vfork), and
-// the kernel counts that in the child's ru_maxrss; time(1) forks the
-// command from its own small process, so what it reports is the
-// command's own.
-var timeBin, _ = exec.LookPath("/usr/bin/time")
-
 // runOnce runs m with its output into a pipe that is drained, as a
 // caller would read it, and returns its wall time, CPU time (its and its
-// children's) and peak RSS.
-func runOnce(dir string, m method) (sample, error) {
-	var rssFile string
-	if timeBin != "" {
-		f, err := os.CreateTemp("", "searchbench-rss")
-		if err != nil {
-			return sample{}, err
-		}
-		f.Close()
-		rssFile = f.Name()
-		defer os.Remove(rssFile)
-		m.argv = append([]string{timeBin, "-f", "%M", "-o", rssFile}, m.argv...)
-	}
+// children's) and peak RSS (timing.RunMeasured: GNU time's, if installed).
+func runOnce(dir string, m method) (timing.Sample, error) {
 	cmd := command(dir, m)
 	cmd.Stdout = io.Discard
-	start := time.Now()
-	err := cmd.Run()
-	wall := time.Since(start)
+	s, err := timing.RunMeasured(cmd)
 	if f, ok := cmd.Stdin.(*os.File); ok {
 		f.Close()
 	}
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 1 {
 		err = nil // no match, as grep says
 	}
-	if err != nil {
-		return sample{}, fmt.Errorf("%s: %w", strings.Join(m.argv, " "), err)
-	}
-	ps := cmd.ProcessState
-	s := sample{wall: wall, cpu: ps.UserTime() + ps.SystemTime()}
-	if rssFile != "" {
-		out, _ := os.ReadFile(rssFile)
-		fields := strings.Fields(string(out))
-		if len(fields) > 0 {
-			s.rssKB, _ = strconv.ParseInt(fields[len(fields)-1], 10, 64)
-		}
-	} else if ru, _ := ps.SysUsage().(*syscall.Rusage); ru != nil {
-		s.rssKB = int64(ru.Maxrss)
-	}
-	return s, nil
+	return s, err
 }
 
-func medians(ss []sample) sample {
-	var w, c []time.Duration
-	var r []int64
-	for _, s := range ss {
-		w, c, r = append(w, s.wall), append(c, s.cpu), append(r, s.rssKB)
-	}
-	sort.Slice(r, func(i, j int) bool { return r[i] < r[j] })
-	return sample{wall: timing.Median(w), cpu: timing.Median(c), rssKB: r[len(r)/2]}
+func medians(ss []timing.Sample) timing.Sample {
+	m, _ := timing.Medians(ss)
+	return m
 }
 
 func ratio(a, b time.Duration) float64 { return float64(a) / float64(max(b, 1)) }
@@ -358,18 +320,6 @@ func selfMaxRSS() int64 {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return int64(ru.Maxrss)
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 func firstLine(b []byte) string {

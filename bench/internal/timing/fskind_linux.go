@@ -1,12 +1,12 @@
-package main
+package timing
 
 import (
 	"fmt"
 	"syscall"
 )
 
-// fsKind names the file system that holds dir.
-func fsKind(dir string) string {
+// FSKind names the file system that holds dir ("tmpfs", "ext4", ...).
+func FSKind(dir string) string {
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(dir, &st); err != nil {
 		return "unknown"
