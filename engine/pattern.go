@@ -38,8 +38,17 @@ type scanned struct {
 // after reading does not prove which version it read (timestamps are
 // coarse: a clock tick on ext4, 2 s on FAT). Such a file is read again the
 // careful way (open, fstat, read) before anything relies on its identity.
-// git calls these entries racily clean.
-var racyWindow = 3 * time.Second
+// git calls these entries racily clean. The window is how far behind the
+// clock the root's file system may stamp a ctime ([fsys.TimestampSlack]);
+// racyWindow, when not zero, overrides it (tests).
+var racyWindow time.Duration
+
+func (w *Workspace) racyWindow() time.Duration {
+	if racyWindow != 0 {
+		return racyWindow
+	}
+	return w.slack
+}
 
 // patternTasks walks a pattern_replace's directory and returns a task for
 // every file the substitution changes, the binary files it skipped and the
@@ -190,7 +199,7 @@ func (w *Workspace) patternTasks(ctx context.Context, pat *plan.Pattern, tasks [
 				id = fsys.IdentityOf(fi)
 			}
 			switch need := int64(len(data) + len(newData)); {
-			case fi == nil || id.Ctime >= readAt.Add(-racyWindow).UnixNano():
+			case fi == nil || id.Ctime >= readAt.Add(-w.racyWindow()).UnixNano():
 			case budget.Add(-need) >= 0:
 				t.cur = &fileInfo{exists: true, data: append([]byte(nil), data...), ident: id, mode: fi.Mode()}
 				t.pre = &apply.Outcome{Content: newData, Replacements: n}

@@ -122,6 +122,7 @@ type Workspace struct {
 	// no symlink on the way from the root (see resolve).
 	dirs      *sync.Map
 	recovered []*journal.Report
+	slack     time.Duration // fsys.TimestampSlack of the root
 }
 
 // Open opens the workspace rooted at dir. Unless it is read-only, it
@@ -151,6 +152,7 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 	if r, err := filepath.EvalSymlinks(abs); err == nil {
 		w.rootReal = r
 	}
+	w.slack = fsys.TimestampSlack(w.rootReal)
 	if o.FS != nil {
 		w.fsy = o.FS
 	} else {
