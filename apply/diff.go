@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/hexops/gotextdiff/myers"
 	"github.com/hexops/gotextdiff/span"
@@ -84,7 +85,9 @@ func Render(c Change) (string, Stat) {
 	}
 	b.WriteString("--- " + from + tabIfSpace(from) + "\n")
 	b.WriteString("+++ " + to + tabIfSpace(to) + "\n")
-	st = writeHunks(&b, splitLines(string(c.Old)), splitLines(string(c.New)))
+	// The lines are views of c's bytes, not copies: they do not outlive
+	// this call (the diff is written into b).
+	st = writeHunks(&b, splitLines(unsafe.String(unsafe.SliceData(c.Old), len(c.Old))), splitLines(unsafe.String(unsafe.SliceData(c.New), len(c.New))))
 	return b.String(), st
 }
 
@@ -212,9 +215,41 @@ const myersLimit = 2000
 
 // lineDiff returns the edits turning a into b, in order.
 func lineDiff(a, b []string) []edit {
+	if out, ok := alignedDiff(a, b); ok {
+		return out
+	}
 	var out []edit
 	diffRange(a, b, 0, len(a), 0, len(b), &out)
 	return out
+}
+
+// alignedDiff is the diff of two texts with as many lines, of which few
+// differ, line by line: what a substitution within lines (sed, a
+// pattern_replace) makes. It pairs line i with line i, as the patience
+// diff would for such texts, without indexing every line. It declines
+// (false) when the texts differ in length or in more than one line in
+// eight: a moved or inserted line shifts everything after it, and that
+// needs the real diff.
+func alignedDiff(a, b []string) ([]edit, bool) {
+	if len(a) != len(b) {
+		return nil, false
+	}
+	var out []edit
+	budget := len(a)/8 + 1
+	for i := 0; i < len(a); i++ {
+		if a[i] == b[i] {
+			continue
+		}
+		if budget--; budget < 0 {
+			return nil, false
+		}
+		if k := len(out); k > 0 && out[k-1].A1 == i {
+			out[k-1].A1, out[k-1].B1 = i+1, i+1
+			continue
+		}
+		out = append(out, edit{i, i + 1, i, i + 1})
+	}
+	return out, true
 }
 
 func diffRange(a, b []string, a0, a1, b0, b1 int, out *[]edit) {
