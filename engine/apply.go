@@ -86,13 +86,14 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 		}
 	}
 	st := streamOf(ctx)
-	// A pattern_replace that commits takes the workspace lock before it
-	// looks at any file, so that what its walk reads is what the commit
-	// checks against: each file is read once, not again under the lock.
-	// (Other requests plan unlocked and verify every hash under the lock.)
+	// A request that commits takes the workspace lock before it looks at
+	// any file, so that what it reads is what the commit checks against:
+	// each file is read once, not again under the lock (a pattern_replace
+	// walk included). Another writer that is not txedit is caught by the
+	// identity check before the renames.
 	var held *journal.Locked
 	unlock := func() {}
-	if p.Pattern != nil && !p.DryRun {
+	if !p.DryRun {
 		v, release := w.view() // a fresh view: handles made under the lock
 		defer release()
 		w = v

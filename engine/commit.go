@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/txedit/txedit/apply"
+	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/hash"
 	"github.com/txedit/txedit/internal/par"
 	"github.com/txedit/txedit/journal"
@@ -125,6 +126,13 @@ func (w *Workspace) commitWith(ctx context.Context, held *journal.Locked, m *jou
 
 func (w *Workspace) stage(tx *journal.Tx, u *unit, keepDiff bool) error {
 	cur := u.cur // read under this lock already: it is what was planned
+	if cur != nil {
+		// Unless a writer that is not txedit changed it since: then it
+		// is read again (and the unit planned again if it can be).
+		if fi, err := w.fsy.Lstat(u.src); err != nil || !fsys.SameVersion(fsys.IdentityOf(fi), cur.ident) {
+			cur = nil
+		}
+	}
 	if cur == nil {
 		var err error
 		if cur, err = w.readFile(u.src, u.src, true); err != nil {

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"sync/atomic"
 	"syscall"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/fsys/fstest"
+	"github.com/txedit/txedit/fsys/memfs"
 )
 
 // failSync fails the at-th durability call (fsync, fdatasync or directory
@@ -101,5 +103,37 @@ func TestSyncFailureFailsCommit(t *testing.T) {
 				t.Errorf("%s: EIO at sync %d (%v): the tree was not rolled back:\n%s", modeName(mode), at, err, got)
 			}
 		}
+	}
+}
+
+// TestAutoPicksByQuiet: the default mode syncs a big transaction's own
+// files while the system is busy writing, and uses syncfs barriers while
+// it is quiet; a small transaction always syncs its own files.
+func TestAutoPicksByQuiet(t *testing.T) {
+	for _, c := range []struct {
+		quiet bool
+		ops   int
+		want  SyncMode
+	}{{false, 100, SyncData}, {true, 100, SyncFilesystem}, {true, 3, SyncData}} {
+		mem := memfs.New(nil)
+		var ops []*Op
+		for i := 0; i < c.ops; i++ {
+			name := fmt.Sprintf("f%03d", i)
+			ops = append(ops, &Op{Path: name, Kind: Create, New: st("x\n")})
+		}
+		j := New(mem, &Options{Quiet: func() bool { return c.quiet }})
+		l, err := j.Lock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, err := l.Begin(&Manifest{Command: "apply", Ops: ops})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tx.sync != c.want {
+			t.Errorf("quiet %v, %d ops: mode %v, want %v", c.quiet, c.ops, tx.sync, c.want)
+		}
+		tx.Abort()
+		l.Unlock()
 	}
 }

@@ -33,7 +33,8 @@ const (
 type SyncMode int
 
 const (
-	// SyncAuto is the default: SyncData.
+	// SyncAuto is the default: SyncData, or SyncFilesystem for a
+	// transaction that begins while the system is quiet (Options.Quiet).
 	SyncAuto SyncMode = iota
 	// SyncFile fsyncs every file and directory it writes, many at once
 	// (Options.SyncWorkers).
@@ -54,6 +55,10 @@ const (
 	SyncData
 )
 
+// quietMinOps is the smallest transaction for which the default mode
+// considers a syncfs barrier (Options.Quiet).
+const quietMinOps = 64
+
 // Options configure a Journal. The zero value is usable.
 type Options struct {
 	Sync        SyncMode
@@ -69,6 +74,12 @@ type Options struct {
 	KeepBytes int64
 	// Workers bounds the renames and checks run at once (default 4).
 	Workers int
+	// Quiet, if set, lets the default mode pick syncfs barriers for a
+	// transaction of 64 files or more when it reports that the system
+	// has little unwritten data (then syncfs costs least and flushes
+	// little that is not ours); otherwise the default is SyncData. Set it only for a real
+	// file system whose dirty data the report describes.
+	Quiet func() bool
 }
 
 // Journal is the on-disk transaction log of one workspace. It is safe for
@@ -111,7 +122,7 @@ func New(fsy fsys.FS, opts *Options) *Journal {
 			j.opts.SyncWorkers = 1
 		}
 	}
-	if j.opts.Sync == SyncAuto {
+	if j.opts.Sync == SyncAuto && j.opts.Quiet == nil {
 		j.opts.Sync = SyncData
 	}
 	return j
@@ -287,6 +298,14 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 		}
 	}
 	tx := &Tx{j: j, m: m, dir: dir, idents: make([]fsys.Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), sync: j.opts.Sync}
+	if tx.sync == SyncAuto {
+		tx.sync = SyncData
+		// Many files' fdatasyncs cost more than one syncfs that flushes
+		// little else; a few files' cost less than flushing anything.
+		if len(m.Ops) >= quietMinOps && j.opts.Quiet() {
+			tx.sync = SyncFilesystem
+		}
+	}
 	if tx.sync == SyncFile || tx.sync == SyncData {
 		tx.syncer = newSyncer(j.opts.SyncWorkers)
 	}
