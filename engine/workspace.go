@@ -43,7 +43,7 @@ type Options struct {
 	MaxFileSize int64
 	// MemoryBudget bounds the file contents (as read, and as edited)
 	// held between planning and commit; beyond it files are read again
-	// and their edits computed again when they are staged (default 64
+	// and their edits computed again when they are staged (default 32
 	// MiB: a 50,000-file replacement stays under 200 MiB of memory).
 	MemoryBudget int64
 	// DenyRead and DenyWrite are globs (gitignore-like: without a "/" they
@@ -144,7 +144,7 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 		o.MaxFileSize = 64 << 20
 	}
 	if o.MemoryBudget <= 0 {
-		o.MemoryBudget = 64 << 20
+		o.MemoryBudget = 32 << 20
 	}
 	abs, err := filepath.Abs(expandHome(dir))
 	if err != nil {
