@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"bytes"
 	"io/fs"
 	"sort"
 	"strconv"
@@ -85,10 +86,49 @@ func Render(c Change) (string, Stat) {
 	}
 	b.WriteString("--- " + from + tabIfSpace(from) + "\n")
 	b.WriteString("+++ " + to + tabIfSpace(to) + "\n")
+	oldW, newW, off := window(c.Old, c.New)
 	// The lines are views of c's bytes, not copies: they do not outlive
 	// this call (the diff is written into b).
-	st = writeHunks(&b, splitLines(unsafe.String(unsafe.SliceData(c.Old), len(c.Old))), splitLines(unsafe.String(unsafe.SliceData(c.New), len(c.New))))
+	st = writeHunks(&b, splitLines(unsafe.String(unsafe.SliceData(oldW), len(oldW))), splitLines(unsafe.String(unsafe.SliceData(newW), len(newW))), off)
 	return b.String(), st
+}
+
+// window cuts from two different texts the lines that can appear in
+// their diff: from the context before the first line that differs to the
+// context after the last, found by comparing bytes from both ends, not
+// by splitting every line. off is the number of lines before the window.
+func window(old, new []byte) (oldW, newW []byte, off int) {
+	n := 0
+	for n < len(old) && n < len(new) && old[n] == new[n] {
+		n++
+	}
+	p := bytes.LastIndexByte(old[:n], '\n') + 1 // the first differing line
+	s := 0
+	for s < len(old)-p && s < len(new)-p && old[len(old)-1-s] == new[len(new)-1-s] {
+		s++
+	}
+	oe, ne := len(old)-s, len(new)-s // the common suffix, moved to a line start
+	if (oe > 0 && old[oe-1] != '\n') || (ne > 0 && new[ne-1] != '\n') {
+		if i := bytes.IndexByte(old[oe:], '\n'); i >= 0 {
+			oe, ne = oe+i+1, ne+i+1
+		} else {
+			oe, ne = len(old), len(new)
+		}
+	}
+	q := p
+	for k := 0; k < context && q > 0; k++ {
+		q = bytes.LastIndexByte(old[:q-1], '\n') + 1
+	}
+	for k := 0; k < context && oe < len(old); k++ {
+		i := bytes.IndexByte(old[oe:], '\n')
+		if i < 0 {
+			ne += len(old) - oe
+			oe = len(old)
+			break
+		}
+		oe, ne = oe+i+1, ne+i+1
+	}
+	return old[q:oe], new[q:ne], bytes.Count(old[:q], []byte{'\n'})
 }
 
 func gitMode(m fs.FileMode) string {
@@ -157,7 +197,9 @@ func splitLines(s string) []string {
 // edit replaces a[A0:A1] with b[B0:B1].
 type edit struct{ A0, A1, B0, B1 int }
 
-func writeHunks(w *strings.Builder, a, b []string) (st Stat) {
+// writeHunks writes the hunks turning a into b, which are lines off+1
+// and on of their files.
+func writeHunks(w *strings.Builder, a, b []string, off int) (st Stat) {
 	edits := lineDiff(a, b)
 	for _, e := range edits {
 		st.Removed += e.A1 - e.A0
@@ -173,7 +215,7 @@ func writeHunks(w *strings.Builder, a, b []string) (st Stat) {
 		a1 := min(len(a), last.A1+context)
 		b0 := first.B0 - (first.A0 - a0)
 		b1 := last.B1 + (a1 - last.A1)
-		w.WriteString("@@ -" + hunkRange(a0, a1-a0) + " +" + hunkRange(b0, b1-b0) + " @@\n")
+		w.WriteString("@@ -" + hunkRange(off+a0, a1-a0) + " +" + hunkRange(off+b0, b1-b0) + " @@\n")
 		pos := a0
 		for _, e := range edits[i : j+1] {
 			writeLines(w, ' ', a[pos:e.A0])
@@ -376,6 +418,6 @@ func Plain(oldLabel, newLabel string, old, new []byte) string {
 	var b strings.Builder
 	b.WriteString("--- " + oldLabel + tabIfSpace(oldLabel) + "\n")
 	b.WriteString("+++ " + newLabel + tabIfSpace(newLabel) + "\n")
-	writeHunks(&b, splitLines(string(old)), splitLines(string(new)))
+	writeHunks(&b, splitLines(string(old)), splitLines(string(new)), 0)
 	return b.String()
 }

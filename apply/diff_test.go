@@ -330,3 +330,92 @@ func TestRenderStat(t *testing.T) {
 		t.Errorf("binary content not flagged: %+v", st)
 	}
 }
+
+// TestUnifiedWindowEdges: Render diffs only the window between the first
+// and last differing bytes; the window's ends must fall on line starts in
+// both texts. Character-level edits of texts made of few characters put
+// the common prefix and suffix at every place within a line.
+func TestUnifiedWindowEdges(t *testing.T) {
+	cases := [][2]string{
+		{"q\nc\n", "qc\n"},
+		{"x\nc\n", "x\nZc\n"},
+		{"x\ny\n", "x\ny\nz\ny\n"},
+		{"a\n", "a\nb"},
+		{"a", "a\n"},
+		{"a\nb\nc\nd\ne\nf\ng\nh\n", "a\nb\nc\nd\nE\nf\ng\nh\n"},
+		{"same\nsame\nsame\n", "same\nsame\n"},
+	}
+	r := rand.New(rand.NewSource(7))
+	for i := 0; i < 20000; i++ {
+		var a []byte
+		for n := r.Intn(40); n > 0; n-- {
+			a = append(a, "ab\n"[r.Intn(3)])
+		}
+		b := append([]byte(nil), a...)
+		for k := r.Intn(4); k >= 0; k-- {
+			p := r.Intn(len(b) + 1)
+			switch r.Intn(3) {
+			case 0:
+				b = append(b[:p], append([]byte{"ab\n"[r.Intn(3)]}, b[p:]...)...)
+			case 1:
+				if p < len(b) {
+					b = append(b[:p], b[p+1:]...)
+				}
+			default:
+				if p < len(b) {
+					b[p] = "ab\n"[r.Intn(3)]
+				}
+			}
+		}
+		cases = append(cases, [2]string{string(a), string(b)})
+	}
+	for i, c := range cases {
+		d, st := Render(Change{OldPath: "f", NewPath: "f", Old: []byte(c[0]), New: []byte(c[1])})
+		if c[0] == c[1] {
+			continue
+		}
+		if got := patchText(t, c[0], d); got != c[1] {
+			t.Fatalf("case %d: %q -> %q: patched = %q\ndiff:\n%s", i, c[0], c[1], got, d)
+		}
+		if st.Added == 0 && st.Removed == 0 {
+			t.Fatalf("case %d: a diff with no lines counted:\n%s", i, d)
+		}
+		if msg := fullContext(d, len(splitLines(c[0]))); msg != "" {
+			t.Fatalf("case %d: %q -> %q: %s (patch -F0 refuses it)\ndiff:\n%s", i, c[0], c[1], msg, d)
+		}
+	}
+}
+
+// fullContext checks that every hunk has 3 lines of context on each side
+// unless it starts at the file's first line or ends at its last.
+func fullContext(diff string, oldLines int) string {
+	lines := strings.SplitAfter(diff, "\n")
+	for i := 0; i < len(lines); i++ {
+		m := hunkHeader.FindStringSubmatch(lines[i])
+		if m == nil {
+			continue
+		}
+		start, _ := strconv.Atoi(m[1])
+		count := 1
+		if m[2] != "" {
+			count, _ = strconv.Atoi(m[2])
+		}
+		var body []byte
+		for j := i + 1; j < len(lines) && lines[j] != "" && !strings.HasPrefix(lines[j], "@@") && !strings.HasPrefix(lines[j], "\\"); j++ {
+			body = append(body, lines[j][0])
+		}
+		lead := len(body) - len(strings.TrimLeft(string(body), " "))
+		trail := len(body) - len(strings.TrimRight(string(body), " "))
+		if lead < context && start > 1 {
+			return fmt.Sprintf("hunk %q has %d lines of context before it", lines[i], lead)
+		}
+		end := start + count - 1 // the hunk's last old line
+		if count == 0 {
+			end = start // an empty side names the line before it
+		}
+		if trail < context && end < oldLines {
+			return fmt.Sprintf("hunk %q has %d lines of context after it", lines[i], trail)
+		}
+	}
+	return ""
+}
