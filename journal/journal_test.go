@@ -129,13 +129,17 @@ mkdir b/new
 create .txedit/txns/ID/pack
 writeat .txedit/txns/ID/pack
 writeat .txedit/txns/ID/pack
+writeat .txedit/txns/ID/pack
+writeat .txedit/txns/ID/pack
 create a/.txedit-ID-0.tmp
 write a/.txedit-ID-0.tmp
 SYNC a/.txedit-ID-0.tmp
 writeat .txedit/txns/ID/pack
+writeat .txedit/txns/ID/pack
 create b/new/.txedit-ID-1.tmp
 write b/new/.txedit-ID-1.tmp
 SYNC b/new/.txedit-ID-1.tmp
+writeat .txedit/txns/ID/pack
 writeat .txedit/txns/ID/pack
 SYNC .txedit/txns/ID/pack
 syncdir .txedit/txns/ID

@@ -35,13 +35,18 @@ type packWriter struct {
 func (p *packWriter) add(kind byte, op int, data []byte) error {
 	n := int64(recHeader + len(data))
 	at := p.off.Add(n) - n
-	buf := make([]byte, recHeader, n)
-	copy(buf, recMagic[:])
-	buf[4] = kind
-	binary.LittleEndian.PutUint32(buf[5:], uint32(op))
-	binary.LittleEndian.PutUint64(buf[9:], uint64(len(data)))
-	buf = append(buf, data...)
-	_, err := p.f.WriteAt(buf, at)
+	var hdr [recHeader]byte
+	copy(hdr[:], recMagic[:])
+	hdr[4] = kind
+	binary.LittleEndian.PutUint32(hdr[5:], uint32(op))
+	binary.LittleEndian.PutUint64(hdr[9:], uint64(len(data)))
+	// Two writes, not a copy of the data behind the header: a record is
+	// trusted only once the barrier after the pack has passed, and its
+	// data only when it hashes to what the manifest says.
+	if _, err := p.f.WriteAt(hdr[:], at); err != nil {
+		return err
+	}
+	_, err := p.f.WriteAt(data, at+recHeader)
 	return err
 }
 
