@@ -76,6 +76,9 @@ type Result struct {
 	// Text is what an agent reads (MCP text content); the JSON of Value
 	// when empty.
 	Text string
+	// LazyText, if set and Text is empty, computes Text when it is asked
+	// for (TextOf): `txedit tool` prints Value and never needs it.
+	LazyText func() string
 	// Images are images the tool returns (base64 data and media type),
 	// which MCP sends as image content.
 	Images []Image
@@ -94,6 +97,9 @@ type Image struct {
 func (r Result) TextOf() string {
 	if r.Text != "" {
 		return r.Text
+	}
+	if r.LazyText != nil {
+		return r.LazyText()
 	}
 	if s, ok := r.Value.(string); ok {
 		return s

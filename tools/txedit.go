@@ -363,7 +363,7 @@ func grepTool() *Tool {
 			if err != nil {
 				return failure(err, res)
 			}
-			return Result{Value: res, OK: true, Text: grepTextOf(env, &req, res)}
+			return Result{Value: res, OK: true, LazyText: func() string { return grepTextOf(env, &req, res) }}
 		},
 		Compact: func(a map[string]any) string { return fmt.Sprintf("%q in %s", a["pattern"], compactPath(a, "path")) },
 	}
