@@ -1,14 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
 	"testing"
 )
 
@@ -22,56 +17,11 @@ func TestConcurrentProcesses(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "count.txt"), []byte("counter\n0\nend\n"), 0o644)
 	const agents, each = 4, 12
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	successes, retries := 0, 0
+	var ags []counterAgent
 	for a := 0; a < agents; a++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for done := 0; done < each; {
-				read := exec.Command(bin, "read", "--json", "--root", dir)
-				read.Stdin = strings.NewReader(`{"mode":"Line","path":"count.txt","start_line":2,"end_line":2}`)
-				out, err := read.Output()
-				if err != nil {
-					t.Errorf("read: %v", err)
-					return
-				}
-				var r struct {
-					Content     string `json:"content"`
-					ContentHash string `json:"content_hash"`
-				}
-				json.Unmarshal(out, &r)
-				n, err := strconv.Atoi(strings.TrimSpace(r.Content))
-				if err != nil {
-					t.Errorf("counter %q: %v", r.Content, err)
-					return
-				}
-				req := fmt.Sprintf(`{"command":"replace_lines","path":"count.txt","start_line":2,"end_line":2,"new_str":"%d","content_hash":"%s"}`, n+1, r.ContentHash)
-				apply := exec.Command(bin, "apply", "--json", "--root", dir)
-				apply.Stdin = strings.NewReader(req)
-				out, _ = apply.Output()
-				var res struct {
-					Success bool   `json:"success"`
-					Code    string `json:"code"`
-				}
-				json.Unmarshal(out, &res)
-				mu.Lock()
-				switch {
-				case res.Success:
-					successes++
-					done++
-				case res.Code == "stale_hash" || res.Code == "conflict" || res.Code == "busy":
-					retries++
-				default:
-					t.Errorf("apply: %s", out)
-					done = each
-				}
-				mu.Unlock()
-			}
-		}()
+		ags = append(ags, counterAgent{dir, "count.txt"})
 	}
-	wg.Wait()
+	successes, retries := incrementCounter(t, bin, ags, each)
 	data, _ := os.ReadFile(filepath.Join(dir, "count.txt"))
 	want := fmt.Sprintf("counter\n%d\nend\n", successes)
 	if string(data) != want || successes != agents*each {
