@@ -200,6 +200,12 @@ func (c *cachedFS) Create(name string, perm fs.FileMode) (File, error) {
 }
 
 func (c *cachedFS) Lstat(name string) (fs.FileInfo, error) {
+	if c.checked.Load() {
+		c.o.b.init(c.o.root)
+		if fi, ok, err := c.o.b.lstat(name); ok {
+			return fi, err
+		}
+	}
 	r, base, err := c.at(name)
 	if err != nil {
 		return nil, err
@@ -248,6 +254,12 @@ func (c *cachedFS) Rename(oldname, newname string) error {
 	defer c.forget(oldname)
 	defer c.forget(newname)
 	if sameDir(oldname, newname) {
+		if c.checked.Load() {
+			c.o.b.init(c.o.root)
+			if ok, err := c.o.b.rename(oldname, newname); ok {
+				return err
+			}
+		}
 		r, b1, err := c.at(oldname)
 		if err != nil {
 			return err

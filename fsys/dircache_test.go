@@ -158,3 +158,67 @@ func TestDirCacheForgetsBelow(t *testing.T) {
 		t.Errorf("create after the rename went to the moved directory: %v", err)
 	}
 }
+
+// TestAfterRevalidateSameAnswers: after Revalidate a view stats and
+// renames through openat2 below the root where it can; what openat2
+// refuses (a symlink on the way) goes through os.Root. The answers are
+// the same either way: a symlinked directory inside the root works, one
+// that leads outside is refused, a missing name is not found.
+func TestAfterRevalidateSameAnswers(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "a/b"), 0o755)
+	os.WriteFile(filepath.Join(dir, "a/b/f.txt"), []byte("1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a/b/g.tmp"), []byte("2\n"), 0o644)
+	os.WriteFile(filepath.Join(outside, "x.txt"), []byte("outside\n"), 0o644)
+	os.Symlink("a/b", filepath.Join(dir, "inlink"))
+	os.Symlink(outside, filepath.Join(dir, "outlink"))
+	fsy, err := NewOS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsy.Close()
+	view, release := fsy.View()
+	defer release()
+	if err := view.Revalidate(); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := view.Lstat("a/b/f.txt"); err != nil || fi.Size() != 2 || IdentityOf(fi).Ino == 0 {
+		t.Errorf("lstat a/b/f.txt: %v, %v", fi, err)
+	}
+	if fi, err := view.Lstat("inlink/f.txt"); err != nil || fi.Size() != 2 {
+		t.Errorf("lstat through an in-root symlink: %v, %v", fi, err)
+	}
+	if _, err := view.Lstat("outlink/x.txt"); err == nil || !IsEscape(err) {
+		t.Errorf("lstat through an escaping symlink: %v, want an escape", err)
+	}
+	if _, err := view.Lstat("a/b/missing"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("lstat of a missing file: %v", err)
+	}
+	if _, err := view.Lstat("a/missing/f.txt"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("lstat in a missing directory: %v", err)
+	}
+	if err := view.Rename("a/b/g.tmp", "a/b/f.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "a/b/f.txt")); string(got) != "2\n" {
+		t.Errorf("after rename: %q", got)
+	}
+	if err := view.Rename("outlink/x.txt", "outlink/y.txt"); err == nil {
+		t.Errorf("rename through an escaping symlink succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(outside, "x.txt")); err != nil {
+		t.Errorf("outside file moved: %v", err)
+	}
+	if err := view.Rename("a/b/missing", "a/b/other"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("rename of a missing file: %v", err)
+	}
+	// A link is a second name: the first stays (the commit's creates).
+	if err := view.Link("a/b/f.txt", "a/b/h.txt"); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"a/b/f.txt", "a/b/h.txt"} {
+		if got, err := os.ReadFile(filepath.Join(dir, n)); err != nil || string(got) != "2\n" {
+			t.Errorf("after link, %s = %q, %v", n, got, err)
+		}
+	}
+}

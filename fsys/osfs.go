@@ -13,6 +13,7 @@ import (
 // an absolute path or a symlink, however the tree changes meanwhile.
 type OS struct {
 	root *os.Root
+	b    beneath // openat2 below the root, for views after Revalidate
 }
 
 // NewOS opens dir as an [OS] file system.
@@ -25,7 +26,10 @@ func NewOS(dir string) (*OS, error) {
 }
 
 // Close releases the root.
-func (o *OS) Close() error { return o.root.Close() }
+func (o *OS) Close() error {
+	o.b.close()
+	return o.root.Close()
+}
 
 type osFile struct{ *os.File }
 

@@ -1,0 +1,45 @@
+package fsys
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestBeneathIsUsed: on Linux with openat2, a view after Revalidate
+// stats and renames with one openat2 below the root (the fast path that
+// TestAfterRevalidateSameAnswers checks the answers of), and a name
+// reached through a symlink is not opened by it.
+func TestBeneathIsUsed(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "a/b"), 0o755)
+	os.WriteFile(filepath.Join(dir, "a/b/f.txt"), []byte("1\n"), 0o644)
+	os.Symlink("a", filepath.Join(dir, "link"))
+	fsy, err := NewOS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsy.Close()
+	view, release := fsy.View()
+	defer release()
+	view.Revalidate()
+	if _, err := view.Lstat("a/b/f.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if fsy.b.fd < 0 {
+		t.Skip("this kernel has no openat2 (Linux 5.6+): os.Root resolves every name")
+	}
+	if fd := fsy.b.dir("a/b"); fd < 0 {
+		t.Errorf("openat2 did not open a/b")
+	} else {
+		unix.Close(fd)
+	}
+	if fd := fsy.b.dir("link/b"); fd >= 0 {
+		t.Errorf("openat2 followed a symlink")
+	}
+	if fd := fsy.b.dir("../" + filepath.Base(dir)); fd >= 0 {
+		t.Errorf("openat2 left the root")
+	}
+}
