@@ -20,13 +20,14 @@ import (
 // refuses (a symlink on the way, a kernel without it, a missing
 // directory) is left to os.Root, so errors are os.Root's.
 type beneath struct {
-	once sync.Once
-	fd   int // -1: not available
+	once  sync.Once
+	fd    int  // -1: not available; meaningful once ready
+	ready bool // init ran: the zero value holds no descriptor (fd 0 is not ours)
 }
 
 func (b *beneath) init(root *os.Root) {
 	b.once.Do(func() {
-		b.fd = -1
+		b.fd, b.ready = -1, true
 		f, err := root.Open(".")
 		if err != nil {
 			return
@@ -54,7 +55,8 @@ func (b *beneath) init(root *os.Root) {
 }
 
 func (b *beneath) close() {
-	if b.fd >= 0 {
+	b.once.Do(func() {}) // no init after close
+	if b.ready && b.fd >= 0 {
 		unix.Close(b.fd)
 		b.fd = -1
 	}
@@ -63,7 +65,7 @@ func (b *beneath) close() {
 // dir opens directory d (root-relative, clean) below the root, or returns
 // -1 when openat2 does not give it (the caller then uses os.Root).
 func (b *beneath) dir(d string) int {
-	if b.fd < 0 {
+	if !b.ready || b.fd < 0 {
 		return -1
 	}
 	if d == "" {

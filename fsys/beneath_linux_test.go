@@ -43,3 +43,30 @@ func TestBeneathIsUsed(t *testing.T) {
 		t.Errorf("openat2 left the root")
 	}
 }
+
+// TestCloseLeavesOtherDescriptors: closing an OS whose openat2 handle was
+// never made closes nothing else (the zero value's fd 0 is stdin).
+func TestCloseLeavesOtherDescriptors(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	fsy, err := NewOS(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b beneath // as a fresh OS has it
+	if b.ready {
+		t.Fatal("the zero value is ready")
+	}
+	fsy.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(0, &st); err != nil {
+		t.Errorf("descriptor 0 closed by OS.Close: %v", err)
+	}
+	if _, err := w.Write([]byte("x")); err != nil {
+		t.Errorf("an unrelated descriptor broke: %v", err)
+	}
+}
