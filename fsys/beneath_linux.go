@@ -5,8 +5,6 @@ import (
 	"os"
 	"path"
 	"sync"
-	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -94,18 +92,11 @@ func (b *beneath) lstat(name string) (fi fs.FileInfo, ok bool, err error) {
 		return nil, false, nil
 	}
 	defer unix.Close(fd)
-	base := path.Base(name)
-	st := new(syscall.Stat_t)
-	for {
-		err := unix.Fstatat(fd, base, (*unix.Stat_t)(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, true, &os.PathError{Op: "lstat", Path: name, Err: err}
-		}
-		return &fileStat{name: base, st: st}, true, nil
+	fi, err = lstatAt(fd, path.Base(name))
+	if err != nil {
+		return nil, true, &os.PathError{Op: "lstat", Path: name, Err: err}
 	}
+	return fi, true, nil
 }
 
 // rename renames within one directory, or reports ok false to leave it

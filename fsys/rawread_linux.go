@@ -393,6 +393,16 @@ func (d *rawDir) lstat(name string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	fi, err := lstatAt(fd, name)
+	if err != nil {
+		return nil, &os.PathError{Op: "fstatat", Path: name, Err: err}
+	}
+	return fi, nil
+}
+
+// lstatAt stats name in the directory fd without following a symlink;
+// the error is the system's, for the caller to name.
+func lstatAt(fd int, name string) (fs.FileInfo, error) {
 	st := new(syscall.Stat_t)
 	for {
 		err := unix.Fstatat(fd, name, (*unix.Stat_t)(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW)
@@ -400,7 +410,7 @@ func (d *rawDir) lstat(name string) (fs.FileInfo, error) {
 			continue
 		}
 		if err != nil {
-			return nil, &os.PathError{Op: "fstatat", Path: name, Err: err}
+			return nil, err
 		}
 		return &fileStat{name: name, st: st}, nil
 	}
