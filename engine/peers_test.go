@@ -25,6 +25,24 @@ var goTree struct {
 	err  error
 }
 
+// peerHome is the empty home directory the peers run with (peerEnv).
+var peerHome struct {
+	once sync.Once
+	dir  string
+}
+
+// TestMain removes the shared trees the tests made once: the copy of the
+// Go source tree is over 100 MiB, and every run used to leave one behind.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, dir := range []string{goTree.dir, peerHome.dir} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
+	}
+	os.Exit(code)
+}
+
 func peer(t *testing.T, names ...string) string {
 	t.Helper()
 	for _, n := range names {
@@ -87,7 +105,8 @@ func goSourceTree(t *testing.T) string {
 
 // peerEnv keeps the user's configuration out of the peers' behaviour.
 func peerEnv() []string {
-	home, _ := os.MkdirTemp("", "txedit-home")
+	peerHome.once.Do(func() { peerHome.dir, _ = os.MkdirTemp("", "txedit-home") })
+	home := peerHome.dir
 	return append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "RIPGREP_CONFIG_PATH=")
 }
 

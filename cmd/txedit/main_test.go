@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,9 +14,23 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden output in testdata/script")
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(cleanup{m}, map[string]func(){
 		"txedit": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
+}
+
+// cleanup removes the binaries the tests built once (txeditBinary,
+// hookedBinary) after the tests ran; every run used to leave them behind.
+type cleanup struct{ m *testing.M }
+
+func (c cleanup) Run() int {
+	code := c.m.Run()
+	for _, bin := range []string{builtBin, hooked.bin} {
+		if bin != "" {
+			os.RemoveAll(filepath.Dir(bin))
+		}
+	}
+	return code
 }
 
 func TestScript(t *testing.T) {
