@@ -18,7 +18,7 @@ const module = "github.com/txedit/txedit"
 var allowed = map[string][]string{
 	"hash":                  {"github.com/cespare/xxhash/v2"},
 	"plan":                  {"hash"},
-	"apply":                 {"plan", "hash", "github.com/hexops/gotextdiff"},
+	"apply":                 {"plan", "hash", "internal/grep", "github.com/hexops/gotextdiff"},
 	"apply/patch":           {"plan", "apply", "hash"},
 	"fsys":                  {"golang.org/x/sys"},
 	"fsys/memfs":            {"fsys"},

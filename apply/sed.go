@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 
+	"github.com/txedit/txedit/internal/grep"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -25,6 +27,7 @@ type Sed struct {
 	re     *regexp.Regexp // line-scoped, leftmost-longest
 	scan   *regexp.Regexp // (?m) variant that finds candidate lines fast
 	lit    []byte         // the literal searched for, when literal
+	find   *grep.Literal  // finds lit, when lit is not empty
 	pieces []piece
 	global bool
 	nth    int // 1-based; 1 when no number was given
@@ -90,6 +93,9 @@ func ParseSed(expr string, literal bool) (*Sed, error) {
 	if ci {
 		prefix = "(?i)"
 		s.lit = nil
+	}
+	if len(s.lit) > 0 {
+		s.find = grep.NewLiteral(s.lit)
 	}
 	if s.re, err = regexp.Compile(prefix + pat); err != nil {
 		return nil, sedErr("bad regular expression: %v", err)
@@ -222,13 +228,24 @@ func parseReplacement(r string, d byte, groups int) ([]piece, error) {
 // new content and the number of replacements. Content with no match comes
 // back as the same slice.
 func (s *Sed) Apply(content []byte) ([]byte, int) {
-	var out []byte
+	out, n := s.AppendApply(nil, content)
+	if n == 0 {
+		return content, 0
+	}
+	return out, n
+}
+
+// AppendApply is [Sed.Apply] that appends the new content to dst (a buffer
+// the caller reuses) and returns it. With no match nothing is appended
+// and dst comes back as it was.
+func (s *Sed) AppendApply(dst, content []byte) ([]byte, int) {
+	out, start := dst, len(dst)
 	n, done := 0, 0 // done: content[:done] is already in out
 	for pos := 0; pos < len(content); {
 		// Find the next line that may match, without looking at each line.
 		var at int
-		if s.lit != nil {
-			i := bytes.Index(content[pos:], s.lit)
+		if s.find != nil {
+			i := s.find.Index(content[pos:])
 			if i < 0 {
 				break
 			}
@@ -249,30 +266,52 @@ func (s *Sed) Apply(content []byte) ([]byte, int) {
 		if at == len(content) && ls == len(content) {
 			break // an empty match after the final newline is on no line
 		}
-		if repl, k := s.line(content[ls:le]); k > 0 {
-			if out == nil {
-				out = make([]byte, 0, len(content)+64)
-			}
-			out = append(out, content[done:ls]...)
-			out = append(out, repl...)
+		if n == 0 {
+			// Room for the content and some growth, once.
+			out = slices.Grow(out, len(content)+len(content)/32+64)
+		}
+		mark := len(out)
+		var k int
+		if out, k = s.appendLine(append(out, content[done:ls]...), content[ls:le]); k > 0 {
 			done = le
 			n += k
+		} else {
+			out = out[:mark]
 		}
 		pos = next
 	}
 	if n == 0 {
-		return content, 0
+		return dst[:start], 0
 	}
 	return append(out, content[done:]...), n
 }
 
-// line substitutes in one line (without its newline).
-func (s *Sed) line(l []byte) ([]byte, int) {
+// appendLine appends line l (without its newline) substituted to out; with
+// no substitution (0) what it appended is to be dropped by the caller.
+func (s *Sed) appendLine(out, l []byte) ([]byte, int) {
+	if s.find != nil && s.nth == 1 {
+		// A literal: no regex needed to find its occurrences, which
+		// cannot overlap as the regex's leftmost matches do not.
+		rep := s.pieces[0].lit
+		n, last := 0, 0
+		for {
+			i := s.find.Index(l[last:])
+			if i < 0 {
+				break
+			}
+			out = append(append(out, l[last:last+i]...), rep...)
+			last += i + len(s.lit)
+			n++
+			if !s.global {
+				break
+			}
+		}
+		return append(out, l[last:]...), n
+	}
 	ms := s.re.FindAllSubmatchIndex(l, -1)
 	if len(ms) < s.nth {
-		return nil, 0
+		return out, 0
 	}
-	var b []byte
 	last, n := 0, 0
 	for k, m := range ms {
 		if k+1 < s.nth {
@@ -281,18 +320,18 @@ func (s *Sed) line(l []byte) ([]byte, int) {
 		if k+1 > s.nth && !s.global {
 			break
 		}
-		b = append(b, l[last:m[0]]...)
+		out = append(out, l[last:m[0]]...)
 		for _, p := range s.pieces {
 			if p.group < 0 {
-				b = append(b, p.lit...)
+				out = append(out, p.lit...)
 			} else if lo, hi := m[2*p.group], m[2*p.group+1]; lo >= 0 {
-				b = append(b, l[lo:hi]...)
+				out = append(out, l[lo:hi]...)
 			}
 		}
 		last = m[1]
 		n++
 	}
-	return append(b, l[last:]...), n
+	return append(out, l[last:]...), n
 }
 
 // String returns the regex as compiled, for messages.

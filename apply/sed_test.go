@@ -127,6 +127,64 @@ func TestSedLiteral(t *testing.T) {
 	}
 }
 
+// TestSedLiteralMatchesGNUSed: a literal substitution (found without the
+// regexp) does what GNU sed does with the same string escaped, for
+// literals with regexp metacharacters, overlapping occurrences (aa in
+// aaaa), at line ends and across CRLF, with and without g and a number.
+func TestSedLiteralMatchesGNUSed(t *testing.T) {
+	sed, err := exec.LookPath("sed")
+	if err != nil || exec.Command(sed, "--version").Run() != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("GNU sed is needed")
+		}
+		t.Skip("GNU sed not installed")
+	}
+	in := "aaaa a.b(c) aa\nerrors.New( errors.New(errors.New(\r\nfoo$ [x]* foo\nfoo\n\nlast aa"
+	in = strings.NewReplacer(`\n`, "\n", `\r`, "\r").Replace(in)
+	ere := func(s string) string { // escaped for sed -E
+		var b strings.Builder
+		for _, c := range s {
+			if strings.ContainsRune(`.[]()*+?{}|^$\/`, c) {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(c)
+		}
+		return b.String()
+	}
+	for _, lit := range []string{"aa", "a", "a.b(c)", "errors.New(", "foo", "foo$", "[x]*", "\r", "last aa"} {
+		for _, flags := range []string{"", "g", "2", "2g"} {
+			s, err := ParseSed("s/"+strings.ReplaceAll(lit, "/", "\\/")+"/<&>/"+flags, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(sed, "-E", "s/"+ere(lit)+"/<\\&>/"+flags)
+			cmd.Env = append(os.Environ(), "LC_ALL=C")
+			cmd.Stdin = strings.NewReader(in)
+			want, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("sed: %v", err)
+			}
+			got, n := s.Apply([]byte(in))
+			if !bytes.Equal(got, want) {
+				t.Errorf("%q %s:\n got %q\nwant %q", lit, flags, got, want)
+			}
+			// AppendApply appends to what the buffer holds, and with
+			// no match leaves it as it was.
+			wantBuf := "keep:" + string(got)
+			if n == 0 {
+				wantBuf = "keep:"
+			}
+			buf, m := s.AppendApply([]byte("keep:"), []byte(in))
+			if m != n || string(buf) != wantBuf {
+				t.Errorf("%q %s: AppendApply = %q, %d", lit, flags, buf, m)
+			}
+			if buf, m := s.AppendApply([]byte("keep:"), []byte("none here\n")); m != 0 || string(buf) != "keep:" {
+				t.Errorf("%q %s: AppendApply without a match = %q, %d", lit, flags, buf, m)
+			}
+		}
+	}
+}
+
 // $ go test -fuzz=FuzzSed ./apply
 func FuzzSed(f *testing.F) {
 	for _, p := range sedConformance[:10] {

@@ -569,3 +569,15 @@ func (s *Matcher) next(buf []byte, next []int, pos int) (int, int, bool) {
 	}
 	return 0, 0, false
 }
+
+// Literal finds a plain string (case as given) the way a search for it
+// does, by its rarest bytes, for other packages that scan for a literal
+// (a literal substitution). It is safe for concurrent use.
+type Literal struct{ f *finder }
+
+// NewLiteral returns a Literal for lit, which must not be empty.
+func NewLiteral(lit []byte) *Literal { return &Literal{newFinder(lit, false)} }
+
+// Index returns the index of the first occurrence of the literal in b, or
+// -1.
+func (l *Literal) Index(b []byte) int { return l.f.index(b, 0) }
