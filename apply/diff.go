@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/hexops/gotextdiff/myers"
@@ -87,10 +88,35 @@ func Render(c Change) (string, Stat) {
 	b.WriteString("--- " + from + tabIfSpace(from) + "\n")
 	b.WriteString("+++ " + to + tabIfSpace(to) + "\n")
 	oldW, newW, off := window(c.Old, c.New)
-	// The lines are views of c's bytes, not copies: they do not outlive
-	// this call (the diff is written into b).
-	st = writeHunks(&b, splitLines(unsafe.String(unsafe.SliceData(oldW), len(oldW))), splitLines(unsafe.String(unsafe.SliceData(newW), len(newW))), off)
+	// The lines are views of c's bytes, not copies, in slices reused from
+	// call to call: they do not outlive this call (the diff is written
+	// into b).
+	la, lb := linesPool.Get().(*[]string), linesPool.Get().(*[]string)
+	*la = appendLines((*la)[:0], unsafe.String(unsafe.SliceData(oldW), len(oldW)))
+	*lb = appendLines((*lb)[:0], unsafe.String(unsafe.SliceData(newW), len(newW)))
+	st = writeHunks(&b, *la, *lb, off)
+	for _, l := range []*[]string{la, lb} {
+		clear(*l) // no view of c's bytes stays behind
+		if cap(*l) <= 1<<16 {
+			linesPool.Put(l)
+		}
+	}
 	return b.String(), st
+}
+
+var linesPool = sync.Pool{New: func() any { return new([]string) }}
+
+// appendLines appends the lines of s, each with its "\n", to dst.
+func appendLines(dst []string, s string) []string {
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '\n') + 1
+		if i == 0 {
+			i = len(s)
+		}
+		dst = append(dst, s[:i])
+		s = s[i:]
+	}
+	return dst
 }
 
 // window cuts from two different texts the lines that can appear in
