@@ -109,7 +109,7 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 	budget.Store(w.opts.MemoryBudget)
 	tasks := w.prepare(p)
 	if p.Pattern != nil {
-		sc, err := w.patternTasks(ctx, p.Pattern, tasks, &budget, held != nil)
+		sc, err := w.patternTasks(ctx, p.Pattern, tasks)
 		if err != nil {
 			return failResult(res, err)
 		}

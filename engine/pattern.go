@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/txedit/txedit/apply"
@@ -55,11 +54,10 @@ func (w *Workspace) racyWindow() time.Duration {
 // files it could not read. Files that tasks (the request's fileEdits)
 // already name get the pattern applied after their own edits instead.
 //
-// Each file is read once. A file that changes is kept — its bytes, the
-// substitution's result and its identity — while budget allows, so that
-// neither pass 1 nor (when locked: the walk runs under the workspace lock
-// the commit holds) staging reads it again.
-func (w *Workspace) patternTasks(ctx context.Context, pat *plan.Pattern, tasks []*task, budget *atomic.Int64, locked bool) (*scanned, error) {
+// A file that changes is planned from the walk's read: its hashes, sizes
+// and identity are kept, not its bytes; staging reads it again (and a
+// dry run's pass 1, for the preview).
+func (w *Workspace) patternTasks(ctx context.Context, pat *plan.Pattern, tasks []*task) (*scanned, error) {
 	sed, err := apply.ParseSed(pat.SedPattern, pat.Literal)
 	if err != nil {
 		return nil, err
@@ -176,40 +174,39 @@ func (w *Workspace) patternTasks(ctx context.Context, pat *plan.Pattern, tasks [
 				mu.Unlock()
 				return nil
 			}
-			newData, n := sed.Apply(data)
+			nb := bufPool.Get().(*[]byte)
+			newData, n := sed.AppendApply((*nb)[:0], data)
+			defer func() {
+				if *nb = newData[:0]; cap(*nb) <= 4<<20 {
+					bufPool.Put(nb)
+				}
+			}()
 			if n == 0 {
 				return nil
 			}
 			fo := &plan.FileOps{Entry: -1, Path: e.Path}
 			t := &task{fo: fo, src: e.Path, res: &plan.FileResult{Path: e.Path}, sed: sed}
-			// Keep what the walk read and what the substitution made
-			// of it, so pass 1 need not read the file again nor
-			// staging (when locked) read it a third time; over the
-			// memory budget, keep what it was planned from (hashes,
-			// sizes), and staging reads it again. The identity comes
-			// from the directory handle, after the read: a file
-			// written since just before the read is left for pass 1
-			// to read the careful way.
+			// Keep what it was planned from (hashes, sizes), not the
+			// bytes: staging reads the file again and checks them.
+			// Holding every changed file's bytes (and the new ones)
+			// from the walk to staging costs more than reading them
+			// again from the page cache: the heap grows by twice the
+			// changed bytes, and on this kind of machine a page the
+			// heap touches for the first time costs ~15 µs (bench/README.md).
+			// The identity comes from the directory handle, after
+			// the read: a file written since just before the read is
+			// left for pass 1 to read the careful way.
 			fi, err := e.Info.Info()
 			if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(data)) {
 				fi = nil
 			}
-			var id fsys.Identity
 			if fi != nil {
-				id = fsys.IdentityOf(fi)
-			}
-			switch need := int64(len(data) + len(newData)); {
-			case fi == nil || id.Ctime >= readAt.Add(-w.racyWindow()).UnixNano():
-			case budget.Add(-need) >= 0:
-				t.cur = &fileInfo{exists: true, data: append([]byte(nil), data...), ident: id, mode: fi.Mode()}
-				t.pre = &apply.Outcome{Content: newData, Replacements: n}
-				t.charged, t.curLocked = need, locked
-			default:
-				budget.Add(need)
-				t.cur = &fileInfo{exists: true, ident: id, mode: fi.Mode()}
-				t.pre = &apply.Outcome{Replacements: n}
-				t.old = &journal.State{Hash: hash.Of(data), Size: int64(len(data)), Mode: fi.Mode().Perm() | fi.Mode()&modeExtra, Uid: id.Uid, Gid: id.Gid}
-				t.newSum, t.newSize, t.changed = hash.Of(newData), int64(len(newData)), !bytes.Equal(newData, data)
+				if id := fsys.IdentityOf(fi); id.Ctime < readAt.Add(-w.racyWindow()).UnixNano() {
+					t.cur = &fileInfo{exists: true, ident: id, mode: fi.Mode()}
+					t.pre = &apply.Outcome{Replacements: n}
+					t.old = &journal.State{Hash: hash.Of(data), Size: int64(len(data)), Mode: fi.Mode().Perm() | fi.Mode()&modeExtra, Uid: id.Uid, Gid: id.Gid}
+					t.newSum, t.newSize, t.changed = hash.Of(newData), int64(len(newData)), !bytes.Equal(newData, data)
+				}
 			}
 			mu.Lock()
 			out.found = append(out.found, t)
