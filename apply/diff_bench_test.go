@@ -24,3 +24,47 @@ func BenchmarkUnifiedSmallEdits(b *testing.B) {
 		Unified(c)
 	}
 }
+
+// sourceFile is a 128 KiB Go-like source file where one line in 40 calls
+// errors.New(: a large file of a pattern_replace over a source tree.
+func sourceFile() []byte {
+	var b strings.Builder
+	for l := 0; b.Len() < 128<<10; l++ {
+		if l%40 == 0 {
+			fmt.Fprintf(&b, "\t\treturn errors.New(\"step %d failed\")\n", l)
+		} else {
+			fmt.Fprintf(&b, "\tx%d := compute(ctx, x%d) // line %d of the file\n", l, l-1, l)
+		}
+	}
+	return []byte(b.String())
+}
+
+// BenchmarkRenderSed renders the diff of a pattern_replace
+// (errors.New( -> errors.Newf() of a 128 KiB file.
+func BenchmarkRenderSed(b *testing.B) {
+	old := sourceFile()
+	s, err := ParseSed("s/errors.New(/errors.Newf(/g", true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	new, n := s.Apply(old)
+	if n == 0 {
+		b.Fatal("no match")
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(old)))
+	for b.Loop() {
+		Render(Change{OldPath: "a", NewPath: "a", Old: old, New: new, OldMode: 0o644, NewMode: 0o644})
+	}
+}
+
+// BenchmarkSedApply substitutes a literal in a 128 KiB file.
+func BenchmarkSedApply(b *testing.B) {
+	old := sourceFile()
+	s, _ := ParseSed("s/errors.New(/errors.Newf(/g", true)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(old)))
+	for b.Loop() {
+		s.Apply(old)
+	}
+}
