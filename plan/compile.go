@@ -262,6 +262,22 @@ func describe(op *Op) string {
 	return fmt.Sprintf("lines %d-%d", op.Start, op.End)
 }
 
+// allowedFields are the optional fields each command takes.
+var allowedFields = func() map[Command]map[string]bool {
+	m := map[Command]map[string]bool{}
+	for cmd, names := range map[Command]string{
+		Create: "file_text if_absent mode", Write: "file_text if_absent mode", StrReplace: "old_str new_str replace_all first", Insert: "insert_line new_str content_hash",
+		Append: "new_str", AppendText: "new_str", ReplaceLines: "start_line end_line new_str content_hash", Delete: "missing_ok", Move: "new_path overwrite", Copy: "new_path overwrite",
+		Patch: "hunks blocks mode",
+	} {
+		m[cmd] = map[string]bool{}
+		for _, n := range strings.Fields(names) {
+			m[cmd][n] = true
+		}
+	}
+	return m
+}()
+
 // compileEdit validates one edit and returns it as an Op, or a message.
 func compileEdit(i int, e Edit) (*Op, string) {
 	cmd, ok := commands[e.Command]
@@ -278,30 +294,29 @@ func compileEdit(i int, e Edit) (*Op, string) {
 	// Refuse fields that do not belong to the command: an agent that sends
 	// insert_line with str_replace has misunderstood something, and guessing
 	// which it meant is how edits land in the wrong place.
-	allowed := map[Command]string{
-		Create: "file_text if_absent mode", Write: "file_text if_absent mode", StrReplace: "old_str new_str replace_all first", Insert: "insert_line new_str content_hash",
-		Append: "new_str", AppendText: "new_str", ReplaceLines: "start_line end_line new_str content_hash", Delete: "missing_ok", Move: "new_path overwrite", Copy: "new_path overwrite",
-		Patch: "hunks blocks mode",
-	}[cmd]
-	present := map[string]bool{
-		"file_text": e.FileText != nil, "old_str": e.OldStr != nil, "new_str": e.NewStr != nil,
-		"replace_all": e.ReplaceAll, "first": e.First, "insert_line": e.InsertLine != nil, "start_line": e.StartLine != nil,
-		"end_line": e.EndLine != nil, "content_hash": e.ContentHash != "", "new_path": e.NewPath != "",
-		"hunks": e.Hunks != nil, "blocks": e.Blocks, "if_absent": e.IfAbsent, "missing_ok": e.MissingOK, "overwrite": e.Overwrite, "mode": e.Mode != "",
+	present := [...]struct {
+		name string
+		set  bool
+	}{
+		{"file_text", e.FileText != nil}, {"old_str", e.OldStr != nil}, {"new_str", e.NewStr != nil},
+		{"replace_all", e.ReplaceAll}, {"first", e.First}, {"insert_line", e.InsertLine != nil}, {"start_line", e.StartLine != nil},
+		{"end_line", e.EndLine != nil}, {"content_hash", e.ContentHash != ""}, {"new_path", e.NewPath != ""},
+		{"hunks", e.Hunks != nil}, {"blocks", e.Blocks}, {"if_absent", e.IfAbsent}, {"missing_ok", e.MissingOK}, {"overwrite", e.Overwrite}, {"mode", e.Mode != ""},
 	}
 	var extra []string
-	for _, name := range []string{"file_text", "old_str", "new_str", "replace_all", "first", "insert_line", "start_line", "end_line", "content_hash", "new_path",
-		"hunks", "blocks", "if_absent", "missing_ok", "overwrite", "mode"} {
-		if present[name] && !strings.Contains(" "+allowed+" ", " "+name+" ") {
-			extra = append(extra, name)
+	for _, f := range present {
+		if f.set && !allowedFields[cmd][f.name] {
+			extra = append(extra, f.name)
 		}
 	}
 	if len(extra) > 0 {
 		return nil, fmt.Sprintf("%s does not take %s", cmd, strings.Join(extra, ", "))
 	}
 	need := func(name string) string {
-		if !present[name] {
-			return fmt.Sprintf("%s needs %s", cmd, name)
+		for _, f := range present {
+			if f.name == name && !f.set {
+				return fmt.Sprintf("%s needs %s", cmd, name)
+			}
 		}
 		return ""
 	}
