@@ -88,9 +88,9 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 	st := streamOf(ctx)
 	// A request that commits takes the workspace lock before it looks at
 	// any file, so that what it reads is what the commit checks against:
-	// each file is read once, not again under the lock (a pattern_replace
-	// walk included). Another writer that is not txedit is caught by the
-	// identity check before the renames.
+	// a file is not read again under the lock (a pattern_replace's changed
+	// files are, at staging: patternTasks says why). Another writer that
+	// is not txedit is caught by the identity check before the renames.
 	var held *journal.Locked
 	unlock := func() {}
 	if !p.DryRun {
@@ -354,8 +354,8 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, 
 	cur := t.cur // read already by a pattern_replace walk
 	if cur != nil && cur.data == nil && t.pre != nil {
 		if !dryRun && cur.ident.Nlink <= 1 {
-			// Planned by the walk without keeping the bytes (over the
-			// memory budget): staging reads them again.
+			// Planned by the walk without keeping the bytes:
+			// staging reads them again.
 			t.out, t.pre = t.pre, nil
 			if t.changed {
 				t.res.Status = statusOf(t)

@@ -18,7 +18,8 @@ import (
 // Grep searches file contents with ripgrep's semantics: RE2 syntax, line
 // by line unless Multiline, .gitignore and .ignore honoured, hidden and
 // binary files skipped (a NUL in the first 64 KiB). Results are sorted by
-// path and, with HeadLimit, cut to that many entries (Truncated says so).
+// path (Sort "modified": newest first) and, with HeadLimit, cut to that
+// many entries (Truncated says so).
 func (w *Workspace) Grep(ctx context.Context, req *plan.GrepRequest) (*plan.GrepResult, error) {
 	v, release := w.view()
 	defer release()
@@ -41,6 +42,14 @@ func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 	}
 	if req.Pattern == "" {
 		return fail(plan.Errorf(plan.CodeInvalidRequest, "", "grep needs a pattern"))
+	}
+	byTime := false
+	switch req.Sort {
+	case "", "path":
+	case "modified":
+		byTime = true
+	default:
+		return fail(plan.Errorf(plan.CodeInvalidRequest, "", "sort %q: want path or modified", req.Sort))
 	}
 	s, err := grep.Compile(req.Pattern, grep.Options{IgnoreCase: req.IgnoreCase, Multiline: req.Multiline, Literal: req.Literal})
 	if err != nil {
@@ -79,6 +88,7 @@ func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 		path    string
 		count   int
 		matches []*plan.Match
+		mtime   int64 // with byTime
 	}
 	var (
 		mu   sync.Mutex
@@ -97,7 +107,7 @@ func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 		q.Before, q.After = 0, 0
 	}
 	// found records a file's result; ms are its matches (content mode).
-	found := func(rel string, n int, ms []*plan.Match) {
+	found := func(rel string, n int, ms []*plan.Match, mtime int64) {
 		if n == 0 {
 			return
 		}
@@ -105,8 +115,20 @@ func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 			m.Path = rel
 		}
 		mu.Lock()
-		hits = append(hits, &fileHit{path: rel, count: n, matches: ms})
+		hits = append(hits, &fileHit{path: rel, count: n, matches: ms, mtime: mtime})
 		mu.Unlock()
+	}
+	// modTime is a found file's modification time, from its directory's
+	// handle (the walk's entry), when the files are sorted by it.
+	modTime := func(e *walk.Entry) int64 {
+		if !byTime {
+			return 0
+		}
+		fi, err := e.Info.Info()
+		if err != nil {
+			return 0
+		}
+		return fi.ModTime().UnixNano()
 	}
 	if !isDir {
 		// A file named explicitly is searched whole, binary or not.
@@ -117,7 +139,7 @@ func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 		if fi.exists {
 			var ms []*plan.Match
 			n := grep.SearchLines(q, fi.data, func(m *plan.Match) { ms = append(ms, m) })
-			found(start, n, ms)
+			found(start, n, ms, 0)
 		}
 	} else {
 		// As many walkers as there are processors to run them (as
@@ -146,10 +168,14 @@ func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 				if err != nil {
 					n = 0 // nor are files that fail half-way
 				}
+				var mt int64
+				if n > 0 {
+					mt = modTime(e)
+				}
 				if n > 0 && len(ms) > 0 {
-					found(e.Path, n, append([]*plan.Match(nil), ms...))
+					found(e.Path, n, append([]*plan.Match(nil), ms...), mt)
 				} else {
-					found(e.Path, n, nil)
+					found(e.Path, n, nil, mt)
 				}
 				clear(ms)
 				pending[e.Worker] = ms[:0]
@@ -159,7 +185,12 @@ func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 			return fail(err)
 		}
 	}
-	sort.Slice(hits, func(i, j int) bool { return hits[i].path < hits[j].path })
+	sort.Slice(hits, func(i, j int) bool {
+		if a, b := hits[i], hits[j]; byTime && a.mtime != b.mtime {
+			return a.mtime > b.mtime
+		}
+		return hits[i].path < hits[j].path
+	})
 	limit := req.HeadLimit
 	for _, h := range hits {
 		switch res.Mode {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -62,6 +63,46 @@ func TestGlobNewestFirst(t *testing.T) {
 	res, err := w.Glob(context.Background(), GlobOptions{Pattern: "**/*.txt", NewestFirst: true, Limit: 3})
 	if err != nil || strings.Join(res.Files, " ") != "b.txt d/e.txt c.txt" || !res.Truncated {
 		t.Errorf("newest first: %v %+v", err, res)
+	}
+}
+
+// TestGrepSortModified: Sort "modified" lists the files newest first,
+// ties by path — the order `ls -t` gives the files rg -l finds — before
+// HeadLimit cuts; an unknown order is refused.
+func TestGrepSortModified(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := 0; i < 12; i++ {
+		files[fmt.Sprintf("d%d/f%02d.txt", i%3, i)] = "needle\n"
+	}
+	files["other.txt"] = "hay\n"
+	writeTree(t, dir, files)
+	base := time.Now().Add(-time.Hour)
+	for i := 0; i < 12; i++ {
+		mt := base.Add(time.Duration((i*7)%12) * time.Minute) // a shuffled order
+		os.Chtimes(filepath.Join(dir, fmt.Sprintf("d%d/f%02d.txt", i%3, i)), mt, mt)
+	}
+	w := openWS(t, dir, &Options{ReadOnly: true})
+	res, err := w.Grep(context.Background(), &plan.GrepRequest{Pattern: "needle", Sort: "modified"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := runPeer(t, dir, peer(t, "rg"), "--no-config", "-l", "needle")
+	cmd := exec.Command("ls", append([]string{"-t"}, found...)...)
+	cmd.Dir, cmd.Env = dir, append(peerEnv(), "LC_ALL=C")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(res.Files, "\n")+"\n", string(out); got != want || len(found) != 12 {
+		t.Errorf("sort modified:\n%s\nls -t of rg -l:\n%s", got, want)
+	}
+	res, err = w.Grep(context.Background(), &plan.GrepRequest{Pattern: "needle", Sort: "modified", HeadLimit: 2})
+	if err != nil || len(res.Files) != 2 || res.Files[0] != strings.SplitN(string(out), "\n", 2)[0] || !res.Truncated {
+		t.Errorf("newest two: %v %+v", err, res)
+	}
+	if _, err := w.Grep(context.Background(), &plan.GrepRequest{Pattern: "needle", Sort: "size"}); plan.CodeOf(err) != plan.CodeInvalidRequest {
+		t.Errorf("sort size: %v, want invalid_request", err)
 	}
 }
 

@@ -124,6 +124,10 @@ type GrepRequest struct {
 	Literal    bool     `json:"literal,omitempty"`
 	Hidden     bool     `json:"hidden,omitempty"`
 	NoIgnore   bool     `json:"no_ignore,omitempty"`
+	// Sort orders the files: "path" (the default) or "modified", newest
+	// first and ties by path (as `ls -t` orders the files rg -l lists;
+	// rg --sortr modified sorts each directory's entries as it walks).
+	Sort string `json:"sort,omitempty"`
 }
 
 // Count is a file's number of matching lines.

@@ -572,14 +572,14 @@ func claudeGrep() *Tool {
 				// offset+limit matches are enough.
 				req.HeadLimit = a.Offset + limit
 			}
+			if req.OutputMode == "files_with_matches" || req.OutputMode == "" {
+				req.Sort = "modified" // Claude Code lists the newest first
+			}
 			res, err := env.W.Grep(ctx, &req)
 			if err != nil {
 				return toolFail(claudeErr(err), "")
 			}
 			isDir, _ := env.W.IsDir(req.Path)
-			if res.Mode == "files_with_matches" {
-				newestFirst(ctx, env, res.Files)
-			}
 			text, n, cut := grepText(res, grep.PrintOptions{
 				LineNumbers: req.LineNums == nil || *req.LineNums,
 				NoPath:      req.Path != "" && !isDir,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"path"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -108,19 +107,6 @@ func modTimes(ctx context.Context, env *Env, files []string) map[string]time.Tim
 		}
 	}
 	return out
-}
-
-// newestFirst sorts root-relative files by modification time, newest
-// first, ties by path.
-func newestFirst(ctx context.Context, env *Env, files []string) {
-	mt := modTimes(ctx, env, files)
-	sort.SliceStable(files, func(i, j int) bool {
-		ti, tj := mt[files[i]], mt[files[j]]
-		if !ti.Equal(tj) {
-			return ti.After(tj)
-		}
-		return files[i] < files[j]
-	})
 }
 
 // relTo returns the root-relative p relative to the root-relative dir

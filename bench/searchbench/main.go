@@ -105,6 +105,7 @@ func main() {
 // method is one way of doing a comparison's job.
 type method struct {
 	name   string
+	via    string // how txedit is called, for the table: CLI, tool, claude Grep…
 	before bool // the -before binary
 	argv   []string
 	stdin  string // file fed to stdin, or ""
@@ -138,26 +139,46 @@ func bench(fsName, corpus string, scale int, txedit, fd string, filter *regexp.R
 		return method{name: "rg", argv: append([]string{"rg", "--no-config"}, args...)}
 	}
 	cli := func(args ...string) method {
-		return method{name: "txedit grep", argv: append([]string{txedit, "grep"}, args...)}
+		return method{name: "txedit grep", via: "CLI", argv: append([]string{txedit, "grep"}, args...)}
 	}
 	tool := func(args map[string]any) method {
 		in, _ := json.Marshal(args)
-		return method{name: "txedit tool grep", argv: []string{txedit, "tool", "grep", "--toolset", "txedit"}, input: in}
+		return method{name: "txedit tool grep", via: "tool", argv: []string{txedit, "tool", "grep", "--toolset", "txedit"}, input: in}
 	}
+	// The other toolsets' grep tools, with the arguments each takes
+	// (deepagents' grep has no case folding and no context: it is
+	// left out of the comparisons that need them).
+	dialect := func(toolset, name string, args map[string]any) method {
+		in, _ := json.Marshal(args)
+		return method{name: "txedit tool " + name, via: toolset + " " + name, argv: []string{txedit, "tool", name, "--toolset", toolset}, input: in}
+	}
+	claude := func(args map[string]any) method {
+		a := map[string]any{"head_limit": 1 << 30} // Claude Code's Grep stops at 250 by default
+		for k, v := range args {
+			a[k] = v
+		}
+		return dialect("claude", "Grep", a)
+	}
+	codex := func(args map[string]any) method { return dialect("codex", "grep", args) }
+	deep := func(args map[string]any) method { return dialect("deepagents", "grep", args) }
+	lit := map[string]any{"pattern": "func main"}
+	cnt := map[string]any{"pattern": `func \w+\(ctx context\.Context`, "output_mode": "count"}
+	ctx := map[string]any{"pattern": `errors\.New\(`, "output_mode": "content", "-n": true, "-C": 2}
+	alt := map[string]any{"pattern": `fmt\.Errorf|errors\.New|panic\(`, "output_mode": "count"}
+	word := map[string]any{"pattern": `\bdeprecated\b`, "-i": true}
 	comps := []comparison{
-		{"grep -l literal: func main", []method{cli("-l", "func main"), tool(map[string]any{"pattern": "func main"})}, rg("-l", "func main")},
-		{`grep -c regex: func \w+\(ctx context\.Context`, []method{cli("-c", `func \w+\(ctx context\.Context`),
-			tool(map[string]any{"pattern": `func \w+\(ctx context\.Context`, "output_mode": "count"})}, rg("-c", `func \w+\(ctx context\.Context`)},
-		{`grep content -n -C2: errors\.New\(`, []method{cli("-n", "-C", "2", `errors\.New\(`),
-			tool(map[string]any{"pattern": `errors\.New\(`, "output_mode": "content", "-n": true, "-C": 2})}, rg("--no-heading", "-n", "-C", "2", `errors\.New\(`)},
-		{`grep -c alternation: fmt\.Errorf|errors\.New|panic\(`, []method{cli("-c", `fmt\.Errorf|errors\.New|panic\(`),
-			tool(map[string]any{"pattern": `fmt\.Errorf|errors\.New|panic\(`, "output_mode": "count"})}, rg("-c", `fmt\.Errorf|errors\.New|panic\(`)},
-		{`grep -l -i word: \bdeprecated\b`, []method{cli("-l", "-i", `\bdeprecated\b`),
-			tool(map[string]any{"pattern": `\bdeprecated\b`, "-i": true})}, rg("-l", "-i", `\bdeprecated\b`)},
-		{"glob **/*.go", []method{{name: "txedit glob", argv: []string{txedit, "glob", "**/*.go"}},
-			{name: "txedit tool glob", argv: []string{txedit, "tool", "glob", "--toolset", "txedit"}, input: []byte(`{"pattern":"**/*.go"}`)}},
+		{"grep -l literal: func main", []method{cli("-l", "func main"), tool(lit), claude(lit), codex(lit), deep(lit)}, rg("-l", "func main")},
+		{`grep -c regex: func \w+\(ctx context\.Context`, []method{cli("-c", `func \w+\(ctx context\.Context`), tool(cnt), claude(cnt), codex(cnt), deep(cnt)},
+			rg("-c", `func \w+\(ctx context\.Context`)},
+		{`grep content -n -C2: errors\.New\(`, []method{cli("-n", "-C", "2", `errors\.New\(`), tool(ctx), claude(ctx), codex(ctx)},
+			rg("--no-heading", "-n", "-C", "2", `errors\.New\(`)},
+		{`grep -c alternation: fmt\.Errorf|errors\.New|panic\(`, []method{cli("-c", `fmt\.Errorf|errors\.New|panic\(`), tool(alt), claude(alt), codex(alt), deep(alt)},
+			rg("-c", `fmt\.Errorf|errors\.New|panic\(`)},
+		{`grep -l -i word: \bdeprecated\b`, []method{cli("-l", "-i", `\bdeprecated\b`), tool(word), claude(word), codex(word)}, rg("-l", "-i", `\bdeprecated\b`)},
+		{"glob **/*.go", []method{{name: "txedit glob", via: "CLI", argv: []string{txedit, "glob", "**/*.go"}},
+			{name: "txedit tool glob", via: "tool", argv: []string{txedit, "tool", "glob", "--toolset", "txedit"}, input: []byte(`{"pattern":"**/*.go"}`)}},
 			method{name: "fd", argv: []string{fd, "-t", "f", "-g", "**/*.go"}}},
-		{"batch read, every file, with hashes", []method{{name: "txedit read --json", argv: []string{txedit, "read", "--json", reqFile}}},
+		{"batch read, every file, with hashes", []method{{name: "txedit read --json", via: "CLI", argv: []string{txedit, "read", "--json", reqFile}}},
 			method{name: "xargs cat", argv: []string{"xargs", "-d", `\n`, "cat"}, stdin: listFile}},
 	}
 	load := timing.LoadAvg()
@@ -193,10 +214,7 @@ func bench(fsName, corpus string, scale int, txedit, fd string, filter *regexp.R
 		peer := medians(samples[len(ms)-1])
 		for i, m := range tx {
 			t := medians(samples[i])
-			via := "CLI"
-			if strings.Contains(m.name, "tool") {
-				via = "tool"
-			}
+			via := m.via
 			if m.before {
 				via += ", before"
 			}
