@@ -106,7 +106,7 @@ func main() {
 type method struct {
 	name   string
 	via    string // how txedit is called, for the table: CLI, tool, claude Grep…
-	before bool // the -before binary
+	before bool   // the -before binary
 	argv   []string
 	stdin  string // file fed to stdin, or ""
 	input  []byte // bytes fed to stdin
