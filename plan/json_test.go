@@ -147,3 +147,34 @@ func TestIndentRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendIndentJSONAnyValue: the indenter gives encoding/json's output
+// for any value the CLI prints (printJSON), not only the results that
+// have their own encoders: empty and nested objects and arrays, strings
+// with quotes, backslashes, brackets and escapes, numbers, null.
+func TestAppendIndentJSONAnyValue(t *testing.T) {
+	vals := []any{
+		map[string]any{},
+		[]any{},
+		map[string]any{"a": []any{}, "b": map[string]any{}, "c": nil, "d": 1.5, "e": true},
+		map[string]any{"text": "x\\\"y\\\\\"z{[,:]}\n\t\u00e9\u2028<&>", "n": []any{1, []any{2, map[string]any{"k": "v"}}, "}"}},
+		[]string{`\`, `\\`, `"`, `\"`, "a\\\\\"b"},
+		struct {
+			OK   bool              `json:"ok"`
+			Raw  json.RawMessage   `json:"raw"`
+			More []json.RawMessage `json:"more"`
+		}{true, json.RawMessage(`{ "x" : [1, 2] }`), []json.RawMessage{json.RawMessage(`[]`)}},
+	}
+	for i, v := range vals {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		got := string(AppendIndentJSON(nil, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), "  ")) + "\n"
+		if want := stdIndent(t, v); got != want {
+			t.Errorf("value %d:\n got %s\nwant %s", i, got, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -310,10 +311,17 @@ func (e *env) printJSON(v any) {
 		e.stdout.Write(b)
 		return
 	}
-	enc := json.NewEncoder(e.stdout)
-	enc.SetIndent("", "  ")
+	// Compact, then indented by plan.AppendIndentJSON, which skips
+	// strings whole: encoding/json's indenter scans every byte of a
+	// result's text again (a fifth of a claude Grep of a source tree).
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.Encode(v)
+	if enc.Encode(v) != nil {
+		return
+	}
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	e.stdout.Write(append(plan.AppendIndentJSON(make([]byte, 0, len(b)+len(b)/4), b, "  "), '\n'))
 }
 
 func (e *env) usageErr(format string, args ...any) int {
