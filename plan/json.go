@@ -141,6 +141,11 @@ var safe = func() (t [utf8.RuneSelf]bool) {
 
 const hexDigits = "0123456789abcdef"
 
+// AppendJSONString appends s as a JSON string exactly as encoding/json
+// does without HTML escaping (see appendString), for other packages'
+// encoders of results that carry big texts.
+func AppendJSONString(b []byte, s string) []byte { return appendString(b, s) }
+
 // appendString appends s as a JSON string exactly as encoding/json does
 // without HTML escaping: invalid UTF-8 becomes U+FFFD, U+2028 and U+2029
 // are escaped. Plain ASCII moves eight bytes at a time: each word is

@@ -34,6 +34,45 @@ type ToolResult struct {
 	Code plan.Code `json:"code,omitempty"`
 }
 
+// AppendJSON appends r as encoding/json encodes it (without HTML
+// escaping), with the content encoded by plan's string encoder: a Grep or
+// Read result's content is the bulk of what a tool prints.
+func (r ToolResult) AppendJSON(b []byte) []byte {
+	b = append(b, `{"success":`...)
+	b = strconv.AppendBool(b, r.Success)
+	b = append(b, `,"content":`...)
+	b = plan.AppendJSONString(b, r.Content)
+	for _, f := range []struct{ name, v string }{{"shortResult", r.ShortResult}, {"error", r.Error}} {
+		if f.v != "" {
+			b = append(append(append(b, `,"`...), f.name...), `":`...)
+			b = plan.AppendJSONString(b, f.v)
+		}
+	}
+	if len(r.Images) > 0 {
+		b = append(b, `,"images":[`...)
+		for i, im := range r.Images {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"data":`...)
+			b = plan.AppendJSONString(b, im.Data)
+			b = append(b, `,"mediaType":`...)
+			b = plan.AppendJSONString(b, im.MediaType)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if r.FilePath != "" {
+		b = append(b, `,"filePath":`...)
+		b = plan.AppendJSONString(b, r.FilePath)
+	}
+	if r.Code != "" {
+		b = append(b, `,"code":`...)
+		b = plan.AppendJSONString(b, string(r.Code))
+	}
+	return append(b, '}')
+}
+
 type toolImage struct {
 	Data      string `json:"data"`
 	MediaType string `json:"mediaType"`

@@ -20,6 +20,27 @@ import (
 // whether the limit cut it.
 func grepText(res *plan.GrepResult, o grep.PrintOptions) (string, int, bool) {
 	var b strings.Builder
+	// Room for every line once, so that the text is not copied as it
+	// grows (context shared by nearby matches makes this an upper bound).
+	size := 0
+	for _, f := range res.Files {
+		size += len(f) + 1
+	}
+	for _, c := range res.Counts {
+		size += len(c.Path) + 8
+	}
+	for _, m := range res.Matches {
+		size += len(m.Text) + len(m.Path) + 12
+		for _, l := range m.Before {
+			size += len(l) + len(m.Path) + 12
+		}
+		for _, l := range m.After {
+			size += len(l) + len(m.Path) + 12
+		}
+	}
+	if o.HeadLimit == 0 {
+		b.Grow(size)
+	}
 	n, cut := grep.Print(&b, res, o)
 	return b.String(), n, cut
 }

@@ -215,6 +215,8 @@ func fastJSON(v any) ([]byte, bool) {
 			return nil, false
 		}
 		b = r.AppendJSON(nil)
+	case interface{ AppendJSON([]byte) []byte }: // a dialect's result (tools.ToolResult)
+		b = r.AppendJSON(nil)
 	default:
 		return nil, false
 	}
