@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"math/bits"
 	"strconv"
 	"unicode/utf8"
@@ -329,11 +330,42 @@ func appendStrings(b []byte, ss []string) []byte {
 // skipped whole. src must be valid compact JSON, as the AppendJSON
 // methods make it.
 func AppendIndentJSON(dst, src []byte, indent string) []byte {
+	return indentJSON(dst, src, indent, nil)
+}
+
+// WriteIndentJSON writes the compact JSON src to w indented as
+// [AppendIndentJSON] would, without building the whole indented copy:
+// strings of a few KiB or more (a tool's text) are written from src as
+// they are, the rest through a small buffer.
+func WriteIndentJSON(w io.Writer, src []byte, indent string) error {
+	var err error
+	write := func(b []byte) {
+		if err == nil && len(b) > 0 {
+			_, err = w.Write(b)
+		}
+	}
+	buf := indentJSON(make([]byte, 0, 32<<10), src, indent, func(dst, s []byte) []byte {
+		write(dst)
+		write(s)
+		return dst[:0]
+	})
+	write(buf)
+	return err
+}
+
+// indentJSON is AppendIndentJSON; with out set, a string of 4 KiB or
+// more, and what is buffered once dst passes 32 KiB, go to out (which
+// returns the buffer to go on with) instead of into dst.
+func indentJSON(dst, src []byte, indent string, out func(dst, s []byte) []byte) []byte {
+	const direct, flushAt = 4 << 10, 32 << 10
 	depth := 0
 	newline := func() {
 		dst = append(dst, '\n')
 		for i := 0; i < depth; i++ {
 			dst = append(dst, indent...)
+		}
+		if out != nil && len(dst) >= flushAt {
+			dst = out(dst, nil)
 		}
 	}
 	for i := 0; i < len(src); i++ {
@@ -358,7 +390,11 @@ func AppendIndentJSON(dst, src []byte, indent string) []byte {
 				}
 				j++
 			}
-			dst = append(dst, src[i:j+1]...)
+			if out != nil && j+1-i >= direct {
+				dst = out(dst, src[i:j+1])
+			} else {
+				dst = append(dst, src[i:j+1]...)
+			}
 			i = j
 		case '{', '[':
 			dst = append(dst, c)

@@ -164,6 +164,9 @@ func TestAppendIndentJSONAnyValue(t *testing.T) {
 			Raw  json.RawMessage   `json:"raw"`
 			More []json.RawMessage `json:"more"`
 		}{true, json.RawMessage(`{ "x" : [1, 2] }`), []json.RawMessage{json.RawMessage(`[]`)}},
+		// Big strings and more small values than WriteIndentJSON buffers.
+		map[string]any{"content": strings.Repeat("line \"of\" text\\\n", 20000), "small": strings.Split(strings.Repeat("ab,", 30000), ","),
+			"edge": strings.Repeat("x", 4<<10-2), "edge2": strings.Repeat("y", 4<<10-1)},
 	}
 	for i, v := range vals {
 		var buf bytes.Buffer
@@ -172,9 +175,14 @@ func TestAppendIndentJSONAnyValue(t *testing.T) {
 		if err := enc.Encode(v); err != nil {
 			t.Fatal(err)
 		}
-		got := string(AppendIndentJSON(nil, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), "  ")) + "\n"
-		if want := stdIndent(t, v); got != want {
-			t.Errorf("value %d:\n got %s\nwant %s", i, got, want)
+		compact := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		want := stdIndent(t, v)
+		if got := string(AppendIndentJSON(nil, compact, "  ")) + "\n"; got != want {
+			t.Errorf("value %d:\n got %.300s\nwant %.300s", i, got, want)
+		}
+		var w bytes.Buffer
+		if err := WriteIndentJSON(&w, compact, "  "); err != nil || w.String()+"\n" != want {
+			t.Errorf("value %d: WriteIndentJSON: %v\n got %.300s\nwant %.300s", i, err, w.String(), want)
 		}
 	}
 }

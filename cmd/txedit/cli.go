@@ -306,22 +306,26 @@ func (e *env) printWarnings(res *plan.Result) {
 	}
 }
 
+// printJSON prints v indented (two spaces, no HTML escaping, as
+// encoding/json would). It is encoded compactly — by the result's own
+// encoder when it has one — and indented as it is written, big strings
+// straight from the compact bytes: a tool's text is neither scanned by
+// encoding/json's indenter nor copied twice (a claude Grep of a source
+// tree prints megabytes).
 func (e *env) printJSON(v any) {
-	if b, ok := fastJSON(v); ok {
-		e.stdout.Write(b)
-		return
+	b, ok := compactJSON(v)
+	if !ok {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if enc.Encode(v) != nil {
+			return
+		}
+		b = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
-	// Compact, then indented by plan.AppendIndentJSON, which skips
-	// strings whole: encoding/json's indenter scans every byte of a
-	// result's text again (a fifth of a claude Grep of a source tree).
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(v) != nil {
-		return
+	if plan.WriteIndentJSON(e.stdout, b, "  ") == nil {
+		e.stdout.Write([]byte{'\n'})
 	}
-	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	e.stdout.Write(append(plan.AppendIndentJSON(make([]byte, 0, len(b)+len(b)/4), b, "  "), '\n'))
 }
 
 func (e *env) usageErr(format string, args ...any) int {

@@ -195,33 +195,29 @@ func grepCmd() *command {
 	}
 }
 
-// fastJSON encodes the results that have a fast encoder (grep, glob and
-// read results) exactly as printJSON's encoding/json would.
-func fastJSON(v any) ([]byte, bool) {
-	var b []byte
+// compactJSON encodes the results that have their own encoders (much
+// faster than encoding/json's for big texts) compactly; false for others.
+func compactJSON(v any) ([]byte, bool) {
 	switch r := v.(type) {
 	case *plan.GrepResult:
 		if r == nil {
 			return nil, false
 		}
-		b = r.AppendJSON(nil)
+		return r.AppendJSON(nil), true
 	case *plan.GlobResult:
 		if r == nil {
 			return nil, false
 		}
-		b = r.AppendJSON(nil)
+		return r.AppendJSON(nil), true
 	case *plan.ReadResult:
 		if r == nil {
 			return nil, false
 		}
-		b = r.AppendJSON(nil)
+		return r.AppendJSON(nil), true
 	case interface{ AppendJSON([]byte) []byte }: // a dialect's result (tools.ToolResult)
-		b = r.AppendJSON(nil)
-	default:
-		return nil, false
+		return r.AppendJSON(nil), true
 	}
-	out := plan.AppendIndentJSON(make([]byte, 0, len(b)+len(b)/4), b, "  ")
-	return append(out, '\n'), true
+	return nil, false
 }
 
 func isDirArg(w *engine.Workspace, p string) bool {
