@@ -606,6 +606,7 @@ func claudeGrepSchema() map[string]any {
 	props["multiline"] = flag("Let a match span lines, and . match a newline (rg -U --multiline-dotall).")
 	props["-n"] = flag("Show line numbers (content mode; default true).")
 	props["glob"] = str("Only files matching this glob (e.g. *.{ts,tsx}); several separated by spaces or commas; !glob excludes.")
+	delete(props, "sort") // Claude Code's Grep always lists the newest first
 	return s
 }
 

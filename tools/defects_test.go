@@ -69,6 +69,35 @@ func TestClaudeGrepNewestFirstAndEmptyCount(t *testing.T) {
 	}
 }
 
+// TestGrepToolSort: the txedit and codex grep tools take sort "modified"
+// (newest first, ties by path) and refuse an order they do not know with
+// invalid_request before searching; claude's Grep does not offer it (it
+// always lists the newest first).
+func TestGrepToolSort(t *testing.T) {
+	env, dir := setup(t, map[string]string{"a.txt": "foo\n", "b.txt": "foo\n", "c/c.txt": "foo\n", "d.txt": "foo\n"}, nil)
+	now := time.Now()
+	for name, age := range map[string]time.Duration{"a.txt": 3, "b.txt": 1, "c/c.txt": 2, "d.txt": 2} {
+		os.Chtimes(filepath.Join(dir, name), now.Add(-age*time.Hour), now.Add(-age*time.Hour))
+	}
+	for _, ts := range []string{"txedit", "codex"} {
+		r := call(t, env, ts, "grep", `{"pattern":"foo","sort":"modified"}`)
+		if res, ok := r.Value.(*plan.GrepResult); !r.OK || !ok || strings.Join(res.Files, " ") != "b.txt c/c.txt d.txt a.txt" {
+			t.Errorf("%s: sort modified: %+v", ts, r.Value)
+		}
+		r = call(t, env, ts, "grep", `{"pattern":"foo"}`)
+		if res, ok := r.Value.(*plan.GrepResult); !r.OK || !ok || strings.Join(res.Files, " ") != "a.txt b.txt c/c.txt d.txt" {
+			t.Errorf("%s: by path: %+v", ts, r.Value)
+		}
+		if r := call(t, env, ts, "grep", `{"pattern":"foo","sort":"size"}`); r.OK || r.Code != plan.CodeInvalidRequest {
+			t.Errorf("%s: sort size: %+v", ts, r)
+		}
+	}
+	ts, _ := Get("claude")
+	if _, ok := ts.Tool("Grep").Schema["properties"].(map[string]any)["sort"]; ok {
+		t.Error("claude's Grep offers sort")
+	}
+}
+
 // Claude Code's Glob: node-glob's sense of a pattern (without "/" it
 // matches path's own files), newest first, absolute patterns, the
 // 100-file cap.

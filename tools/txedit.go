@@ -343,6 +343,7 @@ func grepSchema() map[string]any {
 		"type":        str("Only files of this type: go, py, js, ts, rust, java, c, cpp, md, json, yaml, sh, …"),
 		"head_limit":  num("Return at most this many entries."),
 		"multiline":   flag("Let matches span lines (. still does not match a newline)."),
+		"sort":        enum("The files' order: path (default), or modified: the most recently modified first, ties by path.", "path", "modified"),
 	})
 }
 
