@@ -12,6 +12,7 @@ import (
 	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/fsys/faultfs"
 	"github.com/txedit/txedit/journal"
+	"github.com/txedit/txedit/plan"
 )
 
 var crashTree = map[string]string{
@@ -85,7 +86,12 @@ func checkCrashInvariant(t *testing.T, dir string, old, new map[string]string, l
 	return committed
 }
 
-func crashOnce(t *testing.T, dir string, opts Options, ffs *faultfs.FS) (crashed bool) {
+// faultApply applies req to the workspace at dir through ffs (its Inner
+// set here to the OS's file system) and returns the result (nil when the
+// workspace did not open) and whether ffs crashed the process: a
+// faultfs.Crash panic, which leaves the file system as a SIGKILL would,
+// or a crash in a call made in the background.
+func faultApply(t *testing.T, dir string, opts Options, ffs *faultfs.FS, req string) (res *plan.Result, crashed bool) {
 	inner, err := fsys.NewOS(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -103,10 +109,10 @@ func crashOnce(t *testing.T, dir string, opts Options, ffs *faultfs.FS) (crashed
 	}()
 	w, err := Open(dir, &opts)
 	if err != nil {
-		return false
+		return nil, ffs.Dead()
 	}
-	w.Apply(context.Background(), mustParse(t, crashRequest))
-	return false
+	res, _ = w.Apply(context.Background(), mustParse(t, req))
+	return res, ffs.Dead()
 }
 
 // TestCrashAtEveryCall kills the commit (a panic that leaves the file
@@ -121,7 +127,7 @@ func TestCrashAtEveryCall(t *testing.T) {
 			dir := t.TempDir()
 			writeTree(t, dir, crashTree)
 			probe := &faultfs.FS{}
-			crashOnce(t, dir, Options{Durability: mode}, probe)
+			faultApply(t, dir, Options{Durability: mode}, probe, crashRequest)
 			total := probe.N()
 			if got := treeString(readTree(t, dir)); got != treeString(new) {
 				t.Fatalf("clean run through faultfs did not produce the new tree")
@@ -131,7 +137,7 @@ func TestCrashAtEveryCall(t *testing.T) {
 				dir := t.TempDir()
 				writeTree(t, dir, crashTree)
 				ffs := &faultfs.FS{FailAt: n, Mode: faultfs.ModeCrash}
-				crashOnce(t, dir, Options{Durability: mode}, ffs)
+				faultApply(t, dir, Options{Durability: mode}, ffs, crashRequest)
 				if ffs.Tripped {
 					crashes++
 				}
@@ -165,14 +171,14 @@ func ioErrorAtEveryCall(t *testing.T, old, new map[string]string, durability Dur
 	dir := t.TempDir()
 	writeTree(t, dir, crashTree)
 	probe := &faultfs.FS{}
-	crashOnce(t, dir, Options{Durability: durability}, probe)
+	faultApply(t, dir, Options{Durability: durability}, probe, crashRequest)
 	total := probe.N()
 	for _, mode := range []faultfs.Mode{faultfs.ModeError, faultfs.ModeErrorPersistent} {
 		for n := 1; n <= total; n++ {
 			dir := t.TempDir()
 			writeTree(t, dir, crashTree)
 			ffs := &faultfs.FS{FailAt: n, Mode: mode}
-			crashOnce(t, dir, Options{Durability: durability}, ffs)
+			faultApply(t, dir, Options{Durability: durability}, ffs, crashRequest)
 			label := fmt.Sprintf("durability %d: EIO at call %d", durability, n)
 			if mode == faultfs.ModeErrorPersistent {
 				label += " and after"
@@ -195,20 +201,20 @@ func TestCrashDuringRecovery(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, crashTree)
 	probe := &faultfs.FS{}
-	crashOnce(t, dir, Options{Durability: DurableFsync}, probe)
+	faultApply(t, dir, Options{Durability: DurableFsync}, probe, crashRequest)
 	total := probe.N()
 	explored := 0
 	for n := 5; n <= total; n += 7 {
 		// How many calls does recovery after a crash at n make?
 		base := t.TempDir()
 		writeTree(t, base, crashTree)
-		crashOnce(t, base, Options{Durability: DurableFsync}, &faultfs.FS{FailAt: n, Mode: faultfs.ModeCrash})
+		faultApply(t, base, Options{Durability: DurableFsync}, &faultfs.FS{FailAt: n, Mode: faultfs.ModeCrash}, crashRequest)
 		rprobe := &faultfs.FS{}
 		recoverWith(t, base, rprobe)
 		for m := 1; m <= rprobe.N(); m++ {
 			dir := t.TempDir()
 			writeTree(t, dir, crashTree)
-			crashOnce(t, dir, Options{Durability: DurableFsync}, &faultfs.FS{FailAt: n, Mode: faultfs.ModeCrash})
+			faultApply(t, dir, Options{Durability: DurableFsync}, &faultfs.FS{FailAt: n, Mode: faultfs.ModeCrash}, crashRequest)
 			recoverWith(t, dir, &faultfs.FS{FailAt: m, Mode: faultfs.ModeCrash})
 			checkCrashInvariant(t, dir, old, new, "crash at "+itoa(n)+", recovery crash at "+itoa(m))
 			explored++

@@ -24,19 +24,11 @@ func TestDiskFullCodes(t *testing.T) {
 	for n := 1; ; n++ {
 		dir := t.TempDir()
 		writeTree(t, dir, crashTree)
-		inner, err := fsys.NewOS(dir)
-		if err != nil {
-			t.Fatal(err)
+		ff := &faultfs.FS{FailAt: n, Mode: faultfs.ModeFull}
+		res, _ := faultApply(t, dir, Options{}, ff, crashRequest)
+		if res == nil {
+			continue // the workspace did not open
 		}
-		ff := &faultfs.FS{Inner: inner, FailAt: n, Mode: faultfs.ModeFull}
-		w, err := Open(dir, &Options{FS: ff})
-		if err != nil {
-			inner.Close()
-			continue
-		}
-		res := run(t, w, crashRequest)
-		w.Close()
-		inner.Close()
 		if !ff.Tripped {
 			break
 		}

@@ -167,19 +167,11 @@ func TestDirectoriesComeBackAsTheyWere(t *testing.T) {
 		rolledBack := 0
 		for n := 1; ; n++ {
 			dir := setup(t)
-			inner, err := fsys.NewOS(dir)
-			if err != nil {
-				t.Fatal(err)
+			ff := &faultfs.FS{FailAt: n, Mode: faultfs.ModeError}
+			res, _ := faultApply(t, dir, Options{}, ff, del)
+			if res == nil {
+				continue // the workspace did not open
 			}
-			ff := &faultfs.FS{Inner: inner, FailAt: n, Mode: faultfs.ModeError}
-			w, err := Open(dir, &Options{FS: ff})
-			if err != nil {
-				inner.Close()
-				continue
-			}
-			res := run(t, w, del)
-			w.Close()
-			inner.Close()
 			if !ff.Tripped {
 				break
 			}
@@ -201,29 +193,7 @@ func TestDirectoriesComeBackAsTheyWere(t *testing.T) {
 		// unless the transaction committed.
 		for n := 1; ; n++ {
 			dir := setup(t)
-			inner, err := fsys.NewOS(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ff := &faultfs.FS{Inner: inner, FailAt: n, Mode: faultfs.ModeCrash}
-			crashed := func() (crashed bool) {
-				defer func() {
-					if r := recover(); r != nil {
-						if _, ok := r.(faultfs.Crash); !ok {
-							panic(r)
-						}
-						crashed = true
-					}
-				}()
-				w, err := Open(dir, &Options{FS: ff})
-				if err != nil {
-					return ff.Dead()
-				}
-				defer w.Close()
-				run(t, w, del)
-				return ff.Dead()
-			}()
-			inner.Close()
+			_, crashed := faultApply(t, dir, Options{}, &faultfs.FS{FailAt: n, Mode: faultfs.ModeCrash}, del)
 			if !crashed {
 				break
 			}
