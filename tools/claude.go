@@ -1,11 +1,9 @@
 package tools
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"path"
 	"sort"
 	"strconv"
@@ -36,79 +34,43 @@ type ToolResult struct {
 	Code plan.Code `json:"code,omitempty"`
 }
 
-// WriteIndentedJSON writes r as encoding/json writes it with the indent
-// "  " and no HTML escaping, and a final newline. The content — the bulk
-// of a Grep's or Read's result — is escaped by plan's string encoder a
-// piece at a time, straight to w: no whole copy of it is made.
-func (r ToolResult) WriteIndentedJSON(w io.Writer) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	var b []byte
-	field := func(name string) { // a field of the top-level object
-		b = append(append(append(b, ",\n  \""...), name...), `": `...)
-	}
-	str := func(s string) { b = plan.AppendJSONString(b, s) }
-	b = append(b, "{\n  \"success\": "...)
+// AppendJSON appends r as encoding/json encodes it (without HTML
+// escaping), with the content encoded by plan's string encoder: a Grep or
+// Read result's content is the bulk of what a tool prints.
+func (r ToolResult) AppendJSON(b []byte) []byte {
+	b = append(b, `{"success":`...)
 	b = strconv.AppendBool(b, r.Success)
-	field("content")
-	bw.Write(b)
-	writeJSONString(bw, r.Content)
-	b = b[:0]
+	b = append(b, `,"content":`...)
+	b = plan.AppendJSONString(b, r.Content)
 	for _, f := range []struct{ name, v string }{{"shortResult", r.ShortResult}, {"error", r.Error}} {
 		if f.v != "" {
-			field(f.name)
-			str(f.v)
+			b = append(append(append(b, `,"`...), f.name...), `":`...)
+			b = plan.AppendJSONString(b, f.v)
 		}
 	}
 	if len(r.Images) > 0 {
-		field("images")
-		b = append(b, '[')
+		b = append(b, `,"images":[`...)
 		for i, im := range r.Images {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, "\n    {\n      \"data\": "...)
-			bw.Write(b)
-			writeJSONString(bw, im.Data)
-			b = append(b[:0], ",\n      \"mediaType\": "...)
-			str(im.MediaType)
-			b = append(b, "\n    }"...)
+			b = append(b, `{"data":`...)
+			b = plan.AppendJSONString(b, im.Data)
+			b = append(b, `,"mediaType":`...)
+			b = plan.AppendJSONString(b, im.MediaType)
+			b = append(b, '}')
 		}
-		b = append(b, "\n  ]"...)
+		b = append(b, ']')
 	}
 	if r.FilePath != "" {
-		field("filePath")
-		str(r.FilePath)
+		b = append(b, `,"filePath":`...)
+		b = plan.AppendJSONString(b, r.FilePath)
 	}
 	if r.Code != "" {
-		field("code")
-		str(string(r.Code))
+		b = append(b, `,"code":`...)
+		b = plan.AppendJSONString(b, string(r.Code))
 	}
-	b = append(b, "\n}\n"...)
-	bw.Write(b)
-	return bw.Flush()
-}
-
-// writeJSONString writes s as a JSON string (plan.AppendJSONString's
-// encoding) a piece of at most 32 KiB at a time. Pieces end before a byte
-// that starts a character or is not UTF-8 at all, where the encoder's
-// decoding would start anyway, so the pieces encode as the whole would.
-func writeJSONString(w io.Writer, s string) {
-	const piece = 32 << 10
-	buf := make([]byte, 0, piece+piece/8)
-	w.Write([]byte{'"'})
-	for len(s) > 0 {
-		end := min(piece, len(s))
-		for end < len(s) && end > 1 && !utf8.RuneStart(s[end]) {
-			end--
-		}
-		for end < len(s) && !utf8.RuneStart(s[end]) {
-			end++ // a run of continuation bytes as long as the piece
-		}
-		buf = plan.AppendJSONString(buf[:0], s[:end])
-		w.Write(buf[1 : len(buf)-1])
-		s = s[end:]
-	}
-	w.Write([]byte{'"'})
+	return append(b, '}')
 }
 
 type toolImage struct {

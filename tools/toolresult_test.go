@@ -9,10 +9,10 @@ import (
 	"github.com/txedit/txedit/plan"
 )
 
-// TestToolResultJSON: ToolResult's own writer writes what encoding/json
-// writes (indented, without HTML escaping) for every field, empty or not,
-// and for content with escapes, HTML characters, U+2028 and invalid
-// UTF-8, also where the pieces it escapes one at a time meet.
+// TestToolResultJSON: ToolResult's own encoder, indented as the command
+// line prints it (plan.WriteIndentJSON), gives what encoding/json gives
+// (indented, without HTML escaping) for every field, empty or not, and
+// for content with escapes, HTML characters, U+2028 and invalid UTF-8.
 func TestToolResultJSON(t *testing.T) {
 	for i, r := range []ToolResult{
 		{},
@@ -30,7 +30,8 @@ func TestToolResultJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got bytes.Buffer
-		if err := r.WriteIndentedJSON(&got); err != nil || got.String() != buf.String() {
+		err := plan.WriteIndentJSON(&got, r.AppendJSON(nil), "  ")
+		if got.WriteByte('\n'); err != nil || got.String() != buf.String() {
 			t.Errorf("result %d: %v\n got %.400s\nwant %.400s", i, err, got.String(), buf.String())
 		}
 	}

@@ -313,10 +313,6 @@ func (e *env) printWarnings(res *plan.Result) {
 // encoding/json's indenter nor copied twice (a claude Grep of a source
 // tree prints megabytes).
 func (e *env) printJSON(v any) {
-	if r, ok := v.(interface{ WriteIndentedJSON(io.Writer) error }); ok { // a dialect's result (tools.ToolResult)
-		r.WriteIndentedJSON(e.stdout)
-		return
-	}
 	b, ok := compactJSON(v)
 	if !ok {
 		var buf bytes.Buffer

@@ -214,6 +214,8 @@ func compactJSON(v any) ([]byte, bool) {
 			return nil, false
 		}
 		return r.AppendJSON(nil), true
+	case interface{ AppendJSON([]byte) []byte }: // a dialect's result (tools.ToolResult)
+		return r.AppendJSON(nil), true
 	}
 	return nil, false
 }
