@@ -130,14 +130,7 @@ func main() {
 	}
 	lib := func(name string, mode engine.Durability) timing.Method {
 		return timing.Method{Name: name, Setup: setup, Teardown: teardown, Run: func() error {
-			w, err := engine.Open(root, &engine.Options{Durability: mode})
-			if err != nil {
-				return err
-			}
-			defer w.Close()
-			req, _ := plan.Parse(reqJSON)
-			_, err = w.Apply(context.Background(), req)
-			return err
+			return applyRequest(root, mode, reqJSON)
 		}}
 	}
 	child := func(name string, argv ...string) timing.Method {
@@ -384,28 +377,33 @@ func check(err error) {
 	}
 }
 
-// applyInFreshProcess is the fresh-process library method: open the
-// workspace, apply the request, exit 0, as a program embedding txedit
-// would.
+// applyInFreshProcess is the fresh-process library method: the request
+// in reqFile applied to root as a program embedding txedit would, exit
+// status 0 on success.
 func applyInFreshProcess(root, reqFile string) int {
 	reqJSON, err := os.ReadFile(reqFile)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	w, err := engine.Open(root, nil)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer w.Close()
-	req, err := plan.Parse(reqJSON)
 	if err == nil {
-		_, err = w.Apply(context.Background(), req)
+		err = applyRequest(root, engine.DurableAuto, reqJSON)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return 0
+}
+
+// applyRequest opens the workspace at root with the durability mode and
+// applies the request: the library methods' work.
+func applyRequest(root string, mode engine.Durability, reqJSON []byte) error {
+	w, err := engine.Open(root, &engine.Options{Durability: mode})
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	req, err := plan.Parse(reqJSON)
+	if err != nil {
+		return err
+	}
+	_, err = w.Apply(context.Background(), req)
+	return err
 }
