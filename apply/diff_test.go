@@ -14,6 +14,23 @@ import (
 
 var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
 
+// parseHunkHeader reads "@@ -start,count +newStart,newCount @@" (a count
+// left out is 1); ok is false for any other line.
+func parseHunkHeader(line string) (start, count, newStart, newCount int, ok bool) {
+	m := hunkHeader.FindStringSubmatch(line)
+	if m == nil {
+		return 0, 0, 0, 0, false
+	}
+	num := func(s string) int {
+		if s == "" {
+			return 1
+		}
+		n, _ := strconv.Atoi(s)
+		return n
+	}
+	return num(m[1]), num(m[2]), num(m[3]), num(m[4]), true
+}
+
 // patchText applies the hunks of a one-file diff to old, checking every
 // context and deleted line and every header count, as patch -F0 would.
 func patchText(t *testing.T, old, diff string) string {
@@ -23,18 +40,9 @@ func patchText(t *testing.T, old, diff string) string {
 	pos := 0
 	lines := strings.SplitAfter(diff, "\n")
 	for i := 0; i < len(lines); i++ {
-		m := hunkHeader.FindStringSubmatch(lines[i])
-		if m == nil {
+		start, count, _, newCount, ok := parseHunkHeader(lines[i])
+		if !ok {
 			continue
-		}
-		start, _ := strconv.Atoi(m[1])
-		count := 1
-		if m[2] != "" {
-			count, _ = strconv.Atoi(m[2])
-		}
-		newCount := 1
-		if m[4] != "" {
-			newCount, _ = strconv.Atoi(m[4])
 		}
 		if count > 0 {
 			start-- // to 0-based
@@ -391,14 +399,9 @@ func TestUnifiedWindowEdges(t *testing.T) {
 func fullContext(diff string, oldLines int) string {
 	lines := strings.SplitAfter(diff, "\n")
 	for i := 0; i < len(lines); i++ {
-		m := hunkHeader.FindStringSubmatch(lines[i])
-		if m == nil {
+		start, count, _, _, ok := parseHunkHeader(lines[i])
+		if !ok {
 			continue
-		}
-		start, _ := strconv.Atoi(m[1])
-		count := 1
-		if m[2] != "" {
-			count, _ = strconv.Atoi(m[2])
 		}
 		var body []byte
 		for j := i + 1; j < len(lines) && lines[j] != "" && !strings.HasPrefix(lines[j], "@@") && !strings.HasPrefix(lines[j], "\\"); j++ {
