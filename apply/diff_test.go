@@ -15,11 +15,12 @@ import (
 var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
 
 // parseHunkHeader reads "@@ -start,count +newStart,newCount @@" (a count
-// left out is 1); ok is false for any other line.
-func parseHunkHeader(line string) (start, count, newStart, newCount int, ok bool) {
+// left out is 1) into start, count and newCount; ok is false for any
+// other line.
+func parseHunkHeader(line string) (start, count, newCount int, ok bool) {
 	m := hunkHeader.FindStringSubmatch(line)
 	if m == nil {
-		return 0, 0, 0, 0, false
+		return 0, 0, 0, false
 	}
 	num := func(s string) int {
 		if s == "" {
@@ -28,7 +29,7 @@ func parseHunkHeader(line string) (start, count, newStart, newCount int, ok bool
 		n, _ := strconv.Atoi(s)
 		return n
 	}
-	return num(m[1]), num(m[2]), num(m[3]), num(m[4]), true
+	return num(m[1]), num(m[2]), num(m[4]), true
 }
 
 // patchText applies the hunks of a one-file diff to old, checking every
@@ -40,7 +41,7 @@ func patchText(t *testing.T, old, diff string) string {
 	pos := 0
 	lines := strings.SplitAfter(diff, "\n")
 	for i := 0; i < len(lines); i++ {
-		start, count, _, newCount, ok := parseHunkHeader(lines[i])
+		start, count, newCount, ok := parseHunkHeader(lines[i])
 		if !ok {
 			continue
 		}
@@ -399,7 +400,7 @@ func TestUnifiedWindowEdges(t *testing.T) {
 func fullContext(diff string, oldLines int) string {
 	lines := strings.SplitAfter(diff, "\n")
 	for i := 0; i < len(lines); i++ {
-		start, count, _, _, ok := parseHunkHeader(lines[i])
+		start, count, _, ok := parseHunkHeader(lines[i])
 		if !ok {
 			continue
 		}
