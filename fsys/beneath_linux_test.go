@@ -17,13 +17,7 @@ func TestBeneathIsUsed(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "a/b"), 0o755)
 	os.WriteFile(filepath.Join(dir, "a/b/f.txt"), []byte("1\n"), 0o644)
 	os.Symlink("a", filepath.Join(dir, "link"))
-	fsy, err := NewOS(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fsy.Close()
-	view, release := fsy.View()
-	defer release()
+	fsy, view := openView(t, dir)
 	view.Revalidate()
 	if _, err := view.Lstat("a/b/f.txt"); err != nil {
 		t.Fatal(err)

@@ -7,17 +7,25 @@ import (
 	"testing"
 )
 
-func TestDirCacheRevalidate(t *testing.T) {
-	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, "a"), 0o755)
-	os.WriteFile(filepath.Join(dir, "a/x"), []byte("1\n"), 0o644)
+// openView opens the OS file system at dir and a view of it, both closed
+// when the test ends.
+func openView(t *testing.T, dir string) (*OS, FS) {
+	t.Helper()
 	fsy, err := NewOS(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer fsy.Close()
+	t.Cleanup(func() { fsy.Close() })
 	view, release := fsy.View()
-	defer release()
+	t.Cleanup(release)
+	return fsy, view
+}
+
+func TestDirCacheRevalidate(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "a"), 0o755)
+	os.WriteFile(filepath.Join(dir, "a/x"), []byte("1\n"), 0o644)
+	fsy, view := openView(t, dir)
 	if _, err := view.Lstat("a/x"); err != nil { // caches a handle on a/
 		t.Fatal(err)
 	}
@@ -66,13 +74,7 @@ func TestNoRenameOutsideAfterRevalidate(t *testing.T) {
 	dir, outside := t.TempDir(), t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "a/b"), 0o755)
 	os.WriteFile(filepath.Join(dir, "a/b/f.txt"), []byte("old\n"), 0o644)
-	fsy, err := NewOS(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fsy.Close()
-	view, release := fsy.View()
-	defer release()
+	_, view := openView(t, dir)
 	// The commit's staging: a temp file next to the target, through the
 	// cached handle of a/b.
 	f, err := view.Create("a/b/.f.txt.tmp", 0o644)
@@ -124,13 +126,7 @@ func TestDirCacheForgetsBelow(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "p/q/r"), 0o755)
 	os.WriteFile(filepath.Join(dir, "p/q/r/x"), []byte("1\n"), 0o644)
-	fsy, err := NewOS(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fsy.Close()
-	view, release := fsy.View()
-	defer release()
+	_, view := openView(t, dir)
 	c := view.(*cachedFS)
 	if _, err := view.Lstat("p/q/r/x"); err != nil { // caches p/q/r
 		t.Fatal(err)
@@ -172,13 +168,7 @@ func TestAfterRevalidateSameAnswers(t *testing.T) {
 	os.WriteFile(filepath.Join(outside, "x.txt"), []byte("outside\n"), 0o644)
 	os.Symlink("a/b", filepath.Join(dir, "inlink"))
 	os.Symlink(outside, filepath.Join(dir, "outlink"))
-	fsy, err := NewOS(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fsy.Close()
-	view, release := fsy.View()
-	defer release()
+	_, view := openView(t, dir)
 	if err := view.Revalidate(); err != nil {
 		t.Fatal(err)
 	}

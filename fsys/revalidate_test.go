@@ -15,13 +15,7 @@ import (
 func TestRevalidateErrorsAreNotConflicts(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "a/b/c"), 0o755)
-	fsy, err := NewOS(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fsy.Close()
-	view, release := fsy.View()
-	defer release()
+	_, view := openView(t, dir)
 	if _, err := view.Lstat("a/b/c/x"); !errors.Is(err, os.ErrNotExist) { // caches a/b/c
 		t.Fatal(err)
 	}
