@@ -31,7 +31,7 @@ func TestRevalidateErrorsAreNotConflicts(t *testing.T) {
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
 		t.Fatal(err)
 	}
-	err = view.Revalidate()
+	err := view.Revalidate()
 	syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
 	var ce *ConflictError
 	if errors.As(err, &ce) || !errors.Is(err, syscall.EMFILE) {
