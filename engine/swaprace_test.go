@@ -3,12 +3,15 @@ package engine
 import (
 	"context"
 	"os"
+	"path"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/txedit/txedit/fsys"
+	"github.com/txedit/txedit/journal"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -80,5 +83,44 @@ func TestSwapRaceCodes(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(outside); len(ents) != 2 {
 		t.Fatalf("files appeared outside the root: %v", ents)
+	}
+}
+
+// vanishFS loses every staged file just before the commit renames it over
+// its target, as when the target's directory is moved away and replaced
+// between the identity check and the rename (a moment TestSwapRaceCodes
+// hits about once in a thousand commits).
+type vanishFS struct{ fsys.FS }
+
+func (v *vanishFS) View() (fsys.FS, func()) {
+	inner, release := v.FS.View()
+	return &vanishFS{inner}, release
+}
+
+func (v *vanishFS) Rename(from, to string) error {
+	if journal.IsTemp(path.Base(from)) {
+		v.FS.Remove(from)
+	}
+	return v.FS.Rename(from, to)
+}
+
+// TestRenameAfterSwapIsAConflict: a commit whose rename finds its staged
+// file gone answers conflict (the directory changed under it; read and
+// retry), not io_error, and writes nothing.
+func TestRenameAfterSwapIsAConflict(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"sub/f.txt": "inside\n"})
+	inner, err := fsys.NewOS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inner.Close()
+	w := openWS(t, dir, &Options{FS: &vanishFS{inner}})
+	res := run(t, w, `{"command":"append","path":"sub/f.txt","new_str":"x"}`)
+	if res.Success || res.Code != plan.CodeConflict {
+		t.Fatalf("got %s (%s), want conflict", res.Code, res.Error)
+	}
+	if got := readTree(t, dir)["sub/f.txt"]; got != "inside\n" {
+		t.Errorf("sub/f.txt = %q: written", got)
 	}
 }

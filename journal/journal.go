@@ -589,16 +589,24 @@ func (tx *Tx) commit() error {
 	for _, deletes := range []bool{false, true} {
 		err := tx.parallel(len(tx.m.Ops), func(i int) error {
 			op := tx.m.Ops[i]
+			var err error
 			switch {
 			case (op.New == nil) != deletes:
 				return nil
 			case op.New == nil:
-				return fsy.Remove(op.Path)
+				err = fsy.Remove(op.Path)
 			case op.Old == nil:
-				return createNoClobber(fsy, op.Staged, op.Path)
+				err = createNoClobber(fsy, op.Staged, op.Path)
 			default:
-				return fsy.Rename(op.Staged, op.Path)
+				err = fsy.Rename(op.Staged, op.Path)
 			}
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+				// The file, or the staged file beside it, is not where
+				// the identity check found it a moment ago: its
+				// directory was moved or replaced meanwhile.
+				return &fsys.ConflictError{Op: "commit", Path: op.Path, Msg: "its directory was moved or replaced while the commit ran"}
+			}
+			return err
 		})
 		if err != nil {
 			return err
