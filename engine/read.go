@@ -20,7 +20,6 @@ import (
 	"github.com/txedit/txedit/internal/grep"
 	"github.com/txedit/txedit/internal/ignore"
 	"github.com/txedit/txedit/internal/walk"
-	"github.com/txedit/txedit/journal"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -546,7 +545,7 @@ func (w *Workspace) List(ctx context.Context, p string, lo ListOptions) ([]*plan
 	entries:
 		for _, e := range ents {
 			rel := join(dir, e.Name())
-			if rel == journal.Dir || journal.IsTemp(e.Name()) {
+			if skipJournal(e.Name()) {
 				continue
 			}
 			if ignore.AnyMatch(ignores, relTo(start, rel)) {

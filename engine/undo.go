@@ -66,6 +66,9 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.
 	}
 
 	tm := target.Manifest
+	if err := w.undoAllowed(tm); err != nil {
+		return failResult(res, err)
+	}
 	if in := tm.Inexact(); len(in) > 0 {
 		// Even with force: which file the journal means cannot be known.
 		return failResult(res, plan.Errorf(plan.CodeConflict, "", "cannot undo %s: it was recorded by an older txedit that wrote names that are not UTF-8 as U+FFFD, so %d of its files cannot be identified exactly (%s); undo it by hand (txedit show %s)",
@@ -177,6 +180,30 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.
 	res.Success = true
 	res.TransactionID, res.Summary = m.ID, m.Summary
 	return res, nil
+}
+
+// undoAllowed puts an undo (or redo) through the policy every write
+// passes: a transaction that touched a path the options now deny, for
+// reading or writing, is not undone, nor previewed (its diff would show
+// a file that may not be read). Undo is all or nothing, so one such path
+// refuses it whole.
+func (w *Workspace) undoAllowed(tm *journal.Manifest) error {
+	var denied []string
+	for _, op := range tm.Ops {
+		if err := w.checkPolicy(op.Path, op.Path, true); err != nil {
+			denied = append(denied, err.Error())
+		}
+	}
+	for _, d := range append(append([]string{}, tm.Mkdirs...), tm.Rmdirs...) {
+		if err := w.checkPolicy(d, d, true); err != nil {
+			denied = append(denied, err.Error())
+		}
+	}
+	if len(denied) == 0 {
+		return nil
+	}
+	return plan.Errorf(plan.CodeDenied, "", "cannot undo %s: it touched %d path(s) this workspace's policy denies: %s",
+		tm.ID, len(denied), strings.Join(denied, "; "))
 }
 
 func sameState(cur *fileInfo, st *journal.State) bool {
@@ -405,13 +432,19 @@ func (w *Workspace) Show(ctx context.Context, id string) (*TxnInfo, string, erro
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
-	full, err := w.j.Resolve(id)
-	if err != nil {
-		return nil, "", plan.Errorf(plan.CodeFileNotFound, "", "%v", err)
-	}
 	entries, err := w.j.List()
 	if err != nil {
 		return nil, "", wrapJournalErr(err)
+	}
+	full := ""
+	if id == "" {
+		// The newest transaction.
+		if len(entries) == 0 {
+			return nil, "", plan.Errorf(plan.CodeFileNotFound, "", "no transactions yet")
+		}
+		full = entries[len(entries)-1].ID
+	} else if full, err = w.j.Resolve(id); err != nil {
+		return nil, "", plan.Errorf(plan.CodeFileNotFound, "", "%v", err)
 	}
 	undone := undoneBy(entries)
 	for _, e := range entries {
@@ -425,6 +458,13 @@ func (w *Workspace) Show(ctx context.Context, id string) (*TxnInfo, string, erro
 		diffs, err := w.j.Diffs(e.Manifest)
 		if err != nil && !errors.Is(err, journal.ErrCorrupt) {
 			return ti, "", wrapJournalErr(err)
+		}
+		for i, op := range e.Manifest.Ops {
+			// A diff shows content: a file that may not be read now is
+			// named, its diff withheld.
+			if perr := w.checkPolicy(op.Path, op.Path, false); perr != nil && i < len(diffs) && diffs[i] != "" {
+				diffs[i] = fmt.Sprintf("# %s: diff withheld (%s)\n", op.Path, plan.CodeDenied)
+			}
 		}
 		return ti, strings.Join(diffs, ""), nil
 	}

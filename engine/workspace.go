@@ -455,22 +455,22 @@ func (w *Workspace) relToRoot(abs string) (string, bool) {
 	return "", false
 }
 
-// skipJournal is the walks' Skip: txedit's journal and staging files are
-// never listed, searched or replaced in.
-func skipJournal(name string) bool { return name == journal.Dir || journal.IsTemp(name) }
+// skipJournal is the walks' Skip: txedit's journals (this workspace's and
+// any nested one's) and staging files are never listed, searched or
+// replaced in.
+func skipJournal(name string) bool { return fsys.SameName(name, journal.Dir) || journal.IsTemp(name) }
 
 // checkPolicy refuses paths txedit never touches and paths the options
 // deny. rel is resolved; named is as the request gave it.
 func (w *Workspace) checkPolicy(named, rel string, write bool) error {
-	parts := strings.Split(rel, "/")
-	if parts[0] == journal.Dir {
-		return plan.Errorf(plan.CodeDenied, named, "%s/ is txedit's journal; no tool reads or writes inside it", journal.Dir)
-	}
-	if write && !w.opts.AllowGit {
-		for _, c := range parts {
-			if c == ".git" {
-				return plan.Errorf(plan.CodeDenied, named, "writes inside .git/ are refused (set AllowGit to permit them)")
-			}
+	for c := range strings.SplitSeq(rel, "/") {
+		// A journal at any depth: a nested workspace's is as private as
+		// this one's (docs/design.md, "Threat model").
+		if fsys.SameName(c, journal.Dir) {
+			return plan.Errorf(plan.CodeDenied, named, "%s is a txedit journal (%s/); no tool reads or writes inside one", rel, journal.Dir)
+		}
+		if write && !w.opts.AllowGit && fsys.SameName(c, ".git") {
+			return plan.Errorf(plan.CodeDenied, named, "writes inside .git/ are refused (set AllowGit to permit them)")
 		}
 	}
 	if journal.IsTemp(path.Base(rel)) {

@@ -1,0 +1,235 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/txedit/txedit/apply/patch"
+	"github.com/txedit/txedit/plan"
+)
+
+// The attacks of issue #20 (a second red-team audit), each reproduced
+// first: a parent root's tools reaching a nested workspace's journal, and
+// .git written below the top level or under a name the file system
+// folds to .git. docs/design.md, "Threat model", says who may write what.
+
+// nestedWorkspace makes dir/sub a workspace of its own with one committed
+// transaction, so dir/sub/.txedit is a real journal, and returns the
+// parent workspace.
+func nestedWorkspace(t *testing.T, opts *Options) (*Workspace, string) {
+	t.Helper()
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"sub/f.txt": "one\n", "sub/.git/config": "[core]\n", "top.txt": "top\n"})
+	inner := openWS(t, filepath.Join(dir, "sub"), nil)
+	if res := run(t, inner, `{"command":"str_replace","path":"f.txt","old_str":"one","new_str":"two"}`); !res.Success {
+		t.Fatalf("nested commit: %s", res.Error)
+	}
+	inner.Close()
+	return openWS(t, dir, opts), dir
+}
+
+// journalFile returns the path, relative to dir, of a file inside the
+// nested journal (its manifest).
+func journalFile(t *testing.T, dir string) string {
+	t.Helper()
+	ents, err := os.ReadDir(filepath.Join(dir, "sub/.txedit/txns"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.IsDir() {
+			return "sub/.txedit/txns/" + e.Name() + "/manifest"
+		}
+	}
+	t.Fatal("no transaction in the nested journal")
+	return ""
+}
+
+// journalNames are the names a path component may take on some file
+// system and still be a journal (case folded, HFS+'s ignorable code
+// points, NTFS's trailing dots and spaces).
+var journalNames = []string{".txedit", ".TXEDIT", ".TxEdit", ".txedit\u200c", ".txedit.", ".txedit "}
+
+func TestNestedJournalIsDenied(t *testing.T) {
+	w, dir := nestedWorkspace(t, nil)
+	manifest := journalFile(t, dir)
+	before := readTree(t, filepath.Join(dir, "sub/.txedit"))
+	// A symlink leading into it is the same journal.
+	if err := os.Symlink("sub/.txedit", filepath.Join(dir, "jlink")); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{manifest, "sub/.txedit/LOCK", "sub/.txedit/txns/forged/manifest", "jlink/LOCK"}
+	for _, n := range journalNames {
+		paths = append(paths, "sub/"+n+"/x", n+"/x", "a/b/"+n+"/c/d")
+	}
+	ctx := context.Background()
+	for _, p := range paths {
+		// Reads.
+		rs, err := w.Read(ctx, &plan.ReadRequest{Mode: "Line", Path: p})
+		if err == nil && len(rs) == 1 && rs[0].Success {
+			t.Errorf("read %s succeeded", p)
+		} else if err == nil && len(rs) == 1 && rs[0].Code != plan.CodeDenied {
+			t.Errorf("read %s: code %s (%s), want denied", p, rs[0].Code, rs[0].Error)
+		}
+		// Writes of every kind, by JSON request.
+		for _, js := range []string{
+			`{"command":"create","path":%q,"file_text":"forged\n"}`,
+			`{"command":"str_replace","path":%q,"old_str":"a","new_str":"b"}`,
+			`{"command":"delete","path":%q}`,
+			`{"fileEdits":[{"path":"top.txt","edits":[{"command":"copy","new_path":%q}]}]}`,
+			`{"fileEdits":[{"path":"top.txt","edits":[{"command":"move","new_path":%q}]}]}`,
+			`{"fileEdits":[{"path":%q,"edits":[{"command":"move","new_path":"stolen.txt"}]}]}`,
+		} {
+			req := strings.ReplaceAll(js, "%q", jsonString(p))
+			if res := run(t, w, req); res.Success || res.Code != plan.CodeDenied && !anyFileCode(res, plan.CodeDenied) {
+				t.Errorf("%s: success=%v code=%s %s", req, res.Success, res.Code, res.Error)
+			}
+		}
+		// And by every patch format.
+		for f, in := range map[patch.Format]string{
+			patch.FormatApplyPatch: "*** Begin Patch\n*** Add File: " + p + "\n+forged\n*** End Patch\n",
+			patch.FormatDiff:       "--- /dev/null\n+++ b/" + p + "\n@@ -0,0 +1 @@\n+forged\n",
+			patch.FormatResponses:  `{"type":"create_file","path":` + jsonString(p) + `,"diff":"+forged\n"}`,
+		} {
+			req, _, err := patch.Compile(f, []byte(in))
+			if err != nil {
+				continue // refused by the parser: nothing was written
+			}
+			if res, _ := w.Apply(ctx, req); res.Success {
+				t.Errorf("%s patch writing %s succeeded", f, p)
+			}
+		}
+	}
+	// Searches and listings never show it.
+	g, err := w.Grep(ctx, &plan.GrepRequest{Pattern: "f.txt|forged|two", Path: ".", OutputMode: "files_with_matches"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range g.Files {
+		if strings.Contains(f, ".txedit") {
+			t.Errorf("grep found %s", f)
+		}
+	}
+	gl, err := w.Glob(ctx, GlobOptions{Pattern: "**/*", Hidden: true, NoIgnore: true, Dirs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range gl.Files {
+		if strings.Contains(f, ".txedit") {
+			t.Errorf("glob listed %s", f)
+		}
+	}
+	ents, err := w.List(ctx, "sub", ListOptions{Depth: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.Contains(e.Path, ".txedit") {
+			t.Errorf("list shows %s", e.Path)
+		}
+	}
+	if _, err := w.Diff(ctx, manifest, "top.txt"); plan.CodeOf(err) != plan.CodeDenied {
+		t.Errorf("diff of a journal file: %v", err)
+	}
+	// pattern_replace over the tree leaves the journal alone.
+	res := run(t, w, `{"directory":".","file_pattern":"*","sed_pattern":"s/committed/COMMITTED/g","hidden":true,"no_ignore":true}`)
+	if !res.Success {
+		t.Logf("pattern_replace: %s", res.Error)
+	}
+	if after := readTree(t, filepath.Join(dir, "sub/.txedit")); treeString(after) != treeString(before) {
+		t.Errorf("the nested journal changed:\n%s\nwas\n%s", treeString(after), treeString(before))
+	}
+}
+
+// TestGitAtAnyDepthIsReadOnly: .git below the top level, and names a file
+// system folds to .git, are refused for writes (AllowGit permits them).
+func TestGitAtAnyDepthIsReadOnly(t *testing.T) {
+	w, dir := nestedWorkspace(t, nil)
+	for _, n := range []string{".git", ".GIT", ".Git", ".git\u200d", ".git.", ".git  "} {
+		for _, p := range []string{"sub/" + n + "/hooks/pre-commit", n + "/hooks/pre-commit", "a/" + n + "/config"} {
+			res := run(t, w, `{"command":"create","path":`+jsonString(p)+`,"file_text":"#!/bin/sh\nevil\n"}`)
+			if res.Success || !anyFileCode(res, plan.CodeDenied) && res.Code != plan.CodeDenied {
+				t.Errorf("create %s: success=%v %s %s", p, res.Success, res.Code, res.Error)
+			}
+			if _, err := os.Lstat(filepath.Join(dir, p)); err == nil {
+				t.Errorf("%s was written", p)
+			}
+		}
+	}
+	// Reads of .git stay allowed (an agent may look at a repository).
+	rs, err := w.Read(context.Background(), &plan.ReadRequest{Mode: "Line", Path: "sub/.git/config"})
+	if err != nil || !rs[0].Success {
+		t.Errorf("reading sub/.git/config: %v %+v", err, rs)
+	}
+	allowed := openWS(t, dir, &Options{AllowGit: true})
+	if res := run(t, allowed, `{"command":"create","path":"sub/.git/hooks/x","file_text":"ok\n"}`); !res.Success {
+		t.Errorf("AllowGit: %s", res.Error)
+	}
+}
+
+// TestUndoHonoursDenyFlags: undo and redo go through the same policy as
+// every write: a transaction touching a file the options now deny is not
+// undone (nor previewed, for a file that may not be read), and show
+// withholds a read-denied file's diff.
+func TestUndoHonoursDenyFlags(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"secret.env": "KEY=1\n", "open.txt": "a\n"})
+	w := openWS(t, dir, nil)
+	if res := run(t, w, `{"fileEdits":[{"path":"secret.env","edits":[{"command":"str_replace","old_str":"KEY=1","new_str":"KEY=2"}]},{"path":"open.txt","edits":[{"command":"append","new_str":"b"}]}]}`); !res.Success {
+		t.Fatal(res.Error)
+	}
+	w.Close()
+	ctx := context.Background()
+	for _, opts := range []*Options{{DenyWrite: []string{"*.env"}}, {DenyRead: []string{"*.env"}}} {
+		d := openWS(t, dir, opts)
+		for _, dry := range []bool{true, false} {
+			res, _ := d.Undo(ctx, UndoOptions{DryRun: dry})
+			if res.Success || res.Code != plan.CodeDenied {
+				t.Errorf("%+v dry=%v: undo success=%v code=%s %s", opts, dry, res.Success, res.Code, res.Error)
+			}
+			if js, _ := json.Marshal(res); strings.Contains(string(js), "KEY=") {
+				t.Errorf("%+v dry=%v: the denied file's content leaked: %s", opts, dry, js)
+			}
+		}
+		_, diff, err := d.Show(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(opts.DenyRead) > 0 && strings.Contains(diff, "KEY=") {
+			t.Errorf("show printed a read-denied file's diff:\n%s", diff)
+		}
+	}
+	if got := readTree(t, dir)["secret.env"]; got != "KEY=2\n" {
+		t.Errorf("secret.env was undone under a deny flag: %q", got)
+	}
+	// Without the flags the same undo goes through, and redo is checked
+	// the same way.
+	plain := openWS(t, dir, nil)
+	if res, _ := plain.Undo(ctx, UndoOptions{}); !res.Success {
+		t.Fatalf("undo: %s", res.Error)
+	}
+	denied := openWS(t, dir, &Options{DenyWrite: []string{"secret.env"}})
+	if res, _ := denied.Undo(ctx, UndoOptions{Redo: true}); res.Success || res.Code != plan.CodeDenied {
+		t.Errorf("redo under deny-write: success=%v %s %s", res.Success, res.Code, res.Error)
+	}
+}
+
+func anyFileCode(res *plan.Result, code plan.Code) bool {
+	for _, f := range res.Files {
+		if f.Code == code {
+			return true
+		}
+		for _, e := range f.FailedEdits {
+			if e.Code == code {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func jsonString(s string) string { b, _ := json.Marshal(s); return string(b) }

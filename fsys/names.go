@@ -1,0 +1,48 @@
+package fsys
+
+import "strings"
+
+// SameName reports whether the path component name may denote the
+// reserved name want (".git" or ".txedit") on some file system txedit runs
+// on: letters compared without case (macOS, ext4 casefold and vfat fold
+// them), the code points HFS+ ignores dropped, the trailing dots and
+// spaces NTFS drops trimmed, and the 8.3 short name ("GIT~1") accepted.
+// git refuses the same variants of .git in its trees (core.protectHFS,
+// core.protectNTFS). Refusing a name that only looks like the reserved one
+// on a case-sensitive file system costs nothing a user needs; letting one
+// through that is the reserved one would open it (docs/design.md, "Threat
+// model").
+func SameName(name, want string) bool {
+	if len(name) < len(want)-1 || !strings.ContainsAny(name, ".~") {
+		return false // the common case, decided without allocating
+	}
+	if strings.EqualFold(name, want) {
+		return true
+	}
+	var b strings.Builder
+	for _, r := range name {
+		if hfsIgnorable(r) {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	n := strings.TrimRight(b.String(), ". ")
+	if strings.EqualFold(n, want) {
+		return true
+	}
+	short := strings.TrimPrefix(want, ".")
+	if len(short) > 6 {
+		short = short[:6]
+	}
+	return strings.EqualFold(n, short+"~1")
+}
+
+// hfsIgnorable reports the code points HFS+ leaves out of a name when it
+// compares names (git's utf8.c, next_hfs_char).
+func hfsIgnorable(r rune) bool {
+	switch {
+	case r >= 0x200c && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
+		return true
+	}
+	return false
+}
