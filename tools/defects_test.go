@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/txedit/txedit/engine"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -364,5 +365,27 @@ func TestPyDecodeError(t *testing.T) {
 		if got := pyDecodeError(in); got != want {
 			t.Errorf("%q: %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestUndoToolHonoursDenyFlags (issue #20): the txedit toolset's undo tool
+// (as MCP serves it) went around --deny-write and --deny-read: its dry run
+// showed a denied file's diff and the real one rewrote the file.
+func TestUndoToolHonoursDenyFlags(t *testing.T) {
+	env, dir := setup(t, map[string]string{"secret.env": "KEY=1\n"}, nil)
+	if r := call(t, env, "txedit", "fs_write", `{"command":"str_replace","path":"secret.env","old_str":"KEY=1","new_str":"KEY=2"}`); !r.OK {
+		t.Fatalf("write: %+v", r.Value)
+	}
+	for _, opts := range []*engine.Options{{DenyWrite: []string{"*.env"}}, {DenyRead: []string{"secret.*"}}} {
+		denied, _ := setupAt(t, dir, opts)
+		for _, args := range []string{`{"dry_run":true}`, `{}`} {
+			r := call(t, denied, "txedit", "undo", args)
+			if r.OK || r.Code != plan.CodeDenied || strings.Contains(jsonOf(r.Value), "KEY=") {
+				t.Errorf("%+v undo %s: %s", opts, args, jsonOf(r.Value))
+			}
+		}
+	}
+	if got := read(t, dir, "secret.env"); got != "KEY=2\n" {
+		t.Errorf("secret.env undone under a deny flag: %q", got)
 	}
 }

@@ -115,8 +115,22 @@ func TestDeepAgents(t *testing.T) {
 	if r := call(t, env, "deepagents", "execute", `{"command":"echo hi"}`); r.OK || r.Code != plan.CodeDenied {
 		t.Errorf("execute not allowed: %+v", r)
 	}
+	// Allowed but with nobody to approve it (the zero Env's default
+	// mode and no Approve): fail closed, nothing runs.
 	env.AllowExecute = true
+	if r := call(t, env, "deepagents", "execute", `{"command":"touch ran"}`); r.OK || r.Code != plan.CodeDenied || read(t, dir, "ran") != "<missing>" {
+		t.Errorf("execute without approval: %+v", r)
+	}
+	env.Mode = ModeAcceptEdits // commands still ask there
+	if r := call(t, env, "deepagents", "execute", `{"command":"touch ran"}`); r.OK || r.Code != plan.CodeDenied || read(t, dir, "ran") != "<missing>" {
+		t.Errorf("execute in acceptEdits without approval: %+v", r)
+	}
+	approved := 0
+	env.Approve = func(ctx context.Context, tool string, args json.RawMessage) (bool, error) { approved++; return true, nil }
 	r = call(t, env, "deepagents", "execute", `{"command":"cat f.txt | wc -l; echo err >&2; exit 3"}`)
+	if approved != 1 {
+		t.Errorf("Approve asked %d times", approved)
+	}
 	if v := r.Value.(map[string]any); v["stdout"] != "4\n" || v["stderr"] != "err\n" || v["exit_code"] != 3 {
 		t.Errorf("execute: %v", v)
 	}

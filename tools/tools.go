@@ -58,8 +58,10 @@ type Env struct {
 	W *engine.Session
 	// Mode is the permission mode (default ModeDefault).
 	Mode PermissionMode
-	// Approve is asked before writes and commands as Mode says; nil
-	// allows.
+	// Approve is asked before writes and commands as Mode says. Without
+	// it, writes are allowed but commands are not: an Env's zero value
+	// (default mode, no Approve) runs no command; give an Approve that
+	// says yes, or set ModeBypass, to run them (fail closed).
 	Approve func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
 	// AllowExecute offers the execute tool (deepagents); off by default.
 	AllowExecute bool
@@ -370,6 +372,10 @@ func (env *Env) authorize(ctx context.Context, t *Tool, args json.RawMessage) er
 		return plan.Errorf(plan.CodeInvalidRequest, "", "unknown permission mode %q (want default, acceptEdits, plan or bypassPermissions)", env.Mode)
 	}
 	if env.Approve == nil {
+		if t.Execute {
+			// Fail closed: nobody was asked, so no command runs.
+			return plan.Errorf(plan.CodeDenied, "", "%s needs approval: give Env an Approve function that allows it, or use permission mode %s", t.Name, ModeBypass)
+		}
 		return nil
 	}
 	ok, err := env.Approve(ctx, t.Name, args)

@@ -85,6 +85,12 @@ func setup(t *testing.T, files map[string]string, opts *engine.Options) (*Env, s
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		os.WriteFile(p, []byte(data), 0o644)
 	}
+	return setupAt(t, dir, opts)
+}
+
+// setupAt opens the workspace at dir (made before) for a test's calls.
+func setupAt(t *testing.T, dir string, opts *engine.Options) (*Env, string) {
+	t.Helper()
 	w, err := engine.Open(dir, opts)
 	if err != nil {
 		t.Fatal(err)

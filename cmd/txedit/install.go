@@ -73,6 +73,10 @@ func clientConfigCmd(name string, install bool) *command {
 				if _, err := tools.Get(toolset); err != nil {
 					return e.fail(err)
 				}
+				deny := func(n string) []string { return *server.Lookup(n).Value.(*multiFlag) }
+				if err := execWithDeny(server.Lookup("allow-execute").Value.String() == "true", deny("deny-read"), deny("deny-write")); err != nil {
+					return e.fail(err) // the entry would name a server that refuses to start
+				}
 				if cmdPath == "" {
 					if cmdPath, err = thisExecutable(); err != nil {
 						return e.failConfig(err)

@@ -220,7 +220,7 @@ func TestInstallRefusesMalformedAndReadOnlyFiles(t *testing.T) {
 func TestInstallPassesServerFlagsOn(t *testing.T) {
 	_, project := installEnv(t)
 	r := runCLI("mcp", "install", "--client", "cursor", "--root", project, "--command", "/bin/txedit", "--toolset", "deepagents",
-		"--read-only", "--allow-execute", "--deny-read", ".env", "--deny-read", "secrets/**", "--deny-write", "*.lock", "--name", "tx-ro", "--json")
+		"--read-only", "--allow-git", "--deny-read", ".env", "--deny-read", "secrets/**", "--deny-write", "*.lock", "--name", "tx-ro", "--json")
 	if r.code != 0 {
 		t.Fatalf("%+v", r)
 	}
@@ -229,7 +229,7 @@ func TestInstallPassesServerFlagsOn(t *testing.T) {
 		Args                  []string
 	}
 	json.Unmarshal([]byte(r.stdout), &out)
-	want := []string{"mcp", "--toolset", "deepagents", "--root", project, "--allow-execute", "--deny-read", ".env", "--deny-read", "secrets/**", "--deny-write", "*.lock", "--read-only"}
+	want := []string{"mcp", "--toolset", "deepagents", "--root", project, "--allow-git", "--deny-read", ".env", "--deny-read", "secrets/**", "--deny-write", "*.lock", "--read-only"}
 	if out.Action != "added" || out.Command != "/bin/txedit" || strings.Join(out.Args, "\x00") != strings.Join(want, "\x00") {
 		t.Errorf("--json: %+v, want args %q", out, want)
 	}
@@ -301,5 +301,25 @@ func TestInstallCommandDefault(t *testing.T) {
 	}
 	if r.code != 0 || !strings.Contains(r.stdout, `+      "command": "`+exe+`",`) {
 		t.Errorf("default command: %+v, want %s", r, exe)
+	}
+}
+
+// TestExecuteWithDenyFlagsIsRefused: a shell ignores deny flags, so a
+// server offering commands cannot keep them: txedit mcp refuses the
+// combination at start, and mcp install will not write an entry naming it.
+func TestExecuteWithDenyFlagsIsRefused(t *testing.T) {
+	_, project := installEnv(t)
+	for _, args := range [][]string{
+		{"mcp", "--root", project, "--toolset", "deepagents", "--allow-execute", "--deny-read", ".env"},
+		{"mcp", "--root", project, "--toolset", "deepagents", "--allow-execute", "--deny-write", "*.lock"},
+		{"mcp", "install", "--client", "cursor", "--root", project, "--command", "/bin/txedit", "--allow-execute", "--deny-read", ".env"},
+	} {
+		r := runCLI(args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "--allow-execute cannot be combined with --deny-read or --deny-write") {
+			t.Errorf("%q: %+v", args, r)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(project, ".cursor", "mcp.json")); err == nil {
+		t.Error("install wrote an entry for a server that refuses to start")
 	}
 }

@@ -41,7 +41,10 @@ func toolCmd() *command {
 			defer w.Close()
 			// One call, one session: the read-before-write rule needs a
 			// session that lives across calls (MCP, the Go library).
-			env := &tools.Env{W: w.NewSession(engine.SessionOptions{Agent: e.agentName(), NoReadCheck: true}), AllowExecute: allowExec}
+			// --allow-execute is the person's approval of commands: the
+			// library's default asks an Approve function, and without one
+			// runs none (tools.Env).
+			env := &tools.Env{W: w.NewSession(engine.SessionOptions{Agent: e.agentName(), NoReadCheck: true}), AllowExecute: allowExec, Mode: execMode(tools.ModeDefault, allowExec)}
 			var t *tools.Tool
 			var names []string
 			for _, x := range ts.Offered(false, env) {
@@ -124,6 +127,9 @@ func mcpCmd() *command {
 			if err != nil {
 				return e.fail(err)
 			}
+			if err := execWithDeny(allowExec, denyRead, denyWrite); err != nil {
+				return e.fail(err)
+			}
 			opts := &engine.Options{DenyRead: denyRead, DenyWrite: denyWrite, AllowGit: allowGit, ReadOnly: readOnly}
 			w, err := e.open(opts)
 			if err != nil {
@@ -135,7 +141,7 @@ func mcpCmd() *command {
 			// connection is a session named after the client, unless
 			// --agent or TXEDIT_AGENT names it.
 			server := mcpserver.New(ts, w, mcpserver.Options{ReadOnly: readOnly, Version: buildinfo.Version(), Agent: e.agent,
-				NoReadCheck: noReadCheck, Env: tools.Env{Mode: tools.ModeAcceptEdits, AllowExecute: allowExec}})
+				NoReadCheck: noReadCheck, Env: tools.Env{Mode: execMode(tools.ModeAcceptEdits, allowExec), AllowExecute: allowExec}})
 			if err := server.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
 				fmt.Fprintf(e.stderr, "txedit: mcp: %v\n", err)
 				return 1
@@ -143,4 +149,24 @@ func mcpCmd() *command {
 			return 0
 		},
 	}
+}
+
+// execMode is the permission mode of a command line that offers commands
+// when allowExec: --allow-execute is the person's approval of them, so
+// nothing is asked (ModeBypass); otherwise mode.
+func execMode(mode tools.PermissionMode, allowExec bool) tools.PermissionMode {
+	if allowExec {
+		return tools.ModeBypass
+	}
+	return mode
+}
+
+// execWithDeny refuses --allow-execute beside deny flags: a shell command
+// reads and writes any file, so the flags would promise what the server
+// cannot keep (README, "Security").
+func execWithDeny(allowExec bool, denyRead, denyWrite []string) error {
+	if allowExec && len(denyRead)+len(denyWrite) > 0 {
+		return plan.Errorf(plan.CodeInvalidRequest, "", "--allow-execute cannot be combined with --deny-read or --deny-write: a command can read and write any file, so the deny flags could not be kept; drop one or the other")
+	}
+	return nil
 }
