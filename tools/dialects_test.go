@@ -126,7 +126,10 @@ func TestDeepAgents(t *testing.T) {
 		t.Errorf("execute in acceptEdits without approval: %+v", r)
 	}
 	approved := 0
-	env.Approve = func(ctx context.Context, tool string, args json.RawMessage) (bool, error) { approved++; return true, nil }
+	env.Approve = func(ctx context.Context, tool string, args json.RawMessage) (bool, error) {
+		approved++
+		return true, nil
+	}
 	r = call(t, env, "deepagents", "execute", `{"command":"cat f.txt | wc -l; echo err >&2; exit 3"}`)
 	if approved != 1 {
 		t.Errorf("Approve asked %d times", approved)
