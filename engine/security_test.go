@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/txedit/txedit/apply/patch"
+	"github.com/txedit/txedit/hash"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -233,3 +235,200 @@ func anyFileCode(res *plan.Result, code plan.Code) bool {
 }
 
 func jsonString(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// transplant commits, in a workspace of the attacker's own, a delete of
+// each file of evil (mode and content as given), and copies that
+// transaction into dir's journal: a committed transaction whose undo
+// would create those files. It is signed with the other journal's key.
+// With unsigned, it is rewritten as an unsigned version-2 manifest with a
+// valid checksum, as an older txedit wrote them.
+func transplant(t *testing.T, dir string, evil map[string]os.FileMode, unsigned bool) string {
+	t.Helper()
+	src := t.TempDir()
+	var req strings.Builder
+	req.WriteString(`{"fileEdits":[`)
+	i := 0
+	for name, mode := range evil {
+		p := filepath.Join(src, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("#!/bin/sh\necho pwned\n"), 0o644)
+		os.Chmod(p, mode)
+		if i > 0 {
+			req.WriteString(",")
+		}
+		i++
+		req.WriteString(`{"path":` + jsonString(name) + `,"edits":[{"command":"delete"}]}`)
+	}
+	req.WriteString(`]}`)
+	w := openWS(t, src, &Options{AllowGit: true})
+	res := run(t, w, req.String())
+	if !res.Success {
+		t.Fatalf("the attacker's own commit: %s", res.Error)
+	}
+	id := res.TransactionID
+	from, to := filepath.Join(src, ".txedit/txns"), filepath.Join(dir, ".txedit/txns")
+	os.MkdirAll(filepath.Join(to, id), 0o700)
+	for _, f := range []string{id + "/manifest", id + "/pack", id + ".prepared", id + ".committed"} {
+		b, err := os.ReadFile(filepath.Join(from, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if unsigned && strings.HasSuffix(f, "manifest") {
+			body := string(b[:strings.Index(string(b), "\nmac ")])
+			body = strings.Replace(body, `{"v":3,`, `{"v":2,`, 1)
+			b = []byte(body + "\nsum " + hash.Of([]byte(body)).String() + "\n")
+		}
+		if err := os.WriteFile(filepath.Join(to, f), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return id
+}
+
+// TestForgedTransactionIsRefused: the audit's forged nested transaction.
+// A committed transaction planted in a journal (here copied from another
+// journal, so it is well formed, with valid checksums and before-images)
+// would have made a person's later txedit undo create a setuid file and
+// a git hook. Undo, redo, recovery and show refuse what the journal's own
+// commit did not write; nothing is created.
+func TestForgedTransactionIsRefused(t *testing.T) {
+	evil := map[string]os.FileMode{"evil": 0o755 | os.ModeSetuid, ".git/hooks/pre-commit": 0o755}
+	for _, unsigned := range []bool{false, true} {
+		dir := t.TempDir()
+		writeTree(t, dir, map[string]string{"f.txt": "one\n", ".git/config": "[core]\n"})
+		w := openWS(t, dir, nil)
+		if res := run(t, w, `{"command":"str_replace","path":"f.txt","old_str":"one","new_str":"two"}`); !res.Success {
+			t.Fatal(res.Error) // the journal has its key now
+		}
+		id := transplant(t, dir, evil, unsigned)
+		ctx := context.Background()
+		for _, uo := range []UndoOptions{{}, {ID: id}, {ID: id, Force: true}, {DryRun: true}} {
+			res, _ := w.Undo(ctx, uo)
+			if res.Success || res.Code != plan.CodeDenied || !strings.Contains(res.Error, "refused") {
+				t.Errorf("unsigned=%v undo %+v: success=%v %s %s", unsigned, uo, res.Success, res.Code, res.Error)
+			}
+		}
+		for name := range evil {
+			if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+				t.Errorf("unsigned=%v: %s was created", unsigned, name)
+			}
+		}
+		// Pending instead of committed: recovery leaves it alone and
+		// reports it.
+		os.Remove(filepath.Join(dir, ".txedit/txns", id+".committed"))
+		reps, err := w.Recover(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(reps) != 1 || reps[0].ID != id || !strings.Contains(reps[0].Damaged, "cannot be verified") {
+			t.Errorf("unsigned=%v recovery: %s", unsigned, mustJSON(reps))
+		}
+		if got := readTree(t, dir)["f.txt"]; got != "two\n" {
+			t.Errorf("unsigned=%v: f.txt = %q", unsigned, got)
+		}
+	}
+}
+
+// TestStrayNamesDoNotWedge: names in the transactions directory that are
+// not transaction ids made every write spin at 100% CPU holding the lock
+// (newID looked for an id that sorts after "zzz"). They are ignored by
+// writes and reported by recover.
+func TestStrayNamesDoNotWedge(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"f.txt": "0\n"})
+	w := openWS(t, dir, nil)
+	run(t, w, `{"command":"create","path":"g.txt","file_text":"x\n"}`)
+	txns := filepath.Join(dir, ".txedit/txns")
+	for _, n := range []string{"notes", "README", "zzz", "zzz.committed", "99999999-999999-999999-ffff.tmp"} {
+		os.WriteFile(filepath.Join(txns, n), []byte("x"), 0o644)
+	}
+	os.Mkdir(filepath.Join(txns, "zzz-dir"), 0o755)
+	done := make(chan *plan.Result, 1)
+	go func() {
+		done <- run(t, w, `{"command":"str_replace","path":"f.txt","old_str":"0","new_str":"1"}`)
+	}()
+	select {
+	case res := <-done:
+		if !res.Success {
+			t.Fatalf("commit beside stray names: %s", res.Error)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("a commit beside stray names did not finish in a minute (wedged)")
+	}
+	if res, _ := w.Undo(context.Background(), UndoOptions{}); !res.Success || readTree(t, dir)["f.txt"] != "0\n" {
+		t.Fatalf("undo beside stray names: %s", res.Error)
+	}
+	reps, err := w.Recover(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reps) != 1 || strings.Join(reps[0].Strays, ",") != "99999999-999999-999999-ffff.tmp,README,notes,zzz,zzz-dir,zzz.committed" {
+		t.Errorf("recover's report: %s", mustJSON(reps))
+	}
+}
+
+// TestDamagedJournalIsRepairedByRecover: a transactions directory that is
+// a file, or a lock that is a directory, stops every write with an error
+// that says what to do; recover puts it aside and writes go on.
+func TestDamagedJournalIsRepairedByRecover(t *testing.T) {
+	for _, what := range []string{"txns", "LOCK"} {
+		dir := t.TempDir()
+		writeTree(t, dir, map[string]string{"f.txt": "0\n"})
+		w := openWS(t, dir, nil)
+		run(t, w, `{"command":"create","path":"g.txt","file_text":"x\n"}`)
+		p := filepath.Join(dir, ".txedit", what)
+		os.RemoveAll(p)
+		if what == "txns" {
+			os.WriteFile(p, []byte("not a directory\n"), 0o644)
+		} else {
+			os.Mkdir(p, 0o755)
+		}
+		w2, err := Open(dir, nil)
+		if err != nil {
+			t.Fatalf("%s: Open: %v", what, err)
+		}
+		res := run(t, w2, `{"command":"str_replace","path":"f.txt","old_str":"0","new_str":"1"}`)
+		if res.Success || !strings.Contains(res.Error, "run txedit recover") {
+			t.Errorf("%s: write: success=%v %s", what, res.Success, res.Error)
+		}
+		reps, err := w2.Recover(context.Background())
+		if err != nil || len(reps) == 0 || !strings.Contains(reps[0].Repaired, "moved aside") {
+			t.Fatalf("%s: recover: %v %s", what, err, mustJSON(reps))
+		}
+		if res := run(t, w2, `{"command":"str_replace","path":"f.txt","old_str":"0","new_str":"1"}`); !res.Success {
+			t.Errorf("%s: write after recover: %s", what, res.Error)
+		}
+		w2.Close()
+	}
+}
+
+// TestUndoNeverAddsSetuid: a deleted setuid file comes back from undo
+// without the bit (and the result says so); a setuid file edited keeps
+// it, and keeps it through undo.
+func TestUndoNeverAddsSetuid(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"suid": "a\n", "kept": "a\n"})
+	for _, n := range []string{"suid", "kept"} {
+		os.Chmod(filepath.Join(dir, n), 0o755|os.ModeSetuid)
+	}
+	w := openWS(t, dir, nil)
+	if res := run(t, w, `{"fileEdits":[{"path":"suid","edits":[{"command":"delete"}]},{"path":"kept","edits":[{"command":"append","new_str":"b"}]}]}`); !res.Success {
+		t.Fatal(res.Error)
+	}
+	if fi, _ := os.Stat(filepath.Join(dir, "kept")); fi.Mode()&os.ModeSetuid == 0 {
+		t.Fatalf("an edit dropped setuid: %v", fi.Mode())
+	}
+	res, _ := w.Undo(context.Background(), UndoOptions{})
+	if !res.Success {
+		t.Fatal(res.Error)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "suid")); err != nil || fi.Mode() != 0o755 {
+		t.Errorf("restored suid: %v %v, want -rwxr-xr-x", fi.Mode(), err)
+	}
+	if fi, _ := os.Stat(filepath.Join(dir, "kept")); fi.Mode() != 0o755|os.ModeSetuid {
+		t.Errorf("kept: %v", fi.Mode())
+	}
+	if !strings.Contains(strings.Join(res.Warnings, "\n"), "undo never sets setuid") {
+		t.Errorf("warnings: %q", res.Warnings)
+	}
+}

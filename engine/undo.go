@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"time"
 
@@ -122,6 +123,9 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.
 			}
 		}
 		u, ops := w.undoUnit(op, cur, before)
+		if n := ops[0].New; n != nil && op.Old != nil && n.Mode != op.Old.Mode {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s comes back as %v, not %v: undo never sets setuid, setgid or sticky on a file that does not have them", op.Path, n.Mode, op.Old.Mode))
+		}
 		u.ops = make([]int, len(ops))
 		for k, o := range ops {
 			u.ops[k] = len(m.Ops)
@@ -242,11 +246,28 @@ func (w *Workspace) undoUnit(op *journal.Op, cur *fileInfo, before []byte) (*uni
 		return u, []*journal.Op{{Path: op.Path, Kind: journal.Delete, Old: old}}
 	case old == nil:
 		u.newSum = op.Old.Hash
-		return u, []*journal.Op{{Path: op.Path, Kind: journal.Create, New: op.Old}}
+		return u, []*journal.Op{{Path: op.Path, Kind: journal.Create, New: restoredState(op.Old, 0)}}
 	default:
 		u.newSum = op.Old.Hash
-		return u, []*journal.Op{{Path: op.Path, Kind: journal.Modify, Old: old, New: op.Old}}
+		return u, []*journal.Op{{Path: op.Path, Kind: journal.Modify, Old: old, New: restoredState(op.Old, cur.mode)}}
 	}
+}
+
+// specialBits are the mode bits undo never adds to a file.
+const specialBits = fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+
+// restoredState is the state undo gives a file back: the recorded one,
+// but setuid, setgid and sticky only where the file it replaces (mode
+// cur; 0 when there is none) has them still. Undo never makes a file
+// setuid that is not (docs/design.md, "Threat model"): a deleted setuid
+// file comes back without the bit, and the result says so.
+func restoredState(st *journal.State, cur fs.FileMode) *journal.State {
+	if st.Mode&specialBits&^cur == 0 {
+		return st
+	}
+	c := *st
+	c.Mode &^= specialBits &^ cur
+	return &c
 }
 
 // pickUndo finds the transaction Undo should revert.
@@ -270,7 +291,7 @@ func pickUndo(entries []*journal.Entry, j *journal.Journal, uo UndoOptions) (*jo
 		case e == nil:
 			return nil, plan.Errorf(plan.CodeFileNotFound, "", "no such transaction %s", full)
 		case e.Manifest == nil:
-			return nil, plan.Errorf(plan.CodeIOError, "", "transaction %s is unreadable: %v", full, e.Err)
+			return nil, refusedTxn(e)
 		case e.State != journal.StateCommitted:
 			return nil, plan.Errorf(plan.CodeConflict, "", "transaction %s is %s, not committed: there is nothing to undo", full, e.State)
 		case undoneBy[full] != "":
@@ -280,6 +301,11 @@ func pickUndo(entries []*journal.Entry, j *journal.Journal, uo UndoOptions) (*jo
 	}
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
+		if e.State == journal.StateCommitted && e.Manifest == nil && uo.Agent == "" {
+			// Whether it is the one to undo cannot be known: undoing an
+			// older one instead would revert what the user did not mean.
+			return nil, refusedTxn(e)
+		}
 		if e.State == journal.StateCommitted && e.Manifest != nil && (e.Manifest.Undoes != "") == redo && undoneBy[e.ID] == "" &&
 			(uo.Agent == "" || e.Manifest.Agent == uo.Agent) {
 			return e, nil
@@ -296,6 +322,16 @@ func pickUndo(entries []*journal.Entry, j *journal.Journal, uo UndoOptions) (*jo
 		return nil, plan.Errorf(plan.CodeFileNotFound, "", "nothing to redo: no undo is in effect")
 	}
 	return nil, plan.Errorf(plan.CodeFileNotFound, "", "nothing to undo: no committed transaction is in effect%s", gone)
+}
+
+// refusedTxn is the error of undoing a transaction whose manifest could
+// not be read or verified: a journal record txedit's own commit did not
+// write is never acted on (docs/design.md, "Threat model").
+func refusedTxn(e *journal.Entry) error {
+	if errors.Is(e.Err, journal.ErrUntrusted) {
+		return plan.Errorf(plan.CodeDenied, "", "transaction %s is refused: %v; txedit did not write it, so nothing it says is done (remove .txedit/txns/%s* by hand if it is not yours)", e.ID, e.Err, e.ID)
+	}
+	return plan.Errorf(plan.CodeIOError, "", "transaction %s is unreadable: %v", e.ID, e.Err)
 }
 
 // laterByOthers refuses to undo target when a later transaction still in
@@ -499,6 +535,13 @@ func (w *Workspace) GC(ctx context.Context) ([]string, error) {
 	defer l.Unlock()
 	ids, err := l.GC()
 	return ids, wrapErrIf(err)
+}
+
+// Strays lists the names in the journal's transactions directory that are
+// not txedit's: writes ignore them; recover and gc report them.
+func (w *Workspace) Strays() ([]string, error) {
+	s, err := w.j.Strays()
+	return s, wrapErrIf(err)
 }
 
 func wrapErrIf(err error) error {

@@ -214,6 +214,10 @@ func (c *cachedFS) Lstat(name string) (fs.FileInfo, error) {
 	return fi, fixPath(err, name)
 }
 
+func (c *cachedFS) Append(name string, data []byte, perm fs.FileMode) error {
+	return c.o.Append(name, data, perm)
+}
+
 func (c *cachedFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	r, err := c.dir(name)
 	if err != nil {

@@ -32,6 +32,10 @@ type FS interface {
 	// Create creates a new file for writing; it fails if name exists
 	// (O_CREATE|O_EXCL), even as a dangling symlink.
 	Create(name string, perm fs.FileMode) (File, error)
+	// Append writes data at the end of the file name in one write,
+	// creating it (with perm less the umask) if it is missing. It does
+	// not sync: what it writes is as durable as any unsynced data.
+	Append(name string, data []byte, perm fs.FileMode) error
 	Lstat(name string) (fs.FileInfo, error)
 	ReadDir(name string) ([]fs.DirEntry, error)
 	Readlink(name string) (string, error)
@@ -238,6 +242,26 @@ func ReadAll(f io.Reader, buf []byte, max int64) ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// ReadDirNames returns the names in directory name, unsorted. On Linux it
+// costs the getdents calls and nothing per entry (an [os.Root] directory's
+// ReadDir stats every entry): the journal lists its transactions with it.
+func ReadDirNames(fsys FS, name string) ([]string, error) {
+	d, err := fsys.OpenDir(name)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	ents, err := d.ReadDir()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(ents))
+	for i, e := range ents {
+		out[i] = e.Name()
+	}
+	return out, nil
 }
 
 // PathDir is a [Dir] that works by path through its FS: for backends that

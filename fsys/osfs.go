@@ -56,6 +56,18 @@ func (o *OS) Create(name string, perm fs.FileMode) (File, error) {
 	return osFile{f}, nil
 }
 
+func (o *OS) Append(name string, data []byte, perm fs.FileMode) error {
+	f, err := o.root.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 func (o *OS) Lstat(name string) (fs.FileInfo, error) { return o.root.Lstat(name) }
 
 func (o *OS) ReadDir(name string) ([]fs.DirEntry, error) {

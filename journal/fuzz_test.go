@@ -17,8 +17,8 @@ func seedManifests() [][]byte {
 		{Path: "a", Kind: Modify, Old: st("a\n"), New: st("A\n"), Staged: stagedName(testID, "a", 0)},
 		{Path: "d\xff/b", Kind: Create, New: st("b\n"), Staged: stagedName(testID, "d\xff/b", 1)},
 		{Path: "c/x", Kind: Delete, Old: st("x\n"), Staged: stagedName(testID, "c/x", 2)},
-	}, Mkdirs: []string{"d\xff"}, Rmdirs: []string{"c"}, Dirs: []DirState{{Path: "c", Mode: 0o700}}})
-	body := func(data []byte) []byte { return data[:bytes.LastIndex(data, []byte("\nsum "))] }
+	}, Mkdirs: []string{"d\xff"}, Rmdirs: []string{"c"}, Dirs: []DirState{{Path: "c", Mode: 0o700}}}, testKey)
+	body := func(data []byte) []byte { return data[:bytes.LastIndex(data, []byte("\nmac "))] }
 	return [][]byte{
 		body(v2),
 		[]byte(`{"v":1,"id":"` + testID + `","ops":[{"path":"bad\ufffd","kind":"delete","old":{"hash":"0000000000000000","size":1}}]}`),
@@ -51,7 +51,7 @@ func FuzzDecodeManifest(f *testing.F) {
 					t.Fatal("nil op decoded")
 				}
 			}
-			again, err := encodeManifest(m)
+			again, err := encodeManifest(m, testKey)
 			if err != nil {
 				t.Fatal(err)
 			}

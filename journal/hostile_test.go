@@ -1,7 +1,9 @@
 package journal
 
 import (
+	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -31,7 +33,7 @@ func TestNamesRoundTripExactly(t *testing.T) {
 		{Path: bad, Kind: Modify, Old: st("a"), New: st("b"), Staged: stagedName(testID, bad, 0)},
 		{Path: "bad\uFFFD.txt", Kind: Delete, Old: st("c"), Staged: stagedName(testID, "bad\uFFFD.txt", 1)},
 	}, Mkdirs: []string{"new\x80"}, Rmdirs: []string{"dir\xfe"}, Dirs: []DirState{{Path: "dir\xfe", Mode: fs.ModeSetgid | 0o700, Uid: 7, Gid: 8}}}
-	data, err := encodeManifest(m)
+	data, err := encodeManifest(m, testKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,6 +44,10 @@ func TestNamesRoundTripExactly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := (&trust{key: testKey}).verify(got); err != nil {
+		t.Fatalf("the manifest's own MAC: %v", err)
+	}
+	got.body, got.mac, got.sum = nil, nil, 0
 	m.Summary = "s\uFFFD" // summaries are for people: lossy is fine there
 	if !reflect.DeepEqual(got, m) {
 		t.Fatalf("round trip:\n got %#v\nwant %#v", got, m)
@@ -194,7 +200,8 @@ func TestHostilePackLengths(t *testing.T) {
 		dir := txnsDir + "/" + testID
 		mustMkdirAll(t, mem, dir)
 		m := &Manifest{Version: manifestVersion, ID: testID, Ops: []*Op{{Path: "a", Kind: Modify, Old: st("old\n"), New: st("new\n"), Staged: stagedName(testID, "a", 0)}}}
-		data, _ := encodeManifest(m)
+		data, _ := encodeManifest(m, testKey)
+		signWith(t, mem, testKey)
 		mustWrite(t, mem, dir+"/manifest", data)
 		mustWrite(t, mem, dir+"/pack", p.b)
 		mustWrite(t, mem, txnsDir+"/"+testID+".prepared", nil)
@@ -307,4 +314,15 @@ func TestGCKeepsAContiguousHistory(t *testing.T) {
 		t.Errorf("horizon %q, removed %v", h, removed)
 	}
 	t.Logf("kept %d, removed %d, horizon %s", len(left), len(removed), j.Horizon())
+}
+
+// testKey signs the manifests tests write by hand.
+var testKey = bytes.Repeat([]byte{7}, keyLen)
+
+// signWith gives the journal on mem the key key, as its first Lock would
+// make one.
+func signWith(t testing.TB, mem *memfs.FS, key []byte) {
+	t.Helper()
+	mustMkdirAll(t, mem, txnsDir)
+	mustWrite(t, mem, keyName, []byte(hex.EncodeToString(key)+"\n"))
 }

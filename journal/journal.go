@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -87,14 +88,30 @@ type Options struct {
 type Journal struct {
 	fs   fsys.FS
 	opts Options
+	// tr caches what manifests are verified with, once the key exists
+	// (it never changes then); nil until loaded.
+	tr atomic.Pointer[trust]
 }
 
 // WithFS returns the same journal working through another view of its file
 // system (one that caches directory handles, say).
 func (j *Journal) WithFS(fsy fsys.FS) *Journal {
-	c := *j
-	c.fs = fsy
-	return &c
+	c := &Journal{fs: fsy, opts: j.opts}
+	c.tr.Store(j.tr.Load())
+	return c
+}
+
+// trust returns what manifests are verified with (nil: the journal has no
+// key yet, see trust.go).
+func (j *Journal) trust() (*trust, error) {
+	if t := j.tr.Load(); t != nil {
+		return t, nil
+	}
+	t, err := j.loadTrust()
+	if t != nil {
+		j.tr.Store(t)
+	}
+	return t, err
 }
 
 // New returns the journal of the workspace fsy is rooted at. Nothing is
@@ -132,7 +149,9 @@ func New(fsy fsys.FS, opts *Options) *Journal {
 type Locked struct {
 	j      *Journal
 	unlock func() error
-	lastID string // the newest transaction id seen under the lock
+	tr     *trust   // the journal's key, made under the lock if it had none
+	lastID string   // the newest transaction id seen under the lock
+	listed *listing // the journal's transactions when the lock was taken
 	// Recovered lists transactions that recovery rolled back when the lock
 	// was taken: their owners died mid-commit.
 	Recovered []*Report
@@ -147,6 +166,9 @@ func (j *Journal) Lock() (*Locked, error) {
 	}
 	unlock, err := j.fs.Lock(lockName, j.opts.LockTimeout)
 	if err != nil {
+		if fi, lerr := j.fs.Lstat(lockName); lerr == nil && !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("%w: %s is not a regular file (%v); run txedit recover", ErrCorrupt, lockName, fi.Mode().Type())
+		}
 		return nil, err
 	}
 	l := &Locked{j: j, unlock: unlock}
@@ -159,8 +181,17 @@ func (j *Journal) Lock() (*Locked, error) {
 	if err := j.ensureGitignore(); err != nil {
 		return nil, err
 	}
-	reports, last, err := j.recoverLocked()
-	l.lastID = last
+	ls, err := j.scan()
+	if err != nil {
+		return nil, err
+	}
+	if l.tr, err = j.ensureKey(ls.ids); err != nil {
+		return nil, err
+	}
+	j.tr.Store(l.tr)
+	reports, err := j.recoverLocked(ls)
+	l.listed = ls
+	l.lastID = ls.last()
 	l.Recovered = reports
 	if err != nil {
 		return nil, err
@@ -216,22 +247,22 @@ func (j *Journal) ensureGitignore() error {
 
 // newID returns a time-ordered transaction id: UTC time to the microsecond
 // and a random suffix, e.g. 20261121-075700-123456-3f9a.
-// The id sorts after every id in the journal (after), so the log order is
-// the commit order even if the clock steps back.
+// The id sorts after every id in the journal (after, itself an id or ""),
+// so the log order is the commit order even if the clock steps back.
 func newID(after string) string {
 	var r [2]byte
 	rand.Read(r[:])
 	t := time.Now().UTC()
-	for {
-		id := fmt.Sprintf("%s-%06d-%s", t.Format("20060102-150405"), t.Nanosecond()/1000, hex.EncodeToString(r[:]))
-		if id > after {
-			return id
-		}
-		if last, ok := idTime(after); ok && !last.Before(t) {
-			t = last
-		}
-		t = t.Add(time.Microsecond)
+	if last, ok := idTime(after); ok && !last.Before(t) {
+		t = last.Add(time.Microsecond)
 	}
+	id := fmt.Sprintf("%s-%06d-%s", t.Format("20060102-150405"), t.Nanosecond()/1000, hex.EncodeToString(r[:]))
+	if id <= after {
+		// The same microsecond as after, a smaller random part.
+		t = t.Add(time.Microsecond)
+		id = fmt.Sprintf("%s-%06d-%s", t.Format("20060102-150405"), t.Nanosecond()/1000, hex.EncodeToString(r[:]))
+	}
+	return id
 }
 
 // idTime parses the time part of a transaction id.
@@ -291,6 +322,8 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 		dir = txnsDir + "/" + m.ID
 		err := j.fs.Mkdir(dir, 0o700)
 		if err == nil {
+			l.lastID = m.ID
+			l.listed.add(m.ID)
 			break
 		}
 		if !errors.Is(err, fs.ErrExist) || try > 10 {
@@ -346,7 +379,10 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 	if err := j.recordDirs(m); err != nil {
 		return fail(err)
 	}
-	data, err := encodeManifest(m)
+	if l.tr == nil {
+		return fail(errors.New("journal key missing under the lock"))
+	}
+	data, err := encodeManifest(m, l.tr.key)
 	if err != nil {
 		return fail(err)
 	}

@@ -93,7 +93,7 @@ func TestDurabilityTrace(t *testing.T) {
 		for _, c := range rec.Calls {
 			op := strings.Fields(c)[0]
 			switch op {
-			case "lstat", "readdir", "open", "read", "readat", "close":
+			case "lstat", "readdir", "opendir", "closedir", "open", "read", "readat", "close":
 				continue // reads do not order durability
 			}
 			got = append(got, id.ReplaceAllString(c, "ID"))
@@ -115,6 +115,18 @@ create .txedit/.gitignore.tmp
 write .txedit/.gitignore.tmp
 fdatasync .txedit/.gitignore.tmp
 rename .txedit/.gitignore.tmp .txedit/.gitignore
+syncdir .txedit
+remove .txedit/legacy.tmp
+create .txedit/legacy.tmp
+write .txedit/legacy.tmp
+fdatasync .txedit/legacy.tmp
+rename .txedit/legacy.tmp .txedit/legacy
+syncdir .txedit
+remove .txedit/key.tmp
+create .txedit/key.tmp
+write .txedit/key.tmp
+fdatasync .txedit/key.tmp
+rename .txedit/key.tmp .txedit/key
 syncdir .txedit
 mkdir .txedit/txns/ID
 remove .txedit/txns/ID/manifest.tmp

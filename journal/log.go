@@ -32,13 +32,13 @@ type Entry struct {
 // List returns every transaction in the journal, oldest first. It takes no
 // lock: it only reads.
 func (j *Journal) List() ([]*Entry, error) {
-	states, ids, err := j.scan()
+	ls, err := j.scan()
 	if err != nil {
 		return nil, err
 	}
 	var out []*Entry
-	for _, id := range ids {
-		s := states[id]
+	for _, id := range ls.ids {
+		s := ls.states[id]
 		if !s.dir {
 			continue
 		}
@@ -64,13 +64,13 @@ var ErrUnknownTxn = errors.New("no such transaction")
 
 // Resolve expands a unique prefix of a transaction id.
 func (j *Journal) Resolve(prefix string) (string, error) {
-	_, ids, err := j.scan()
+	ls, err := j.scan()
 	if err != nil {
 		return "", err
 	}
 	var found []string
 	seen := map[string]bool{}
-	for _, id := range ids {
+	for _, id := range ls.ids {
 		if strings.HasPrefix(id, prefix) && !seen[id] {
 			seen[id] = true
 			found = append(found, id)
@@ -244,10 +244,11 @@ func (j *Journal) Horizon() string {
 // GCIfNeeded runs GC when the journal holds more than the retention limits
 // allow. It costs a directory listing and a stat per transaction.
 func (l *Locked) GCIfNeeded() ([]string, error) {
-	states, ids, err := l.j.scan()
+	ls, err := l.j.scan()
 	if err != nil {
 		return nil, err
 	}
+	states, ids := ls.states, ls.ids
 	count, total := 0, int64(0)
 	for _, id := range ids {
 		if !states[id].dir {

@@ -2,7 +2,9 @@ package journal
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/hash"
 )
 
@@ -85,12 +88,20 @@ type Manifest struct {
 	// they were), and, given by the caller of Begin, those Mkdirs should
 	// be created with (an undo passes the undone transaction's).
 	Dirs []DirState `json:"dirs,omitempty"`
+
+	// What DecodeManifest read, for the journal to verify (trust.go):
+	// the signed body, its MAC (version 3) and its checksum.
+	body []byte
+	mac  []byte
+	sum  hash.Sum
 }
 
 // manifestVersion is the version Begin writes. Version 1 wrote names as
 // JSON strings, which turns bytes that are not UTF-8 into U+FFFD; version
-// 2 writes such a name as {"b64": …}, so every name round-trips exactly.
-const manifestVersion = 2
+// 2 writes such a name as {"b64": …}, so every name round-trips exactly;
+// version 3 adds a "mac" line, the HMAC of the body under the journal's
+// key (trust.go).
+const manifestVersion = 3
 
 // ErrCorrupt reports a journal file that fails its checksum or does not
 // parse.
@@ -217,10 +228,11 @@ func strs(ns []name) []string {
 	return out
 }
 
-// encodeManifest returns the manifest's bytes: the JSON, then a line
-// "sum HEX" with the xxhash64 of the JSON, so a torn or damaged manifest is
-// never taken for a valid one.
-func encodeManifest(m *Manifest) ([]byte, error) {
+// encodeManifest returns the manifest's bytes: the JSON; from version 3
+// a line "mac HEX" with its HMAC-SHA256 under key; then a line "sum HEX"
+// with the xxhash64 of the JSON, so a torn or damaged manifest is never
+// taken for a valid one.
+func encodeManifest(m *Manifest, key []byte) ([]byte, error) {
 	w := &wireManifest{Version: m.Version, ID: m.ID, Time: m.Time, Command: m.Command, Summary: m.Summary,
 		Agent: m.Agent, Session: m.Session, Undoes: m.Undoes, Forced: m.Forced,
 		Ops: make([]*wireOp, len(m.Ops)), Mkdirs: names(m.Mkdirs), Rmdirs: names(m.Rmdirs)}
@@ -234,8 +246,12 @@ func encodeManifest(m *Manifest) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, 0, len(body)+24)
+	out := make([]byte, 0, len(body)+24+70)
 	out = append(out, body...)
+	if m.Version >= 3 {
+		out = append(out, "\nmac "...)
+		out = hex.AppendEncode(out, mac(key, body))
+	}
 	out = append(out, "\nsum "...)
 	out = append(out, hash.Of(body).String()...)
 	return append(out, '\n'), nil
@@ -252,6 +268,13 @@ func DecodeManifest(data []byte) (*Manifest, error) {
 	}
 	body := data[:i]
 	want, err := hash.ParseSum(string(data[i+5 : i+5+16]))
+	var sig []byte
+	if k := bytes.LastIndex(body, []byte("\nmac ")); k >= 0 && len(body) == k+len("\nmac ")+2*sha256.Size {
+		if sig, err = hex.DecodeString(string(body[k+len("\nmac "):])); err != nil {
+			return nil, fmt.Errorf("%w: manifest mac line: %v", ErrCorrupt, err)
+		}
+		body = body[:k]
+	}
 	if err != nil || hash.Of(body) != want {
 		return nil, fmt.Errorf("%w: manifest checksum mismatch", ErrCorrupt)
 	}
@@ -259,12 +282,16 @@ func DecodeManifest(data []byte) (*Manifest, error) {
 	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	if w.Version != 1 && w.Version != manifestVersion {
-		return nil, fmt.Errorf("%w: manifest version %d, want 1 or %d", ErrCorrupt, w.Version, manifestVersion)
+	if w.Version < 1 || w.Version > manifestVersion {
+		return nil, fmt.Errorf("%w: manifest version %d, want 1 to %d", ErrCorrupt, w.Version, manifestVersion)
+	}
+	if (w.Version >= 3) != (sig != nil) {
+		return nil, fmt.Errorf("%w: a version %d manifest with mac=%v", ErrCorrupt, w.Version, sig != nil)
 	}
 	m := &Manifest{Version: w.Version, ID: w.ID, Time: w.Time, Command: w.Command, Summary: w.Summary,
 		Agent: w.Agent, Session: w.Session, Undoes: w.Undoes, Forced: w.Forced,
-		Ops: make([]*Op, len(w.Ops)), Mkdirs: strs(w.Mkdirs), Rmdirs: strs(w.Rmdirs)}
+		Ops: make([]*Op, len(w.Ops)), Mkdirs: strs(w.Mkdirs), Rmdirs: strs(w.Rmdirs),
+		body: body, mac: sig, sum: want}
 	for i, op := range w.Ops {
 		if op == nil {
 			return nil, fmt.Errorf("%w: manifest op %d is null", ErrCorrupt, i)
@@ -359,17 +386,22 @@ func validate(m *Manifest) error {
 	return nil
 }
 
-// validName accepts a clean root-relative name outside the journal.
+// validName accepts a clean root-relative name outside every journal:
+// this one's, and a nested workspace's (a component a file system may
+// fold to .txedit, at any depth), which no commit of this one writes.
 func validName(p string) error {
 	switch {
 	case p == "" || p == "." || strings.HasPrefix(p, "/") || path.Clean(p) != p:
 		return fmt.Errorf("%q is not a clean relative name", p)
 	case p == ".." || strings.HasPrefix(p, "../"):
 		return fmt.Errorf("%q leads outside the workspace", p)
-	case p == Dir || strings.HasPrefix(p, Dir+"/"):
-		return fmt.Errorf("%q is inside the journal", p)
 	case strings.IndexByte(p, 0) >= 0:
 		return fmt.Errorf("%q holds a NUL byte", p)
+	}
+	for c := range strings.SplitSeq(p, "/") {
+		if fsys.SameName(c, Dir) {
+			return fmt.Errorf("%q is inside a journal", p)
+		}
 	}
 	return nil
 }

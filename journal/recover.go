@@ -8,6 +8,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/hash"
@@ -19,8 +21,15 @@ type Report struct {
 	// Conflicts lists files that matched neither their old nor their new
 	// version: they were left alone and their bytes saved aside.
 	Conflicts []Conflict
-	// Damaged is set when the transaction's manifest could not be read.
+	// Damaged is set when the transaction's manifest could not be read
+	// or verified.
 	Damaged string
+	// A report with no ID is about the journal itself: Repaired says what
+	// recovery put aside so that writes can go on (a txns that was not a
+	// directory, a LOCK that was not a file), Strays lists names in the
+	// transactions directory that are not txedit's (never acted on).
+	Repaired string
+	Strays   []string
 }
 
 // Conflict is a file recovery would not overwrite.
@@ -33,73 +42,157 @@ type Conflict struct {
 // Recover rolls back every transaction whose owner died before its commit
 // point. It takes the workspace lock and is idempotent: a crash inside
 // recovery is repaired by the next recovery.
+//
+// It also repairs what would stop every write (see [Report]) and reports
+// stray names, which writes ignore.
 func (j *Journal) Recover() ([]*Report, error) {
 	if _, err := j.fs.Lstat(txnsDir); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
+	reports, err := j.repair()
+	if err != nil {
+		return reports, err
+	}
 	l, err := j.Lock()
 	if err != nil {
-		return nil, err
+		return reports, err
 	}
 	defer l.Unlock()
-	return l.Recovered, nil
+	reports = append(reports, l.Recovered...)
+	if len(l.listed.strays) > 0 {
+		reports = append(reports, &Report{Strays: l.listed.strays})
+	}
+	return reports, nil
+}
+
+// repair puts aside, under a name that says what it was, a transactions
+// directory that is not a directory and a lock file that is not a regular
+// file: either stops every write (with an error that says to run txedit
+// recover). Nobody can hold the lock or commit meanwhile, so no lock is
+// needed; of two racing repairs, one renames and the other finds nothing.
+func (j *Journal) repair() ([]*Report, error) {
+	var out []*Report
+	stamp := time.Now().UTC().Format("20060102-150405.000000")
+	for _, c := range []struct {
+		name string
+		ok   func(fs.FileInfo) bool
+		what string
+	}{
+		{txnsDir, fs.FileInfo.IsDir, "not a directory"},
+		{lockName, func(fi fs.FileInfo) bool { return fi.Mode().IsRegular() }, "not a regular file"},
+	} {
+		fi, err := j.fs.Lstat(c.name)
+		if err != nil || c.ok(fi) {
+			continue
+		}
+		aside := c.name + ".damaged-" + stamp
+		if err := j.fs.Rename(c.name, aside); err != nil && !fsys.Gone(err) {
+			return out, err
+		}
+		out = append(out, &Report{Repaired: fmt.Sprintf("%s was %s (%v): moved aside to %s", c.name, c.what, fi.Mode().Type(), aside)})
+	}
+	if len(out) > 0 {
+		if err := j.init(); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
 }
 
 type txnStates struct {
 	dir, prepared, committed, rolledBack bool
 }
 
-func (j *Journal) scan() (map[string]*txnStates, []string, error) {
-	ents, err := j.fs.ReadDir(txnsDir)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, nil
-		}
-		return nil, nil, err
-	}
-	states := map[string]*txnStates{}
-	get := func(id string) *txnStates {
-		s := states[id]
-		if s == nil {
-			s = &txnStates{}
-			states[id] = s
-		}
-		return s
-	}
-	for _, e := range ents {
-		name := e.Name()
-		id, mark, _ := strings.Cut(name, ".")
-		switch mark {
-		case "":
-			get(id).dir = e.IsDir()
-		case "prepared":
-			get(id).prepared = true
-		case "committed":
-			get(id).committed = true
-		case "rolledback":
-			get(id).rolledBack = true
-		}
-	}
-	ids := make([]string, 0, len(states))
-	for id := range states {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return states, ids, nil
+// listing is what the names in the transactions directory say: each
+// transaction's state (its directory and marks), the ids sorted, and the
+// names that are neither (strays: someone else's files; never compared
+// with an id, never acted on, reported by recover and gc).
+type listing struct {
+	states map[string]*txnStates
+	ids    []string
+	strays []string
 }
 
-func (j *Journal) recoverLocked() ([]*Report, string, error) {
-	states, ids, err := j.scan()
+// last returns the newest id ("" in an empty journal).
+func (ls *listing) last() string {
+	if len(ls.ids) == 0 {
+		return ""
+	}
+	return ls.ids[len(ls.ids)-1]
+}
+
+// add records a transaction begun under the lock.
+func (ls *listing) add(id string) {
+	if ls.states[id] == nil {
+		ls.states[id] = &txnStates{}
+		ls.ids = append(ls.ids, id) // newID sorts it last
+	}
+	ls.states[id].dir = true
+}
+
+// scan lists the transactions directory by name alone: the names say
+// everything (ID is a transaction's directory, ID.prepared and friends its
+// marks), so it costs the getdents calls and no call per transaction,
+// however many are retained (issue #22).
+func (j *Journal) scan() (*listing, error) {
+	ls := &listing{states: map[string]*txnStates{}}
+	names, err := fsys.ReadDirNames(j.fs, txnsDir)
 	if err != nil {
-		return nil, "", err
+		if errors.Is(err, fs.ErrNotExist) {
+			return ls, nil
+		}
+		if errors.Is(err, syscall.ENOTDIR) {
+			return nil, fmt.Errorf("%w: %s is not a directory (run txedit recover)", ErrCorrupt, txnsDir)
+		}
+		return nil, err
 	}
-	last := ""
-	if len(ids) > 0 {
-		last = ids[len(ids)-1]
+	for _, name := range names {
+		id, mark, _ := strings.Cut(name, ".")
+		if !validID(id) {
+			ls.strays = append(ls.strays, name)
+			continue
+		}
+		s := ls.states[id]
+		if s == nil {
+			s = &txnStates{}
+			ls.states[id] = s
+		}
+		switch mark {
+		case "":
+			s.dir = true // a file by that name is a stray, found when read
+		case "prepared":
+			s.prepared = true
+		case "committed":
+			s.committed = true
+		case "rolledback":
+			s.rolledBack = true
+		default:
+			ls.strays = append(ls.strays, name)
+		}
 	}
+	ls.ids = make([]string, 0, len(ls.states))
+	for id := range ls.states {
+		ls.ids = append(ls.ids, id)
+	}
+	sort.Strings(ls.ids)
+	sort.Strings(ls.strays)
+	return ls, nil
+}
+
+// Strays lists the names in the transactions directory that are not
+// txedit's (see listing).
+func (j *Journal) Strays() ([]string, error) {
+	ls, err := j.scan()
+	if err != nil {
+		return nil, err
+	}
+	return ls.strays, nil
+}
+
+func (j *Journal) recoverLocked(ls *listing) ([]*Report, error) {
 	var reports []*Report
-	for _, id := range ids {
-		s := states[id]
+	for _, id := range ls.ids {
+		s := ls.states[id]
 		if !s.dir {
 			// Marks left by an interrupted GC.
 			for _, m := range []string{"prepared", "committed", "rolledback"} {
@@ -116,24 +209,27 @@ func (j *Journal) recoverLocked() ([]*Report, string, error) {
 				// Begin died before the manifest was in place: nothing
 				// outside the journal was touched.
 				if err := removeAll(j.fs, txnsDir+"/"+id); err != nil {
-					return reports, last, err
+					return reports, err
 				}
 				continue
 			}
-			// A manifest that is there but damaged, or missing after the
-			// transaction was prepared: nothing tells what is safe to
-			// change, so nothing is. It is reported and kept.
+			// A manifest that is there but damaged or not verifiable, or
+			// missing after the transaction was prepared: nothing tells
+			// what is safe to change, so nothing is. It is reported and
+			// kept.
 			rep := &Report{ID: id, Damaged: err.Error()}
 			reports = append(reports, rep)
 			if err := createMark(j.fs, id, "rolledback"); err != nil {
-				return reports, last, err
+				return reports, err
 			}
+			s.rolledBack = true
 			continue
 		}
 		rep, err := j.rollback(m, s.prepared)
 		if err != nil {
-			return reports, last, fmt.Errorf("recover %s: %w", id, err)
+			return reports, fmt.Errorf("recover %s: %w", id, err)
 		}
+		s.rolledBack = true
 		reports = append(reports, rep)
 	}
 	if ents, err := j.fs.ReadDir(gcDir); err == nil {
@@ -141,7 +237,7 @@ func (j *Journal) recoverLocked() ([]*Report, string, error) {
 			removeAll(j.fs, gcDir+"/"+e.Name())
 		}
 	}
-	return reports, last, nil
+	return reports, nil
 }
 
 func (j *Journal) readManifest(id string) (*Manifest, error) {
@@ -150,11 +246,21 @@ func (j *Journal) readManifest(id string) (*Manifest, error) {
 		return nil, err
 	}
 	m, err := DecodeManifest(data)
-	if err == nil && m.ID != id {
+	if err != nil {
+		return nil, err
+	}
+	if m.ID != id {
 		// Acting on it would touch another transaction's marks.
 		return nil, fmt.Errorf("%w: manifest of %s names transaction %s", ErrCorrupt, id, m.ID)
 	}
-	return m, err
+	t, err := j.trust()
+	if err != nil {
+		return nil, err
+	}
+	if err := t.verify(m); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // rollback undoes whatever part of m reached the user's files, classifying
@@ -302,7 +408,17 @@ func (j *Journal) restore(m *Manifest, op *Op, data []byte, sync bool) error {
 		}
 	}
 	j.fs.Remove(op.Staged)
-	if err := j.writeStaged(op.Staged, data, op.Old, sync); err != nil {
+	// Setuid, setgid and sticky only where the file it replaces (the new
+	// version) has them: recovery never makes a file setuid that is not
+	// (docs/design.md, "Threat model"); a deleted one comes back without.
+	st := *op.Old
+	const special = fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+	if op.New != nil {
+		st.Mode &^= special &^ op.New.Mode
+	} else {
+		st.Mode &^= special
+	}
+	if err := j.writeStaged(op.Staged, data, &st, sync); err != nil {
 		return err
 	}
 	return j.fs.Rename(op.Staged, op.Path)
@@ -342,10 +458,14 @@ func removeAll(fsy fsys.FS, name string) error {
 // transaction that is not finished, an interrupted GC, or a missing or
 // half-written .gitignore. Opening a healthy workspace takes no lock.
 func (j *Journal) RecoverIfNeeded() ([]*Report, error) {
-	states, _, err := j.scan()
+	ls, err := j.scan()
+	if errors.Is(err, ErrCorrupt) {
+		return nil, nil // writes say so, and txedit recover repairs it
+	}
 	if err != nil {
 		return nil, err
 	}
+	states := ls.states
 	for _, s := range states {
 		if (s.dir && !s.committed && !s.rolledBack) || !s.dir {
 			return j.Recover()
@@ -361,7 +481,7 @@ func (j *Journal) RecoverIfNeeded() ([]*Report, error) {
 	healthy := false
 	for _, e := range ents {
 		switch e.Name() {
-		case "gc", ".gitignore.tmp":
+		case "gc", ".gitignore.tmp", "key.tmp", "legacy.tmp":
 			return j.Recover()
 		case ".gitignore":
 			healthy = true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/txedit/txedit/engine"
@@ -174,29 +175,45 @@ func recoverCmd() *command {
 			if len(args) > 0 {
 				return e.usageErr("recover takes no arguments")
 			}
-			// Open recovers; report what it did.
+			// Open recovers what it must; Recover then repairs the
+			// journal itself and reports stray names. Report it all.
 			w, err := engine.Open(e.root, nil)
 			if err != nil {
 				return e.fail(err)
 			}
 			defer w.Close()
+			more, err := w.Recover(ctx)
+			if err != nil {
+				return e.fail(err)
+			}
+			reports := append(w.Recovered(), more...)
 			if e.json {
 				type rep struct {
-					ID        string `json:"id"`
-					Conflicts any    `json:"conflicts"`
-					Damaged   string `json:"damaged,omitempty"`
+					ID        string   `json:"id,omitempty"`
+					Conflicts any      `json:"conflicts,omitempty"`
+					Damaged   string   `json:"damaged,omitempty"`
+					Repaired  string   `json:"repaired,omitempty"`
+					Strays    []string `json:"strays,omitempty"`
 				}
 				out := []rep{}
-				for _, r := range w.Recovered() {
-					out = append(out, rep{r.ID, r.Conflicts, r.Damaged})
+				for _, r := range reports {
+					out = append(out, rep{r.ID, r.Conflicts, r.Damaged, r.Repaired, r.Strays})
 				}
 				e.printJSON(map[string]any{"success": true, "recovered": out})
 				return 0
 			}
-			if len(w.Recovered()) == 0 {
+			if len(reports) == 0 {
 				fmt.Fprintln(e.stdout, "nothing to recover")
 			}
-			for _, r := range w.Recovered() {
+			for _, r := range reports {
+				switch {
+				case r.Repaired != "":
+					fmt.Fprintf(e.stdout, "repaired: %s\n", r.Repaired)
+					continue
+				case len(r.Strays) > 0:
+					fmt.Fprintf(e.stdout, "ignored %d name(s) in .txedit/txns that are not txedit's: %s (remove them by hand)\n", len(r.Strays), strings.Join(r.Strays, ", "))
+					continue
+				}
 				fmt.Fprintf(e.stdout, "rolled back %s\n", r.ID)
 				for _, c := range r.Conflicts {
 					fmt.Fprintf(e.stdout, "  left alone: %s: %s", c.Path, c.Reason)
@@ -230,14 +247,21 @@ func gcCmd() *command {
 			if err != nil {
 				return e.fail(err)
 			}
+			strays, err := w.Strays()
+			if err != nil {
+				return e.fail(err)
+			}
 			if e.json {
 				if removed == nil {
 					removed = []string{}
 				}
-				e.printJSON(map[string]any{"success": true, "removed": removed})
+				e.printJSON(map[string]any{"success": true, "removed": removed, "strays": strays})
 				return 0
 			}
 			fmt.Fprintf(e.stdout, "removed %d transaction(s)\n", len(removed))
+			if len(strays) > 0 {
+				fmt.Fprintf(e.stdout, "ignored %d name(s) in .txedit/txns that are not txedit's: %s (remove them by hand)\n", len(strays), strings.Join(strays, ", "))
+			}
 			return 0
 		},
 	}

@@ -156,6 +156,13 @@ func (f *FS) Create(name string, perm fs.FileMode) (fsys.File, error) {
 	return &file{File: h, fs: f, name: name}, nil
 }
 
+func (f *FS) Append(name string, data []byte, perm fs.FileMode) error {
+	if err := f.step("append", name); err != nil {
+		return err
+	}
+	return f.Inner.Append(name, data, perm)
+}
+
 func (f *FS) Lstat(name string) (fs.FileInfo, error) {
 	if err := f.step("lstat", name); err != nil {
 		return nil, err

@@ -215,6 +215,30 @@ func (m *FS) Create(name string, perm fs.FileMode) (fsys.File, error) {
 	return &file{m: m, in: in, name: name, write: true}, nil
 }
 
+// Append implements [fsys.FS].
+func (m *FS) Append(name string, data []byte, perm fs.FileMode) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, base, err := m.parent(name)
+	if err != nil {
+		return pathErr("append", name, err)
+	}
+	var in *inode
+	if id, ok := p.entries[base]; ok {
+		if in = m.inodes[id]; in.dir {
+			return pathErr("append", name, syscall.EISDIR)
+		}
+	} else {
+		in = m.newInode(false, perm&^fsys.Umask())
+		in.nlink = 1
+		p.entries[base] = in.ino
+		m.touch(p)
+	}
+	in.data = append(in.data, data...)
+	m.touch(in)
+	return nil
+}
+
 type info struct {
 	name string
 	in   *inode

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestNestedJournalEverySurface (issue #20): no command line surface, no
+// toolset and no patch format reads or writes a nested workspace's
+// journal (sub/.txedit), or writes below .git at any depth.
+func TestNestedJournalEverySurface(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "sub/.git"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sub/f.txt"), []byte("one\n"), 0o644)
+	if r := runStdin(`{"command":"str_replace","path":"f.txt","old_str":"one","new_str":"two"}`, "apply", "--root", filepath.Join(dir, "sub"), "-"); r.code != 0 {
+		t.Fatalf("nested commit: %+v", r)
+	}
+	secret := "sub/.txedit/key"
+	writes := []struct {
+		args  []string
+		stdin string
+	}{
+		{[]string{"apply", "-"}, `{"command":"create","path":"sub/.txedit/x","file_text":"forged\n"}`},
+		{[]string{"apply", "--format", "apply_patch", "-"}, "*** Begin Patch\n*** Add File: sub/.txedit/x\n+forged\n*** End Patch\n"},
+		{[]string{"apply", "--format", "diff", "-"}, "--- /dev/null\n+++ b/sub/.TXEDIT/x\n@@ -0,0 +1 @@\n+forged\n"},
+		{[]string{"apply", "-"}, `{"command":"create","path":"sub/.git/hooks/pre-commit","file_text":"evil\n"}`},
+		{[]string{"tool", "--toolset", "txedit", "fs_write"}, `{"command":"create","path":"sub/.txedit/x","file_text":"forged\n"}`},
+		{[]string{"tool", "--toolset", "amazonq", "fs_write"}, `{"command":"create","path":"sub/.txedit/x","file_text":"forged\n"}`},
+		{[]string{"tool", "--toolset", "claude", "Write"}, `{"file_path":"sub/.txedit/x","content":"forged\n"}`},
+		{[]string{"tool", "--toolset", "deepagents", "write_file"}, `{"path":"sub/.txedit/x","content":"forged\n"}`},
+		{[]string{"tool", "--toolset", "adk", "write_file"}, `{"file_path":"sub/.txedit/x","text":"forged\n"}`},
+		{[]string{"tool", "--toolset", "codex", "apply_patch"}, `{"input":"*** Begin Patch\n*** Add File: sub/.txedit/x\n+forged\n*** End Patch\n"}`},
+		{[]string{"tool", "--toolset", "claude", "Write"}, `{"file_path":"sub/.Git/hooks/pre-commit","content":"evil\n"}`},
+	}
+	for _, w := range writes {
+		r := runStdin(w.stdin, append(w.args, "--root", dir)...)
+		if !strings.Contains(r.stdout+r.stderr, "denied") {
+			t.Errorf("%q: no denial: %+v", w.args, r)
+		}
+	}
+	for _, p := range []string{"sub/.txedit/x", "sub/.TXEDIT/x", "sub/.git/hooks/pre-commit", "sub/.Git/hooks/pre-commit"} {
+		if _, err := os.Lstat(filepath.Join(dir, p)); err == nil {
+			t.Errorf("%s was written", p)
+		}
+	}
+	reads := []struct {
+		args  []string
+		stdin string
+	}{
+		{[]string{"read", "-"}, `{"mode":"Line","path":"` + secret + `"}`},
+		{[]string{"tool", "--toolset", "claude", "Read"}, `{"file_path":"` + secret + `"}`},
+		{[]string{"tool", "--toolset", "deepagents", "read_file"}, `{"path":"` + secret + `"}`},
+		{[]string{"tool", "--toolset", "adk", "read_file"}, `{"file_path":"` + secret + `"}`},
+		{[]string{"tool", "--toolset", "txedit", "fs_read"}, `{"mode":"Line","path":"` + secret + `"}`},
+	}
+	key, _ := os.ReadFile(filepath.Join(dir, secret))
+	for _, rd := range reads {
+		r := runStdin(rd.stdin, append(rd.args, "--root", dir)...)
+		if len(key) < 32 || strings.Contains(r.stdout+r.stderr, strings.TrimSpace(string(key))) || !strings.Contains(r.stdout+r.stderr, "denied") {
+			t.Errorf("%q read the journal: %+v", rd.args, r)
+		}
+	}
+}
+
+func runStdin(stdin string, args ...string) cliResult {
+	var out, errb strings.Builder
+	code := run(args, strings.NewReader(stdin), &out, &errb)
+	return cliResult{code, out.String(), errb.String()}
+}
