@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,9 +53,9 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.
 			return failResult(res, err)
 		}
 	}
-	entries, err := w.j.List()
+	entries, err := w.undoCandidates(uo)
 	if err != nil {
-		return failResult(res, wrapJournalErr(err))
+		return failResult(res, err)
 	}
 	target, err := pickUndo(entries, w.j, uo)
 	if err != nil {
@@ -270,6 +271,54 @@ func restoredState(st *journal.State, cur fs.FileMode) *journal.State {
 	return &c
 }
 
+// undoCandidates reads the journal newest first down to the transaction
+// undo would pick (see pickUndo), and returns what it read, oldest first:
+// everything pickUndo and laterByOthers look at is that transaction or
+// newer, so an undo reads a few manifests however many are retained.
+func (w *Workspace) undoCandidates(uo UndoOptions) ([]*journal.Entry, error) {
+	full := ""
+	if uo.ID != "" {
+		var err error
+		if full, err = w.j.Resolve(uo.ID); err != nil {
+			return nil, nil // pickUndo says why
+		}
+	}
+	return w.recentDownTo(func(e *journal.Entry, undone map[string]string) bool {
+		if full != "" {
+			return e.ID == full
+		}
+		return e.State == journal.StateCommitted && (e.Manifest == nil && uo.Agent == "" || undoable(e, undone, uo))
+	})
+}
+
+// undoable reports whether undo without an id would pick e.
+func undoable(e *journal.Entry, undone map[string]string, uo UndoOptions) bool {
+	return e.State == journal.StateCommitted && e.Manifest != nil && (e.Manifest.Undoes != "") == uo.Redo && undone[e.ID] == "" &&
+		(uo.Agent == "" || e.Manifest.Agent == uo.Agent)
+}
+
+// recentDownTo walks the journal newest first, reading each manifest as it
+// is reached, until stop says the entry reached is the last one needed
+// (stop sees who undid each newer entry). It returns the entries read,
+// oldest first. Nothing older is opened.
+func (w *Workspace) recentDownTo(stop func(e *journal.Entry, undone map[string]string) bool) ([]*journal.Entry, error) {
+	recent, err := w.j.Recent()
+	if err != nil {
+		return nil, wrapJournalErr(err)
+	}
+	undone := map[string]string{}
+	var seen []*journal.Entry
+	for e := range recent {
+		seen = append(seen, e)
+		if stop(e, undone) {
+			break
+		}
+		noteUndo(undone, e)
+	}
+	slices.Reverse(seen)
+	return seen, nil
+}
+
 // pickUndo finds the transaction Undo should revert.
 func pickUndo(entries []*journal.Entry, j *journal.Journal, uo UndoOptions) (*journal.Entry, error) {
 	id, redo := uo.ID, uo.Redo
@@ -306,8 +355,7 @@ func pickUndo(entries []*journal.Entry, j *journal.Journal, uo UndoOptions) (*jo
 			// older one instead would revert what the user did not mean.
 			return nil, refusedTxn(e)
 		}
-		if e.State == journal.StateCommitted && e.Manifest != nil && (e.Manifest.Undoes != "") == redo && undoneBy[e.ID] == "" &&
-			(uo.Agent == "" || e.Manifest.Agent == uo.Agent) {
+		if undoable(e, undoneBy, uo) {
 			return e, nil
 		}
 	}
@@ -375,18 +423,23 @@ func undoneBy(entries []*journal.Entry) map[string]string {
 	out := map[string]string{}
 	// Newest first, so a redo is seen before the undo it reverts.
 	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		if e.State != journal.StateCommitted || e.Manifest == nil || e.Manifest.Undoes == "" {
-			continue
-		}
-		if out[e.ID] != "" {
-			continue // this undo was undone
-		}
-		if _, taken := out[e.Manifest.Undoes]; !taken {
-			out[e.Manifest.Undoes] = e.ID
-		}
+		noteUndo(out, entries[i])
 	}
 	return out
+}
+
+// noteUndo records in undone what e, seen after every newer transaction,
+// undid.
+func noteUndo(undone map[string]string, e *journal.Entry) {
+	if e.State != journal.StateCommitted || e.Manifest == nil || e.Manifest.Undoes == "" {
+		return
+	}
+	if undone[e.ID] != "" {
+		return // this undo was undone
+	}
+	if _, taken := undone[e.Manifest.Undoes]; !taken {
+		undone[e.Manifest.Undoes] = e.ID
+	}
 }
 
 // TxnInfo is one line of the transaction log.
@@ -424,9 +477,15 @@ func (w *Workspace) Log(ctx context.Context, o LogOptions) ([]*TxnInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	entries, err := w.j.List()
+	n := 0
+	entries, err := w.recentDownTo(func(e *journal.Entry, _ map[string]string) bool {
+		if o.Agent == "" || e.Manifest != nil && e.Manifest.Agent == o.Agent {
+			n++
+		}
+		return o.Limit > 0 && n >= o.Limit
+	})
 	if err != nil {
-		return nil, wrapJournalErr(err)
+		return nil, err
 	}
 	undone := undoneBy(entries)
 	out := []*TxnInfo{}
@@ -468,19 +527,23 @@ func (w *Workspace) Show(ctx context.Context, id string) (*TxnInfo, string, erro
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
-	entries, err := w.j.List()
-	if err != nil {
-		return nil, "", wrapJournalErr(err)
-	}
 	full := ""
-	if id == "" {
-		// The newest transaction.
+	if id != "" {
+		var err error
+		if full, err = w.j.Resolve(id); err != nil {
+			return nil, "", plan.Errorf(plan.CodeFileNotFound, "", "%v", err)
+		}
+	}
+	// Down to the transaction (the newest one without an id).
+	entries, err := w.recentDownTo(func(e *journal.Entry, _ map[string]string) bool { return full == "" || e.ID == full })
+	if err != nil {
+		return nil, "", err
+	}
+	if full == "" {
 		if len(entries) == 0 {
 			return nil, "", plan.Errorf(plan.CodeFileNotFound, "", "no transactions yet")
 		}
 		full = entries[len(entries)-1].ID
-	} else if full, err = w.j.Resolve(id); err != nil {
-		return nil, "", plan.Errorf(plan.CodeFileNotFound, "", "%v", err)
 	}
 	undone := undoneBy(entries)
 	for _, e := range entries {

@@ -292,6 +292,7 @@ var brokenOrder struct {
 // different ops; the other methods are not safe for concurrent use.
 type Tx struct {
 	j          *Journal
+	l          *Locked
 	m          *Manifest
 	dir        string
 	pack       *packWriter
@@ -330,7 +331,7 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 			return nil, err
 		}
 	}
-	tx := &Tx{j: j, m: m, dir: dir, idents: make([]fsys.Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), sync: j.opts.Sync}
+	tx := &Tx{j: j, l: l, m: m, dir: dir, idents: make([]fsys.Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), sync: j.opts.Sync}
 	if tx.sync == SyncAuto {
 		tx.sync = SyncData
 		// Many files' fdatasyncs cost more than one syncfs that flushes
@@ -671,6 +672,10 @@ func (tx *Tx) commit() error {
 		}
 	}
 	tx.committed = true
+	if s := tx.l.listed.states[tx.m.ID]; s != nil {
+		s.committed = true
+	}
+	tx.j.appendIndex(indexLine(tx.m.ID, indexEntry{tx.pack.off.Load(), tx.m.Undoes}))
 	if tx.packFile != nil {
 		tx.packFile.Close()
 	}

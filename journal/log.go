@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
+	"slices"
 	"sort"
 	"strings"
 
@@ -26,36 +28,53 @@ type Entry struct {
 	State    TxnState
 	Manifest *Manifest // nil if unreadable
 	Err      error     // why Manifest is nil
-	PackSize int64
 }
 
-// List returns every transaction in the journal, oldest first. It takes no
-// lock: it only reads.
+// List returns every transaction in the journal, oldest first, each with
+// its manifest read. It takes no lock: it only reads. Callers that need
+// only the newest few use [Journal.Recent].
 func (j *Journal) List() ([]*Entry, error) {
-	ls, err := j.scan()
+	recent, err := j.Recent()
 	if err != nil {
 		return nil, err
 	}
 	var out []*Entry
-	for _, id := range ls.ids {
-		s := ls.states[id]
-		if !s.dir {
-			continue
-		}
-		e := &Entry{ID: id, State: StatePending}
-		switch {
-		case s.committed:
-			e.State = StateCommitted
-		case s.rolledBack:
-			e.State = StateRolledBack
-		}
-		e.Manifest, e.Err = j.readManifest(id)
-		if fi, err := j.fs.Lstat(txnsDir + "/" + id + "/pack"); err == nil {
-			e.PackSize = fi.Size()
-		}
+	for e := range recent {
 		out = append(out, e)
 	}
+	slices.Reverse(out)
 	return out, nil
+}
+
+// Recent returns the journal's transactions newest first, as an iterator
+// that reads each one's manifest only when it is reached: undo, log and
+// show stop after the few they need, so their cost does not grow with
+// the number of transactions retained (issue #22). It takes no lock.
+func (j *Journal) Recent() (iter.Seq[*Entry], error) {
+	ls, err := j.scan()
+	if err != nil {
+		return nil, err
+	}
+	return func(yield func(*Entry) bool) {
+		for i := len(ls.ids) - 1; i >= 0; i-- {
+			id := ls.ids[i]
+			s := ls.states[id]
+			if !s.dir {
+				continue
+			}
+			e := &Entry{ID: id, State: StatePending}
+			switch {
+			case s.committed:
+				e.State = StateCommitted
+			case s.rolledBack:
+				e.State = StateRolledBack
+			}
+			e.Manifest, e.Err = j.readManifest(id)
+			if !yield(e) {
+				return
+			}
+		}
+	}, nil
 }
 
 // ErrUnknownTxn reports a transaction id that matches nothing in the
@@ -130,24 +149,36 @@ func (j *Journal) Diffs(m *Manifest) ([]string, error) {
 // recorded (see [Journal.Horizon]).
 func (l *Locked) GC() ([]string, error) {
 	j := l.j
-	ents, err := j.List()
+	ls, err := j.scan()
 	if err != nil {
 		return nil, err
 	}
-	byID := map[string]*Entry{}
-	for _, e := range ents {
-		byID[e.ID] = e
+	l.listed = ls
+	rs, stale, err := j.retainedList(ls)
+	if err != nil {
+		return nil, err
 	}
-	// root follows Undoes to the transaction a chain of undos and redos
+	return l.gc(rs, stale)
+}
+
+// gc applies retention to rs (see GC), which the index and the listing
+// gave without opening any transaction.
+func (l *Locked) gc(rs []retained, stale int) ([]string, error) {
+	j := l.j
+	byID := map[string]*retained{}
+	for i := range rs {
+		byID[rs[i].id] = &rs[i]
+	}
+	// root follows undoes to the transaction a chain of undos and redos
 	// started from.
-	root := func(e *Entry) string {
-		id := e.ID
-		for hops := 0; hops <= len(ents); hops++ {
+	root := func(r *retained) string {
+		id := r.id
+		for hops := 0; hops <= len(rs); hops++ {
 			cur := byID[id]
-			if cur == nil || cur.Manifest == nil || cur.Manifest.Undoes == "" || byID[cur.Manifest.Undoes] == nil {
+			if cur == nil || cur.undoes == "" || byID[cur.undoes] == nil {
 				return id
 			}
-			id = cur.Manifest.Undoes
+			id = cur.undoes
 		}
 		return id
 	}
@@ -157,18 +188,19 @@ func (l *Locked) GC() ([]string, error) {
 		bytes int64
 	}
 	chains := map[string]*chain{}
-	for _, e := range ents {
-		if e.State == StatePending {
+	for i := range rs {
+		r := &rs[i]
+		if r.pending {
 			continue
 		}
-		r := root(e)
-		c := chains[r]
+		rt := root(r)
+		c := chains[rt]
 		if c == nil {
-			c = &chain{root: r}
-			chains[r] = c
+			c = &chain{root: rt}
+			chains[rt] = c
 		}
-		c.ids = append(c.ids, e.ID)
-		c.bytes += e.PackSize
+		c.ids = append(c.ids, r.id)
+		c.bytes += r.size
 	}
 	order := make([]*chain, 0, len(chains))
 	for _, c := range chains {
@@ -176,6 +208,7 @@ func (l *Locked) GC() ([]string, error) {
 	}
 	sort.Slice(order, func(a, b int) bool { return order[a].root > order[b].root })
 	var removed []string
+	gone := map[string]bool{}
 	kept, bytes, full := 0, int64(0), false
 	for i, c := range order {
 		if !full && (i == 0 || (kept < j.opts.Keep && bytes+c.bytes <= j.opts.KeepBytes)) {
@@ -189,11 +222,27 @@ func (l *Locked) GC() ([]string, error) {
 				return removed, err
 			}
 			removed = append(removed, id)
+			gone[id] = true
+			delete(l.listed.states, id)
 		}
 	}
 	if len(removed) > 0 {
+		l.listed.ids = slices.DeleteFunc(l.listed.ids, func(id string) bool { return gone[id] })
 		sort.Sort(sort.Reverse(sort.StringSlice(removed)))
 		if err := j.setHorizon(removed[0]); err != nil {
+			return removed, err
+		}
+	}
+	if live := len(rs) - len(removed); stale+len(removed) > max(live, 64) {
+		// Most of the index names transactions that are gone: write it
+		// again with the live ones only.
+		keep := rs[:0:0]
+		for _, r := range rs {
+			if !gone[r.id] {
+				keep = append(keep, r)
+			}
+		}
+		if err := j.rewriteIndex(keep); err != nil {
 			return removed, err
 		}
 	}
@@ -242,25 +291,22 @@ func (j *Journal) Horizon() string {
 }
 
 // GCIfNeeded runs GC when the journal holds more than the retention limits
-// allow. It costs a directory listing and a stat per transaction.
+// allow. It costs the listing the lock took and a read of the index, not
+// a call per transaction.
 func (l *Locked) GCIfNeeded() ([]string, error) {
-	ls, err := l.j.scan()
+	rs, stale, err := l.j.retainedList(l.listed)
 	if err != nil {
 		return nil, err
 	}
-	states, ids := ls.states, ls.ids
 	count, total := 0, int64(0)
-	for _, id := range ids {
-		if !states[id].dir {
-			continue
-		}
-		count++
-		if fi, err := l.j.fs.Lstat(txnsDir + "/" + id + "/pack"); err == nil {
-			total += fi.Size()
+	for _, r := range rs {
+		if !r.pending {
+			count++
+			total += r.size
 		}
 	}
 	if count <= l.j.opts.Keep && total <= l.j.opts.KeepBytes {
 		return nil, nil
 	}
-	return l.GC()
+	return l.gc(rs, stale)
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"time"
 
@@ -242,6 +243,10 @@ func (e *env) open(opts *engine.Options) (*engine.Workspace, error) {
 	}
 	if testOnlyOptions != nil {
 		testOnlyOptions(e.root, opts)
+	}
+	if n, err := strconv.Atoi(os.Getenv("TXEDIT_KEEP")); err == nil && n > 0 && opts.Keep == 0 {
+		// The journal's retention in transactions (default 200).
+		opts.Keep = n
 	}
 	if os.Getenv("TXEDIT_TIMINGS") != "" {
 		// Diagnostics for benchmarks: how long each phase of a write took.
