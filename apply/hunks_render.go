@@ -16,7 +16,7 @@ func (m *hunkMatcher) render(st style, ps []*placed) []byte {
 	t := m.t
 	todo := make([]*placed, 0, len(ps))
 	for _, p := range ps {
-		if !p.already && !p.pendingDel {
+		if !p.already {
 			todo = append(todo, p)
 		}
 	}
