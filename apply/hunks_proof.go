@@ -23,9 +23,9 @@ import (
 // A deletion without context never has content proof.
 
 // changeSides returns the indexes of p's old lines that it removes and of
-// its new lines that it adds (by alignLines).
+// its new lines that it adds (by its pairing).
 func (p *placed) changeSides() (removed, added []int) {
-	pair := alignLines(p.old, p.new)
+	pair := p.pairing()
 	kept := make([]bool, len(p.old))
 	for j, i := range pair {
 		if i >= 0 {

@@ -270,3 +270,35 @@ func TestLadderRungs(t *testing.T) {
 		})
 	}
 }
+
+// Whitespace-only wrong trees: a hunk matched with leading whitespace
+// ignored re-indents every added line, deeper and shallower ones too; a
+// kept line and a deleted one equal in the patch keep the right file line.
+var reindentCases = []hunkCase{
+	{name: "spaces for tabs, an added line deeper than every old one", in: "func f() {\n\tif x {\n\t\treturn\n\t}\n}\n",
+		hunks: []plan.Hunk{{Old: L("    if x {\n        return\n    }"), New: L("    if x {\n        if y {\n            panic(1)\n        }\n        return\n    }")}},
+		want:  "func f() {\n\tif x {\n\t\tif y {\n\t\t\tpanic(1)\n\t\t}\n\t\treturn\n\t}\n}\n", rungs: "whitespace"},
+	{name: "one old level: the units come from the patch and the file", in: "func f() {\n\tif x {\n\t\treturn\n\t}\n}\n",
+		hunks: []plan.Hunk{{Old: L("        return"), New: L("        if y {\n            panic(1)\n        }\n        return")}},
+		want:  "func f() {\n\tif x {\n\t\tif y {\n\t\t\tpanic(1)\n\t\t}\n\t\treturn\n\t}\n}\n", rungs: "whitespace"},
+	{name: "an added line shallower than every old one", in: "func f() {\n\tif x {\n\t\treturn\n\t}\n}\n",
+		hunks: []plan.Hunk{{Old: L("        return"), New: L("        return\n    log()")}},
+		want:  "func f() {\n\tif x {\n\t\treturn\n\tlog()\n\t}\n}\n", rungs: "whitespace"},
+	{name: "dedented by one level, deeper added lines", in: "func f() {\n\tif x {\n\t\treturn\n\t}\n}\n",
+		hunks: []plan.Hunk{{Old: L("if x {\n\treturn\n}"), New: L("if x {\n\tif y {\n\t\tpanic(1)\n\t}\n\treturn\n}")}},
+		want:  "func f() {\n\tif x {\n\t\tif y {\n\t\t\tpanic(1)\n\t\t}\n\t\treturn\n\t}\n}\n", rungs: "whitespace"},
+	{name: "the markers tell the kept line from the deleted one", in: "a\nfoo\nfoo \nb\n",
+		hunks: []plan.Hunk{{Old: L("a\nfoo\nfoo\nb"), New: L("a\nfoo\nb"), Marks: "  - "}}, want: "a\nfoo\nb\n"},
+	{name: "the markers tell the kept line from the deleted one, the other way", in: "a\nfoo\nfoo \nb\n",
+		hunks: []plan.Hunk{{Old: L("a\nfoo\nfoo\nb"), New: L("a\nfoo\nb"), Marks: " -  "}}, want: "a\nfoo \nb\n"},
+	{name: "markers that do not fit the lines are ignored", in: "a\nb\n",
+		hunks: []plan.Hunk{{Old: L("a\nb"), New: L("a\nB"), Marks: "+"}}, want: "a\nB\n"},
+}
+
+func TestReindentAndMarks(t *testing.T) {
+	for _, tc := range reindentCases {
+		t.Run(tc.name, func(t *testing.T) {
+			checkOutcome(t, tc, ApplyHunks("f.txt", []byte(tc.in), tc.hunks))
+		})
+	}
+}
