@@ -39,6 +39,8 @@ var allowed = map[string][]string{
 	"bench/searchbench":     {"*"},
 	"bench/internal/timing": {"*"},
 	"internal/buildinfo":    {},
+	"internal/patchcorpus":  {},
+	"bench/patchpeers":      {"*"},
 	"internal/clientconfig": {"apply", "github.com/google/renameio/v2", "golang.org/x/sys"},
 	"":                      {},
 }
@@ -48,7 +50,7 @@ var allowed = map[string][]string{
 var io = []string{"os", "os/exec", "os/signal", "syscall", "net", "net/http", "golang.org/x/sys/unix",
 	module + "/fsys", module + "/journal", module + "/engine"}
 
-var pure = map[string]bool{"hash": true, "plan": true, "apply": true, "apply/patch": true, "internal/grep": true, "internal/ignore": true}
+var pure = map[string]bool{"hash": true, "plan": true, "apply": true, "apply/patch": true, "internal/grep": true, "internal/ignore": true, "internal/patchcorpus": true}
 
 // touchSources stats every Go file of the module, so that the test cache
 // (which tracks the files a test opens or stats, not what go list reads)

@@ -25,9 +25,10 @@ type Outcome struct {
 	// numbered across the file's patch edits).
 	Hunks []plan.HunkReport
 	// AlreadyApplied: the file already is as its edits would make it —
-	// every patch hunk already in place, an if_absent file already there
-	// with its content, a missing_ok delete of a file already gone — so
-	// nothing changes (SPEC §13).
+	// every patch hunk proven in place, an if_absent file already there
+	// with its content — so nothing changes (docs/patch-formats.md). A
+	// missing_ok delete of a file already gone fails with file_not_found
+	// here: only the engine's journal can prove that deletion.
 	AlreadyApplied bool
 }
 
@@ -57,8 +58,9 @@ func Edit(f *plan.FileOps, cur []byte, exists bool) *Outcome {
 	}
 
 	if !exists && f.Final != nil && f.Final.Command == plan.Delete && f.Final.MissingOK && f.Create == nil {
-		out.AlreadyApplied = true // a retried delete
-		return out
+		// A deletion retried is already applied only with proof, which
+		// only the journal has (the engine looks; docs/patch-formats.md).
+		return failAll(plan.CodeFileNotFound, "file does not exist: nothing to delete (a deletion of a missing file counts as already applied only when txedit's journal shows it deleted it)")
 	}
 	if c := f.Create; c != nil && c.IfAbsent && exists {
 		if string(cur) == c.Text {

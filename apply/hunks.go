@@ -46,15 +46,20 @@ func (o *HunkOutcome) OK() bool { return len(o.Failed) == 0 }
 // the end of the file (as Codex does; such an append does not move where
 // later hunks are looked for).
 //
-// Retries are recognised. A hunk whose old lines are absent but whose new
-// lines stand, once, where it would go is already applied; so is one whose
+// Retries are recognised, and "already applied" is claimed only with
+// proof (hunks_proof.go; docs/patch-formats.md). A hunk whose old lines are
+// absent but whose new lines stand, once, where it would go is already
+// applied when it adds a non-blank line and its old side does not nearly
+// match there, or, for a pure deletion, when its context before and after
+// stand adjacent and no near match of the deleted lines remains in the
+// file; otherwise it is not_found, the nearest text named. So is one whose
 // old lines are found with its new lines (which contain them, plus some
 // non-blank line) already around them, at its stated line if it has one
 // (a retried insertion); so is a pure addition whose non-blank lines
-// already stand where it would put them. A pure deletion whose lines are
-// absent counts as already applied only when every other changing hunk of
-// the file is. A file where some hunks are already applied and others are
-// not is refused with conflict, naming the hunks.
+// already stand where it would put them. A deletion without context is
+// never taken as done here (the engine's journal may prove it). A file
+// where some hunks are already applied and others are not is refused with
+// conflict, naming the hunks.
 //
 // Line endings, a UTF-8 BOM, a missing final newline and bytes that are
 // not UTF-8 are kept: context lines keep the file's exact bytes and added
@@ -81,7 +86,7 @@ func ApplyHunks(path string, content []byte, hunks []plan.Hunk) *HunkOutcome {
 			continue
 		}
 		ps = append(ps, p)
-		if p.pendingDel || p.appendEOF {
+		if p.appendEOF {
 			continue // an append at the end does not move later hunks (Codex)
 		}
 		start = p.end
@@ -105,7 +110,7 @@ func ApplyHunks(path string, content []byte, hunks []plan.Hunk) *HunkOutcome {
 // other hunk keeps the file's BOM, or its lack of one.
 func bomChange(st style, ps []*placed) style {
 	for _, p := range ps {
-		if p.pos != 0 || p.already || p.pendingDel || len(p.h.Old) == 0 {
+		if p.pos != 0 || p.already || len(p.h.Old) == 0 {
 			continue
 		}
 		ob := strings.HasPrefix(p.h.Old[0], "\ufeff")
@@ -145,7 +150,7 @@ func ApplyBlocks(path string, content []byte, hunks []plan.Hunk) *HunkOutcome {
 			continue
 		}
 		ps = append(ps, p)
-		if p.already || p.pendingDel || !p.h.Changes() {
+		if p.already || !p.h.Changes() {
 			continue
 		}
 		// Apply the block now: the next one looks in the result.
@@ -188,9 +193,9 @@ type placed struct {
 	pos, end int      // the region replaced: t's lines [pos, end); New's region if already
 	rung     int
 	offset   int
-	// already: New stands at [pos, end). pendingDel: a pure deletion whose
-	// lines are absent (settle decides). appendEOF: an unanchored addition.
-	already, pendingDel, appendEOF bool
+	// already: New stands at [pos, end), which proves the hunk applied
+	// (hunks_proof.go). appendEOF: an unanchored addition.
+	already, appendEOF bool
 }
 
 func (m *hunkMatcher) fail(k int, code plan.Code, format string, args ...any) *plan.Error {
@@ -236,22 +241,26 @@ func (m *hunkMatcher) place(k int, h *plan.Hunk, start, shift int) (*placed, *pl
 	case len(cands) > 1:
 		return nil, m.ambiguous(k, h, op, cands, r, ends)
 	}
-	// The old lines are absent: are the new ones already there?
+	// The old lines are absent: are the new ones already there, and is
+	// that proof the change was made (hunks_proof.go)?
 	var newCands []int
+	note := ""
 	if h.Changes() && len(p.new) > 0 {
 		np := newPattern(t, p.new)
 		var r int
 		newCands, r = m.locate(h, np, ends, start, shift, true)
 		if len(newCands) == 1 {
-			p.already, p.pos, p.end, p.rung = true, newCands[0], newCands[0]+len(p.new), max(p.rung, r)
-			return p, nil
+			q := newCands[0]
+			if note = m.proveNew(p, q); note == "" {
+				p.already, p.pos, p.end, p.rung = true, q, q+len(p.new), max(p.rung, r)
+				return p, nil
+			}
 		}
 	}
 	if h.Changes() && len(p.new) == 0 {
-		p.pendingDel, p.pos, p.end = true, start, start
-		return p, nil
+		note = "; a deletion without context lines is taken as done only when txedit's journal shows it made it"
 	}
-	return nil, m.notFound(k, h, op, ends, start, newCands)
+	return nil, m.notFound(k, h, op, ends, start, newCands, note)
 }
 
 // oldOrNew settles a hunk whose old lines were found once when, with no
@@ -277,6 +286,10 @@ func (m *hunkMatcher) oldOrNew(p *placed, ends []int, start, shift int) (*placed
 	}
 	if ends != nil {
 		if q < p.pos {
+			if note := m.proveNew(p, q); note != "" {
+				return nil, m.fail(p.k, plan.CodeAmbiguous, "the hunk's old lines are at %s and its new lines stand at %s, nearer the @@ line%s; add context lines so one place fits, or read the file again",
+					spanText(p.pos+1, p.end), spanText(q+1, q+len(p.new)), note)
+			}
 			p.already, p.pos, p.end, p.rung = true, q, q+len(p.new), max(p.rung, r)
 		}
 		return p, nil
@@ -451,12 +464,12 @@ func (m *hunkMatcher) newAround(p *placed, r, start int) (int, bool) {
 	return 0, false
 }
 
-// settle decides pending deletions and conflicts, and fills o's reports.
+// settle decides conflicts and fills o's reports.
 func (m *hunkMatcher) settle(o *HunkOutcome, ps []*placed) {
 	var changed, already []int
 	for _, p := range ps {
 		switch {
-		case p.pendingDel || !p.h.Changes():
+		case !p.h.Changes():
 		case p.already:
 			already = append(already, p.k)
 		default:
@@ -464,18 +477,6 @@ func (m *hunkMatcher) settle(o *HunkOutcome, ps []*placed) {
 		}
 	}
 	retry := len(o.Failed) == 0 && len(changed) == 0 && len(already) > 0
-	for _, p := range ps {
-		if !p.pendingDel {
-			continue
-		}
-		if retry {
-			p.already = true
-			already = append(already, p.k)
-			continue
-		}
-		o.Failed = append(o.Failed, m.fail(p.k, plan.CodeNotFound, "the lines to delete (first: %q) are not in the file%s%s; if they were deleted already, drop this hunk",
-			clipText(firstNonBlank(p.old), 80), afterLine(p.pos), p.m.nearest(p.old, p.pos)))
-	}
 	if len(changed) > 0 && len(already) > 0 {
 		for _, p := range ps {
 			if p.already {

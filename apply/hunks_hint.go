@@ -48,10 +48,15 @@ func (m *hunkMatcher) ambiguous(k int, h *plan.Hunk, pat *pattern, cands []int, 
 }
 
 // notFound reports a pattern that matched nowhere. newCands are the places
-// where the hunk's new lines stand, if several.
-func (m *hunkMatcher) notFound(k int, h *plan.Hunk, pat *pattern, ends []int, start int, newCands []int) *plan.Error {
+// where the hunk's new lines stand, if several; note (a phrase starting
+// with "; ") says why new lines found once are no proof of a retry.
+func (m *hunkMatcher) notFound(k int, h *plan.Hunk, pat *pattern, ends []int, start int, newCands []int, note string) *plan.Error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (first: %q) are not in the file", m.what(), clipText(firstNonBlank(pat.lines), 80))
+	what := m.what()
+	if len(h.New) == 0 {
+		what = "the lines to delete"
+	}
+	fmt.Fprintf(&b, "%s (first: %q) are not in the file", what, clipText(firstNonBlank(pat.lines), 80))
 	if m.blocks {
 		b.Reset()
 		fmt.Fprintf(&b, "%s (first line: %q) is not in the file", m.what(), clipText(firstNonBlank(pat.lines), 80))
@@ -85,6 +90,7 @@ func (m *hunkMatcher) notFound(k int, h *plan.Hunk, pat *pattern, ends []int, st
 	if len(newCands) > 1 {
 		fmt.Fprintf(&b, "; the new lines already stand at %s: if the change was made already, there is nothing to do", lineList(newCands, 1))
 	}
+	b.WriteString(note)
 	b.WriteString("; copy the lines exactly as the file has them (read it again if it changed)")
 	return m.fail(k, plan.CodeNotFound, "%s", b.String())
 }

@@ -16,7 +16,7 @@ func (m *hunkMatcher) render(st style, ps []*placed) []byte {
 	t := m.t
 	todo := make([]*placed, 0, len(ps))
 	for _, p := range ps {
-		if !p.already && !p.pendingDel {
+		if !p.already {
 			todo = append(todo, p)
 		}
 	}
@@ -48,10 +48,10 @@ func (m *hunkMatcher) render(st style, ps []*placed) []byte {
 // region returns the lines that replace p's region: the hunk's new lines,
 // context lines as the file has them, added lines ending with nl.
 func (m *hunkMatcher) region(p *placed, nl string) []string {
-	pair := alignLines(p.old, p.new)
+	pair := p.pairing()
 	indent := noIndent
 	if p.rung >= rungTrim {
-		indent = indentShift(m.t.lines[p.pos:p.end], p.old)
+		indent = indentShift(m.t.lines[p.pos:p.end], p.old, p.new, m.t.lines)
 	}
 	out := make([]string, len(p.new))
 	for j, l := range p.new {
@@ -99,6 +99,45 @@ func endFile(raws []string, want bool, st style) {
 			*last = strings.TrimSuffix(*last, "\r")
 		}
 	}
+}
+
+// pairing pairs p's new lines with its old ones (pair[j] is the old index
+// of new line j, or -1 for an added line): as the patch's markers say when
+// it has them, which tells a kept line from a deleted one equal to it in
+// the patch, else by alignLines.
+func (p *placed) pairing() []int {
+	marks := p.h.Marks
+	nOld, nNew := 0, 0
+	for i := 0; i < len(marks); i++ {
+		switch marks[i] {
+		case ' ':
+			nOld, nNew = nOld+1, nNew+1
+		case '-':
+			nOld++
+		case '+':
+			nNew++
+		default:
+			nOld = -1
+		}
+	}
+	if marks == "" || nOld != len(p.old) || nNew != len(p.new) {
+		return alignLines(p.old, p.new)
+	}
+	pair := make([]int, len(p.new))
+	i, j := 0, 0
+	for k := 0; k < len(marks); k++ {
+		switch marks[k] {
+		case ' ':
+			pair[j] = i
+			i, j = i+1, j+1
+		case '-':
+			i++
+		case '+':
+			pair[j] = -1
+			j++
+		}
+	}
+	return pair
 }
 
 // alignLines pairs equal lines of a and b in order (a longest common
@@ -161,8 +200,15 @@ func noIndent(s string) string { return s }
 // line's indentation is rewritten through its longest mapped prefix (so a
 // patch indented with spaces for a tab-indented file, or uniformly too
 // little, lands indented as the file is, as Aider's leading-whitespace
-// fallback does). Otherwise added lines are kept as written.
-func indentShift(file, old []string) func(string) string {
+// fallback does), and what is left of it beyond that prefix is converted
+// unit by unit: one level of the patch's indentation (four spaces, say)
+// becomes one of the file's (a tab), so a line deeper than every old line
+// lands at the right depth too. A line shallower than every mapped
+// indentation loses the file's units for the levels it lacks. When the
+// mapping is inconsistent, added lines are kept as written. patch is the
+// hunk's new lines and text the whole file, for the units when the old
+// lines show only one level.
+func indentShift(file, old, patch, text []string) func(string) string {
 	to := map[string]string{}
 	for i, o := range old {
 		if strings.TrimSpace(o) == "" {
@@ -181,6 +227,12 @@ func indentShift(file, old []string) func(string) string {
 	if same {
 		return noIndent
 	}
+	ou, fu := indentUnits(to, old, patch, text)
+	keys := make([]string, 0, len(to))
+	for k := range to {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int { return len(a) - len(b) })
 	return func(s string) string {
 		if strings.TrimSpace(s) == "" {
 			return s
@@ -188,11 +240,114 @@ func indentShift(file, old []string) func(string) string {
 		lead := leading(s)
 		for k := len(lead); k >= 0; k-- {
 			if v, ok := to[lead[:k]]; ok {
-				return v + s[k:]
+				return v + convertIndent(lead[k:], ou, fu) + s[len(lead):]
+			}
+		}
+		// Shallower than every mapped indentation: take the nearest
+		// deeper one and drop the file's units for the levels between.
+		for _, k := range keys {
+			if rest, ok := strings.CutPrefix(k, lead); ok && ou != "" {
+				if c, left := countUnits(rest, ou); left == "" {
+					if v, ok := strings.CutSuffix(to[k], strings.Repeat(fu, c)); ok {
+						return v + s[len(lead):]
+					}
+				}
+				break
 			}
 		}
 		return s
 	}
+}
+
+// convertIndent turns indentation r, in the patch's units (ou), into the
+// file's (fu); what is not a whole unit is kept.
+func convertIndent(r, ou, fu string) string {
+	if r == "" || ou == "" {
+		return r
+	}
+	c, left := countUnits(r, ou)
+	return strings.Repeat(fu, c) + left
+}
+
+// countUnits counts the leading copies of unit in r, and returns the rest.
+func countUnits(r, unit string) (int, string) {
+	c := 0
+	for unit != "" && strings.HasPrefix(r, unit) {
+		r, c = r[len(unit):], c+1
+	}
+	return c, r
+}
+
+// indentUnits finds one level of indentation in the patch (ou) and in the
+// file (fu): from two mapped indentations one inside the other (the
+// smallest step), else from the patch's own lines and the file's.
+func indentUnits(to map[string]string, old, patch, text []string) (ou, fu string) {
+	best := -1
+	for k1, v1 := range to {
+		for k2, v2 := range to {
+			d, ok1 := strings.CutPrefix(k2, k1)
+			e, ok2 := strings.CutPrefix(v2, v1)
+			if !ok1 || !ok2 || d == "" || e == "" || best >= 0 && len(d) >= best {
+				continue
+			}
+			if u, f, ok := commonUnit(d, e); ok {
+				ou, fu, best = u, f, len(d)
+			}
+		}
+	}
+	if best >= 0 {
+		return ou, fu
+	}
+	if ou, fu = indentStep(append(slices.Clone(old), patch...)), indentStep(text); ou != "" && fu != "" {
+		return ou, fu
+	}
+	// One mapping alone: its two indentations as the same number of levels.
+	for k, v := range to {
+		if u, f, ok := commonUnit(k, v); ok && k != "" && v != "" {
+			return u, f
+		}
+	}
+	return "", ""
+}
+
+// commonUnit splits d and e into the same number c of repeated units, c
+// as large as can be.
+func commonUnit(d, e string) (string, string, bool) {
+	for c := min(len(d), len(e)); c >= 1; c-- {
+		if len(d)%c != 0 || len(e)%c != 0 {
+			continue
+		}
+		u, f := d[:len(d)/c], e[:len(e)/c]
+		if strings.Repeat(u, c) == d && strings.Repeat(f, c) == e {
+			return u, f, true
+		}
+	}
+	return "", "", false
+}
+
+// indentStep returns the commonest step of indentation between one
+// non-blank line and the next deeper one (at most the first 20,000 lines):
+// a tab, four spaces, ….
+func indentStep(lines []string) string {
+	counts := map[string]int{}
+	prev, first := "", true
+	for _, l := range lines[:min(len(lines), 20000)] {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		lead := leading(l)
+		if d, ok := strings.CutPrefix(lead, prev); ok && !first && d != "" && len(d) <= 8 {
+			counts[d]++
+		}
+		prev, first = lead, false
+	}
+	step, n := "", 0
+	for d, c := range counts {
+		if c > n || c == n && d < step {
+			step, n = d, c
+		}
+	}
+	return step
 }
 
 func leading(s string) string {

@@ -121,7 +121,8 @@ var hunkCases = []hunkCase{
 	{name: "partly applied is a conflict", in: "a\nB\nc\nd\n", hunks: []plan.Hunk{{Old: L("a\nb"), New: L("a\nB")}, {Old: L("c\nd"), New: L("c\nD")}},
 		errs: []string{"conflict:0:this hunk is already applied (its new lines stand at lines 1-2) but hunk 1 is not"}},
 	{name: "absent deletion alone is not found", in: "a\n", hunks: []plan.Hunk{{Old: L("gone"), New: nil}}, errs: []string{"not_found:0:the lines to delete"}},
-	{name: "absent deletion in a retried patch", in: "a\nB\n", hunks: []plan.Hunk{{Old: L("gone")}, {Old: L("b"), New: L("B")}}, want: "a\nB\n", already: true},
+	{name: "absent deletion without context is no proof, even in a retried patch", in: "a\nB\n", hunks: []plan.Hunk{{Old: L("gone")}, {Old: L("b"), New: L("B")}},
+		errs: []string{"not_found:0:a deletion without context lines is taken as done only when txedit's journal shows it made it"}},
 	{name: "pure context changes nothing", in: "a\nb\n", hunks: []plan.Hunk{{Old: L("b"), New: L("b")}}, want: "a\nb\n"},
 	{name: "new lines in several places", in: "a\nX\nX\n", hunks: []plan.Hunk{{Old: L("q"), New: L("X")}}, errs: []string{"not_found:0:the new lines already stand at lines 2, 3"}},
 
@@ -264,6 +265,38 @@ var rungCases = []hunkCase{
 
 func TestLadderRungs(t *testing.T) {
 	for _, tc := range rungCases {
+		t.Run(tc.name, func(t *testing.T) {
+			checkOutcome(t, tc, ApplyHunks("f.txt", []byte(tc.in), tc.hunks))
+		})
+	}
+}
+
+// Whitespace-only wrong trees: a hunk matched with leading whitespace
+// ignored re-indents every added line, deeper and shallower ones too; a
+// kept line and a deleted one equal in the patch keep the right file line.
+var reindentCases = []hunkCase{
+	{name: "spaces for tabs, an added line deeper than every old one", in: "func f() {\n\tif x {\n\t\treturn\n\t}\n}\n",
+		hunks: []plan.Hunk{{Old: L("    if x {\n        return\n    }"), New: L("    if x {\n        if y {\n            panic(1)\n        }\n        return\n    }")}},
+		want:  "func f() {\n\tif x {\n\t\tif y {\n\t\t\tpanic(1)\n\t\t}\n\t\treturn\n\t}\n}\n", rungs: "whitespace"},
+	{name: "one old level: the units come from the patch and the file", in: "func f() {\n\tif x {\n\t\treturn\n\t}\n}\n",
+		hunks: []plan.Hunk{{Old: L("        return"), New: L("        if y {\n            panic(1)\n        }\n        return")}},
+		want:  "func f() {\n\tif x {\n\t\tif y {\n\t\t\tpanic(1)\n\t\t}\n\t\treturn\n\t}\n}\n", rungs: "whitespace"},
+	{name: "an added line shallower than every old one", in: "func f() {\n\tif x {\n\t\treturn\n\t}\n}\n",
+		hunks: []plan.Hunk{{Old: L("        return"), New: L("        return\n    log()")}},
+		want:  "func f() {\n\tif x {\n\t\treturn\n\tlog()\n\t}\n}\n", rungs: "whitespace"},
+	{name: "dedented by one level, deeper added lines", in: "func f() {\n\tif x {\n\t\treturn\n\t}\n}\n",
+		hunks: []plan.Hunk{{Old: L("if x {\n\treturn\n}"), New: L("if x {\n\tif y {\n\t\tpanic(1)\n\t}\n\treturn\n}")}},
+		want:  "func f() {\n\tif x {\n\t\tif y {\n\t\t\tpanic(1)\n\t\t}\n\t\treturn\n\t}\n}\n", rungs: "whitespace"},
+	{name: "the markers tell the kept line from the deleted one", in: "a\nfoo\nfoo \nb\n",
+		hunks: []plan.Hunk{{Old: L("a\nfoo\nfoo\nb"), New: L("a\nfoo\nb"), Marks: "  - "}}, want: "a\nfoo\nb\n"},
+	{name: "the markers tell the kept line from the deleted one, the other way", in: "a\nfoo\nfoo \nb\n",
+		hunks: []plan.Hunk{{Old: L("a\nfoo\nfoo\nb"), New: L("a\nfoo\nb"), Marks: " -  "}}, want: "a\nfoo \nb\n"},
+	{name: "markers that do not fit the lines are ignored", in: "a\nb\n",
+		hunks: []plan.Hunk{{Old: L("a\nb"), New: L("a\nB"), Marks: "+"}}, want: "a\nB\n"},
+}
+
+func TestReindentAndMarks(t *testing.T) {
+	for _, tc := range reindentCases {
 		t.Run(tc.name, func(t *testing.T) {
 			checkOutcome(t, tc, ApplyHunks("f.txt", []byte(tc.in), tc.hunks))
 		})

@@ -379,9 +379,13 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, 
 		t.fileErr = err
 		return
 	}
+	moved := false // a move already made (a retry)
 	if t.dst != "" {
 		if _, err := w.fsy.Lstat(t.dst); err == nil {
-			if !t.fo.Final.Overwrite {
+			// A move whose source is gone may be a retry: the
+			// destination is read to tell (retry.go).
+			retry := !cur.exists && t.fo.Final.Command == plan.Move
+			if !t.fo.Final.Overwrite && !retry {
 				t.fileErr = editErr(plan.Errorf(plan.CodeConflict, t.dstNamed, "already exists: %s does not overwrite files", t.fo.Final.Command), t.fo.Final)
 				return
 			}
@@ -391,9 +395,13 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, 
 				t.fileErr = editErr(err, t.fo.Final)
 				return
 			}
+			if moved = retry && w.movedAlready(t); !t.fo.Final.Overwrite && !moved {
+				t.fileErr = editErr(plan.Errorf(plan.CodeConflict, t.dstNamed, "already exists: %s does not overwrite files (and nothing shows this is a retry of a move already made)", t.fo.Final.Command), t.fo.Final)
+				return
+			}
 		}
 	}
-	if !cur.exists && t.movedAlready() {
+	if moved {
 		t.res.Status, t.res.Success = "already_applied", true
 		t.out = &apply.Outcome{}
 		return
@@ -404,6 +412,9 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, 
 		t.pre = nil
 	} else {
 		t.out, sedN = t.produce(cur.data, cur.exists)
+	}
+	if out, ok := w.journalRetry(t, cur); ok {
+		t.out = out // a retry the journal proves (retry.go)
 	}
 	if t.out.AlreadyApplied {
 		t.res.Status = "already_applied"
@@ -484,21 +495,23 @@ func (t *task) release(budget *atomic.Int64) {
 	t.charged = 0
 }
 
-// movedAlready reports, for a patch's move whose source is gone, whether
-// the destination already holds what the move would put there (a retried
-// patch): the patch's hunks already in it, or a pure rename. Only patch
-// moves (overwrite) are retried so.
-func (t *task) movedAlready() bool {
+// movedAlready reports, for a move whose source is gone, whether the
+// destination already holds what the move would put there (a retried
+// patch): the move's hunks proven in it by content, or the journal showing
+// the move made (a pure rename has only that proof; retry.go).
+func (w *Workspace) movedAlready(t *task) bool {
 	f := t.fo.Final
-	if f == nil || f.Command != plan.Move || !f.Overwrite || t.fo.Create != nil || t.dst == "" || t.dstCur == nil {
+	if f == nil || f.Command != plan.Move || t.fo.Create != nil || t.dst == "" || t.dstCur == nil {
 		return false
 	}
-	if len(t.fo.Patches) == 0 {
-		return true
+	if len(t.fo.Patches) > 0 {
+		rest := *t.fo
+		rest.Final = nil
+		if apply.Edit(&rest, t.dstCur.data, true).AlreadyApplied {
+			return true
+		}
 	}
-	rest := *t.fo
-	rest.Final = nil
-	return apply.Edit(&rest, t.dstCur.data, true).AlreadyApplied
+	return w.movedByJournal(t, t.dstCur)
 }
 
 // testHookBeforeCommit, set only by tests, runs between planning and the

@@ -34,6 +34,13 @@ type Hunk struct {
 	// newline, or its lack of one.
 	OldNoEOL bool `json:"old_no_eol,omitempty"`
 	NewNoEOL bool `json:"new_no_eol,omitempty"`
+	// Marks, when the patch said, is the hunk's lines in patch order as
+	// their markers: ' ' (context: in Old and New), '-' (only in Old), '+'
+	// (only in New). It tells which of two lines equal in the patch (a
+	// deleted one and a kept one, the file's differing in trailing blanks)
+	// is the context; without it the lines are paired by their longest
+	// common subsequence.
+	Marks string `json:"-"`
 }
 
 // Changes reports whether applying h changes anything: its old and new

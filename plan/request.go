@@ -68,7 +68,8 @@ type FileEdit struct {
 // places hunks by content (SEARCH/REPLACE blocks with blocks); if_absent
 // refuses to replace a file that exists unless it already holds exactly
 // file_text (then the edit is already applied); missing_ok makes deleting
-// a missing file already applied rather than file_not_found; overwrite
+// a missing file already applied when txedit's journal shows a transaction
+// in effect deleted it (a retried patch), file_not_found otherwise; overwrite
 // lets move and copy replace the destination (Codex's Move to); mode sets
 // the permission bits ("100755", "0755").
 type Edit struct {

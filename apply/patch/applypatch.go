@@ -206,6 +206,7 @@ func (p *v4a) hunks(path string) ([]plan.Hunk, error) {
 		}
 		blankTail := 0 // empty lines at the end of the hunk so far
 		n := 0
+		var marks []byte
 	body:
 		for ; p.i < p.end; p.i++ {
 			l := p.lines[p.i]
@@ -221,6 +222,7 @@ func (p *v4a) hunks(path string) ([]plan.Hunk, error) {
 			}
 			if l == "" {
 				h.Old, h.New = append(h.Old, ""), append(h.New, "")
+				marks = append(marks, ' ')
 				blankTail++
 				n++
 				continue
@@ -238,10 +240,12 @@ func (p *v4a) hunks(path string) ([]plan.Hunk, error) {
 				}
 				break body
 			}
+			marks = append(marks, l[0])
 			blankTail = 0
 			n++
 		}
 		h.Old, h.New = orNil(h.Old[:len(h.Old)-blankTail]), orNil(h.New[:len(h.New)-blankTail])
+		h.Marks = string(marks[:len(marks)-blankTail])
 		if len(h.Old) == 0 && len(h.New) == 0 {
 			return nil, errAt(start, path, "the hunk has no lines: after its @@ line(s) come ' ', '-' and '+' lines")
 		}

@@ -92,11 +92,20 @@ func formatApplyPatch(files []*File) string {
 				if h.Line > 0 {
 					fmt.Fprintf(&b, "@@ -%d +%d @@\n", h.Line, h.Line)
 				}
-				for _, l := range h.Old {
-					b.WriteString("-" + l + "\n")
-				}
-				for _, l := range h.New {
-					b.WriteString("+" + l + "\n")
+				// In the markers' order, so the round trip keeps them.
+				i, j := 0, 0
+				for _, mk := range []byte(h.Marks) {
+					switch mk {
+					case ' ':
+						b.WriteString(" " + h.Old[i] + "\n")
+						i, j = i+1, j+1
+					case '-':
+						b.WriteString("-" + h.Old[i] + "\n")
+						i++
+					case '+':
+						b.WriteString("+" + h.New[j] + "\n")
+						j++
+					}
 				}
 				if h.AtEOF {
 					b.WriteString("*** End of File\n")

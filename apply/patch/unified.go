@@ -257,13 +257,14 @@ type diffHunk struct {
 	at                 int // 1-based input line of the header
 	line               int // plan.Hunk.Line
 	old, new           []string
+	marks              []byte // plan.Hunk.Marks
 	oldNoEOL, newNoEOL bool
 }
 
 func toHunks(hs []diffHunk) []plan.Hunk {
 	out := make([]plan.Hunk, len(hs))
 	for i, h := range hs {
-		out[i] = plan.Hunk{Old: noCR(h.old), New: noCR(h.new), Line: h.line, OldNoEOL: h.oldNoEOL, NewNoEOL: h.newNoEOL}
+		out[i] = plan.Hunk{Old: noCR(h.old), New: noCR(h.new), Line: h.line, OldNoEOL: h.oldNoEOL, NewNoEOL: h.newNoEOL, Marks: string(h.marks)}
 	}
 	return out
 }
@@ -330,6 +331,7 @@ func (d *diffReader) hunks(path string) ([]diffHunk, error) {
 				if counted && d.sectionEnd(d.i) {
 					return nil, d.short(h, path, oldLeft, newLeft)
 				}
+				h.marks = append(h.marks, op)
 				if op != '+' {
 					h.old = append(h.old, text)
 					oldLeft--
