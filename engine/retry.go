@@ -61,11 +61,7 @@ func (w *Workspace) journalRetry(t *task, cur *fileInfo) (*apply.Outcome, bool) 
 	if !retryable(t) {
 		return nil, false
 	}
-	entries, err := w.j.List()
-	if err != nil {
-		return nil, false
-	}
-	e, i := lastOp(entries, t.src)
+	e, i := w.lastOp(t.src)
 	if e == nil {
 		return nil, false
 	}
@@ -98,16 +94,12 @@ func (w *Workspace) movedByJournal(t *task, dst *fileInfo) bool {
 	if dst == nil || !dst.exists {
 		return false
 	}
-	entries, err := w.j.List()
-	if err != nil {
-		return false
-	}
-	e, i := lastOp(entries, t.src)
+	e, i := w.lastOp(t.src)
 	if e == nil || e.Manifest.Ops[i].Kind != journal.Delete {
 		return false
 	}
-	de, di := lastOp(entries, t.dst)
-	if de != e || e.Manifest.Ops[di].New == nil || e.Manifest.Ops[di].New.Hash != hash.Of(dst.data) {
+	de, di := w.lastOp(t.dst)
+	if de == nil || de.ID != e.ID || e.Manifest.Ops[di].New == nil || e.Manifest.Ops[di].New.Hash != hash.Of(dst.data) {
 		return false
 	}
 	out, ok := w.replay(t.fo, e.Manifest, i)
@@ -141,11 +133,15 @@ func (w *Workspace) replay(fo *plan.FileOps, m *journal.Manifest, i int) (*apply
 }
 
 // lastOp finds the newest committed transaction that touched path, and
-// the index of its op on it. A manifest that cannot be read, or a
-// transaction still pending, hides what came after: no answer then.
-func lastOp(entries []*journal.Entry, path string) (*journal.Entry, int) {
-	for k := len(entries) - 1; k >= 0; k-- {
-		e := entries[k]
+// the index of its op on it, reading the journal newest first only as far
+// as that. A manifest that cannot be read, or a transaction still pending,
+// hides what came after: no answer then.
+func (w *Workspace) lastOp(path string) (*journal.Entry, int) {
+	recent, err := w.j.Recent()
+	if err != nil {
+		return nil, -1
+	}
+	for e := range recent {
 		if e.State == journal.StateRolledBack {
 			continue
 		}
