@@ -129,11 +129,9 @@ fdatasync .txedit/key.tmp
 rename .txedit/key.tmp .txedit/key
 syncdir .txedit
 mkdir .txedit/txns/ID
-remove .txedit/txns/ID/manifest.tmp
-create .txedit/txns/ID/manifest.tmp
-write .txedit/txns/ID/manifest.tmp
-fdatasync .txedit/txns/ID/manifest.tmp
-rename .txedit/txns/ID/manifest.tmp .txedit/txns/ID/manifest
+create .txedit/txns/ID/manifest
+write .txedit/txns/ID/manifest
+fdatasync .txedit/txns/ID/manifest
 syncdir .txedit/txns/ID
 syncdir .txedit/txns
 mkdir b
@@ -153,14 +151,14 @@ write b/new/.txedit-ID-1.tmp
 SYNC b/new/.txedit-ID-1.tmp
 writeat .txedit/txns/ID/pack
 writeat .txedit/txns/ID/pack
+create .txedit/txns/ID.prepared
 SYNC .txedit/txns/ID/pack
 syncdir .txedit/txns/ID
 syncdir b/new
+syncdir .txedit/txns
 syncdir a
 syncdir .
 syncdir b
-create .txedit/txns/ID.prepared
-syncdir .txedit/txns
 revalidate .
 rename a/.txedit-ID-0.tmp a/x
 link b/new/.txedit-ID-1.tmp b/new/y
@@ -172,6 +170,7 @@ syncdir a
 syncdir c
 syncdir .
 create .txedit/txns/ID.committed
+append .txedit/index
 syncdir .txedit/txns
 `
 

@@ -205,9 +205,9 @@ func (j *Journal) recoverLocked(ls *listing) ([]*Report, error) {
 		}
 		m, err := j.readManifest(id)
 		if err != nil {
-			if !s.prepared && errors.Is(err, fs.ErrNotExist) {
-				// Begin died before the manifest was in place: nothing
-				// outside the journal was touched.
+			if !s.prepared && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrCorrupt)) {
+				// Begin died before the manifest was durable (missing or
+				// torn): nothing outside the journal was touched.
 				if err := removeAll(j.fs, txnsDir+"/"+id); err != nil {
 					return reports, err
 				}

@@ -111,7 +111,21 @@ func main() {
 			return cmd
 		}}
 	}
-	methods := []timing.Method{tx("txedit replace --literal (journal, durable)")}
+	// The same substitution as a JSON pattern_replace request, through
+	// txedit apply and through the fs_write tool (issue #22: every entry
+	// point as fast as the CLI's).
+	request := fmt.Sprintf(`{"directory":".","file_pattern":"*.go","sed_pattern":"s/%s/%s/g","literal":true}`, find, repl)
+	req := func(name string, args ...string) timing.Method {
+		return timing.Method{Name: name, Setup: reset, Teardown: count(name), Cmd: func() *exec.Cmd {
+			cmd := exec.Command(txedit, args...)
+			cmd.Dir = corpus
+			cmd.Stdin = strings.NewReader(request)
+			return cmd
+		}}
+	}
+	methods := []timing.Method{tx("txedit replace --literal (journal, durable)"),
+		req("txedit apply - (pattern_replace request)", "apply", "-"),
+		req("txedit tool fs_write (pattern_replace request)", "tool", "--toolset", "txedit", "fs_write")}
 	if *modes {
 		methods = append(methods, tx("txedit replace --literal --dry-run", "--dry-run"), tx("txedit replace --literal --json", "--json"),
 			tx("txedit replace --literal --json --dry-run", "--json", "--dry-run"))

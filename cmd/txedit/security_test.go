@@ -69,3 +69,18 @@ func runStdin(stdin string, args ...string) cliResult {
 	code := run(args, strings.NewReader(stdin), &out, &errb)
 	return cliResult{code, out.String(), errb.String()}
 }
+
+// TestGCPercentByCommand: writes run the collector at 100 on every entry
+// point (a pattern_replace through a tool or the MCP server at 400 took
+// twice the page faults of txedit apply), grep at 50, reads at 400.
+func TestGCPercentByCommand(t *testing.T) {
+	for args, want := range map[string]int{
+		"apply -": 100, "replace s/a/b/": 100, "mcp --toolset claude": 100, "undo": 100,
+		"tool --toolset txedit fs_write": 100, "tool --toolset claude Edit": 100, "tool --toolset deepagents edit_file": 100,
+		"tool --toolset claude Read": 400, "tool --toolset claude Grep": 50, "grep x": 50, "read -": 400, "log": 400,
+	} {
+		if got := gcPercent(strings.Fields(args)); got != want {
+			t.Errorf("gcPercent(%s) = %d, want %d", args, got, want)
+		}
+	}
+}
