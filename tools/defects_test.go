@@ -99,9 +99,9 @@ func TestGrepToolSort(t *testing.T) {
 	}
 }
 
-// Claude Code's Glob: node-glob's sense of a pattern (without "/" it
-// matches path's own files), newest first, absolute patterns, the
-// 100-file cap.
+// Claude Code 2.1.x's Glob: rg's sense of a pattern (without "/" it
+// matches names at any depth), hidden files included, oldest first,
+// absolute patterns, the 100-file cap with its count.
 func TestClaudeGlob(t *testing.T) {
 	files := map[string]string{"top.txt": "", "sub/deep.txt": "", "sub/x.go": "", ".dot.txt": ""}
 	for i := 0; i < 120; i++ {
@@ -110,11 +110,11 @@ func TestClaudeGlob(t *testing.T) {
 	env, dir := setup(t, files, nil)
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(filepath.Join(dir, "sub/deep.txt"), old, old)
-	if got := content(call(t, env, "claude", "Glob", `{"pattern":"*.txt"}`)); got != "top.txt" {
-		t.Errorf("*.txt matches below the top: %q", got)
+	if got := content(call(t, env, "claude", "Glob", `{"pattern":"*.txt"}`)); got != "sub/deep.txt\n.dot.txt\ntop.txt" {
+		t.Errorf("*.txt, at any depth, oldest first: %q", got)
 	}
-	if got := content(call(t, env, "claude", "Glob", `{"pattern":"**/*.txt"}`)); got != "top.txt\nsub/deep.txt" {
-		t.Errorf("**/*.txt, newest first: %q", got)
+	if got := content(call(t, env, "claude", "Glob", `{"pattern":"sub/*.txt"}`)); got != "sub/deep.txt" {
+		t.Errorf("sub/*.txt: %q", got)
 	}
 	if got := content(call(t, env, "claude", "Glob", `{"pattern":"`+dir+`/sub/*.go"}`)); got != "sub/x.go" {
 		t.Errorf("absolute pattern: %q", got)
@@ -123,7 +123,7 @@ func TestClaudeGlob(t *testing.T) {
 		t.Errorf("path: %q", got)
 	}
 	got := content(call(t, env, "claude", "Glob", `{"pattern":"many/*.log"}`))
-	if n := strings.Count(got, ".log"); n != 100 || !strings.HasSuffix(got, "\n(Results are truncated. Consider using a more specific path or pattern.)") {
+	if n := strings.Count(got, ".log"); n != 100 || !strings.HasSuffix(got, "\n(Showing 100 of 120 matching files; 20 more are not listed. Narrow the pattern or path to see the rest.)") {
 		t.Errorf("cap: %d files: ...%q", n, got[len(got)-80:])
 	}
 	if got := content(call(t, env, "claude", "Glob", `{"pattern":"*.none"}`)); got != "No files found" {
@@ -182,21 +182,20 @@ func TestClaudeMultiEdit(t *testing.T) {
 	}
 }
 
-// Claude Code's Read cuts a long line at 2000 characters, never inside
-// a character, and answers an empty file and an offset past the end with
-// its notices.
+// Claude Code 2.1.x's Read shows a long line whole, and answers an empty
+// file and an offset past the end (the empty string after the final
+// newline is a line) with its notices.
 func TestClaudeReadLongLinesAndNotices(t *testing.T) {
 	line := strings.Repeat("é", 2500) // 2 bytes each
 	env, _ := setup(t, map[string]string{"u.txt": line + "\n", "e.txt": "", "s.txt": "1\n2\n"}, nil)
 	got := content(call(t, env, "claude", "Read", `{"file_path":"u.txt"}`))
-	want := "     1\t" + strings.Repeat("é", 2000) + "...\n"
-	if got != want {
+	if want := "1\t" + line + "\n2\t"; got != want {
 		t.Errorf("long line: %d bytes, valid %v", len(got), strings.ToValidUTF8(got, "?") == got)
 	}
 	if got := content(call(t, env, "claude", "Read", `{"file_path":"e.txt"}`)); got != emptyFileNotice {
 		t.Errorf("empty: %q", got)
 	}
-	if got := content(call(t, env, "claude", "Read", `{"file_path":"s.txt","offset":5}`)); got != "<system-reminder>Warning: the file exists but is shorter than the provided offset (5). The file has 2 lines.</system-reminder>" {
+	if got := content(call(t, env, "claude", "Read", `{"file_path":"s.txt","offset":5}`)); got != "<system-reminder>Warning: the file exists but is shorter than the provided offset (5). The file has 3 lines.</system-reminder>" {
 		t.Errorf("past the end: %q", got)
 	}
 }
