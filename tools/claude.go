@@ -362,32 +362,10 @@ func errorOf(code plan.Code, msg string) error {
 	return plan.Errorf(code, "", "%s", strings.TrimPrefix(msg, string(code)+": "))
 }
 
-// writeResult turns an Apply result into a ToolResult; verb "" takes the
-// file's status (created or updated). rn names the engine's arguments
-// and edit positions as the tool does.
-func writeResult(res *plan.Result, filePath, verb string, rn renamer) Result {
-	if !res.Success {
-		return toolFail(rn.err(resultErr(res)), filePath)
-	}
-	var add, del int
-	if len(res.Files) == 1 {
-		f := res.Files[0]
-		add, del = f.LinesAdded, f.LinesRemoved
-		if verb == "" {
-			verb = "updated"
-			if f.Status == "created" {
-				verb = "created"
-			}
-		}
-	}
-	return toolOK(ToolResult{Content: fmt.Sprintf("The file %s has been %s.", filePath, verb) + hashNote(res),
-		ShortResult: fmt.Sprintf("%s %s (+%d -%d)", strings.ToUpper(verb[:1])+verb[1:], filePath, add, del), FilePath: filePath})
-}
-
-// written is a successful write in Claude Code 2.1.x's words (text, with
-// the file shown absolute), then txedit's additions: the file's new
+// written is a successful write in Claude Code's words (text), then
+// txedit's additions: the file's new
 // content_hash and any note.
-func written(env *Env, res *plan.Result, filePath, text, note string) Result {
+func written(res *plan.Result, filePath, text, note string) Result {
 	if !res.Success {
 		return claudeFail(resultErr(res), filePath)
 	}
@@ -399,7 +377,7 @@ func written(env *Env, res *plan.Result, filePath, text, note string) Result {
 			status = "Created"
 		}
 	}
-	return toolOK(ToolResult{Content: fmt.Sprintf(text, absArg(env, filePath)) + hashNote(res) + note,
+	return toolOK(ToolResult{Content: text + hashNote(res) + note,
 		ShortResult: fmt.Sprintf("%s %s (+%d -%d)", status, filePath, add, del), FilePath: filePath})
 }
 
@@ -430,7 +408,7 @@ func claudeWrite() *Tool {
 			if res.Success && len(res.Files) == 1 && res.Files[0].Status == "created" {
 				text = "File created successfully at: %s" + stateNote
 			}
-			return written(env, res, a.FilePath, text, "")
+			return written(res, a.FilePath, fmt.Sprintf(text, absArg(env, a.FilePath)), "")
 		},
 		Compact: func(a map[string]any) string { return fmt.Sprint(a["file_path"]) },
 	}
@@ -579,7 +557,7 @@ func claudeEdit() *Tool {
 					return useError(plan.CodeInvalidRequest, a.FilePath, "Cannot create new file - file already exists.")
 				}
 				res, _ := env.W.Apply(ctx, &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "create", FileText: &a.NewString}})
-				return written(env, res, a.FilePath, done, "")
+				return written(res, a.FilePath, fmt.Sprintf(done, absArg(env, a.FilePath)), "")
 			}
 			// Not the session's read: looking at the file to edit it does
 			// not count as the agent having read it.
@@ -607,17 +585,22 @@ func claudeEdit() *Tool {
 			}
 			req := &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "str_replace", OldStr: &p.old, NewStr: &p.new, ReplaceAll: a.ReplaceAll}}
 			res, _ := env.W.Apply(ctx, req)
-			return written(env, res, a.FilePath, done, note)
+			return written(res, a.FilePath, fmt.Sprintf(done, absArg(env, a.FilePath)), note)
 		},
 		Compact: func(a map[string]any) string { return fmt.Sprint(a["file_path"]) },
 	}
 }
 
+// MultiEdit follows Claude Code 1.0.96 (2.x has none): every edit is
+// checked as 1.0.96's Edit checks it, against the file as it is, then the
+// edits apply in order to the text (replacing the first occurrence, or
+// all), and the result is written whole, the file's line endings and BOM
+// kept.
 func claudeMultiEdit() *Tool {
 	return &Tool{
 		Name: "MultiEdit",
-		Description: "Make several replacements in one file, in order, each on the result of the previous, all or nothing: if any edit fails, none is written. " +
-			"Each old_string must match exactly once unless its replace_all. To create a file, give the first edit an empty old_string and the content as new_string. Undoable as one change.",
+		Description: "Make several replacements in one file, in order, each on the result of the previous, all or nothing (Claude Code 1.0.96's MultiEdit): if any edit fails, none is written. " +
+			"Each edit is checked against the file as it is: its old_string must be there, once unless its replace_all. Read the file first. An empty old_string in the only edit creates a new file. Undoable as one change.",
 		Schema: object([]string{"file_path", "edits"}, map[string]any{
 			"file_path": str("The file to edit."),
 			"edits": map[string]any{"type": "array", "minItems": 1, "description": "The edits, applied in order.",
@@ -627,44 +610,36 @@ func claudeMultiEdit() *Tool {
 		Examples: []string{`{"file_path":"a.go","edits":[{"old_string":"a := 1","new_string":"a := 2"},{"old_string":"b()","new_string":"c()","replace_all":true}]}`},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {
 			var a struct {
-				FilePath string `json:"file_path"`
-				Edits    []struct {
-					OldString  string `json:"old_string"`
-					NewString  string `json:"new_string"`
-					ReplaceAll bool   `json:"replace_all"`
-				} `json:"edits"`
+				FilePath string     `json:"file_path"`
+				Edits    []editArgs `json:"edits"`
 			}
 			if err := decode(args, &a); err != nil {
-				return toolFail(err, "")
+				return claudeFail(err, "")
 			}
-			// Edit N is 1-based in Claude Code's messages.
-			rn := renamer{names: claudeNames, edit: func(i int) string { return fmt.Sprintf("Edit %d", i+1) }}
-			fe := plan.FileEdit{Path: a.FilePath}
-			verb := "edited"
+			_, text, err := readText(ctx, env, a.FilePath, false)
+			exists := err == nil
+			if err != nil && plan.CodeOf(err) != plan.CodeFileNotFound {
+				return claudeFail(err, a.FilePath)
+			}
+			for _, e := range a.Edits {
+				if code, msg := checkEdit1(ctx, env, a.FilePath, exists, text, e); msg != "" {
+					return useError(code, a.FilePath, msg)
+				}
+			}
+			final, msg := applyEdits1(text, a.Edits)
+			if msg != "" {
+				return plainError(plan.CodeNotFound, a.FilePath, msg)
+			}
+			res, _ := env.W.Apply(ctx, &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "create", FileText: &final}})
+			if !res.Success {
+				return claudeFail(resultErr(res), a.FilePath)
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "Applied %d edit%s to %s:", len(a.Edits), map[bool]string{true: "", false: "s"}[len(a.Edits) == 1], a.FilePath)
 			for i, e := range a.Edits {
-				if e.OldString == e.NewString {
-					return toolFail(plan.Errorf(plan.CodeInvalidRequest, a.FilePath, "Edit %d: No changes to make: old_string and new_string are exactly the same.", i+1), a.FilePath)
-				}
-				if e.OldString == "" {
-					// As in Claude Code, a first edit with an empty
-					// old_string creates the file; the others apply to it.
-					if i > 0 {
-						return toolFail(plan.Errorf(plan.CodeInvalidRequest, a.FilePath, "Edit %d: old_string is empty: only the first edit may create the file", i+1), a.FilePath)
-					}
-					if err := canCreate(ctx, env, a.FilePath); err != nil {
-						return toolFail(err, a.FilePath)
-					}
-					fe.Edits = append(fe.Edits, plan.Edit{Command: "create", FileText: &e.NewString})
-					verb = "created"
-					continue
-				}
-				fe.Edits = append(fe.Edits, plan.Edit{Command: "str_replace", OldStr: &e.OldString, NewStr: &e.NewString, ReplaceAll: e.ReplaceAll})
+				fmt.Fprintf(&b, "\n%d. Replaced \"%s\" with \"%s\"", i+1, jsCut(e.OldString, 50), jsCut(e.NewString, 50))
 			}
-			res, _ := env.W.Apply(ctx, &plan.Request{FileEdits: []plan.FileEdit{fe}})
-			if !res.Success && plan.CodeOf(resultErr(res)) == plan.CodeFileNotFound && verb == "edited" {
-				return toolFail(plan.Errorf(plan.CodeFileNotFound, a.FilePath, "File does not exist. For new files, the first edit must have an empty old_string to create the file content."), a.FilePath)
-			}
-			return writeResult(res, a.FilePath, verb, rn)
+			return written(res, a.FilePath, b.String(), "")
 		},
 		Compact: func(a map[string]any) string {
 			n := 0
@@ -676,16 +651,156 @@ func claudeMultiEdit() *Tool {
 	}
 }
 
-// lsMax is how many entries LS lists, as Claude Code's LS does.
-const lsMax = 1000
+type editArgs struct {
+	OldString  string `json:"old_string"`
+	NewString  string `json:"new_string"`
+	ReplaceAll bool   `json:"replace_all"`
+}
 
-const lsTruncated = "There are more than 1000 files in the repository. Use the LS tool (passing a specific path), Bash tool, and other tools to explore nested directories. The first 1000 files and directories are included below:\n\n"
+// checkEdit1 is Claude Code 1.0.96's check of one edit against the file
+// as it is (text, CRLF read as LF): its code and message, or "" when it
+// passes. Whether the session has read the file, the engine checks when
+// it writes (with the same words).
+func checkEdit1(ctx context.Context, env *Env, filePath string, exists bool, text string, e editArgs) (plan.Code, string) {
+	switch {
+	case e.OldString == e.NewString:
+		return plan.CodeInvalidRequest, "No changes to make: old_string and new_string are exactly the same."
+	case exists && e.OldString == "":
+		if strings.TrimSpace(text) != "" {
+			return plan.CodeInvalidRequest, "Cannot create new file - file already exists."
+		}
+		return "", ""
+	case !exists && e.OldString == "":
+		return "", ""
+	case !exists:
+		msg := "File does not exist."
+		if hint := missingFile(ctx, env, filePath); strings.Contains(hint, " Did you mean ") {
+			msg += hint[strings.Index(hint, " Did you mean "):]
+		}
+		return plan.CodeFileNotFound, msg
+	}
+	actual, _ := findActual(text, e.OldString)
+	n := strings.Count(text, actual)
+	switch {
+	case n == 0:
+		return plan.CodeNotFound, "String to replace not found in file.\nString: " + e.OldString
+	case n > 1 && !e.ReplaceAll:
+		return plan.CodeAmbiguous, fmt.Sprintf("Found %d matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. "+
+			"To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: %s", n, e.OldString)
+	}
+	return "", ""
+}
+
+// applyEdits1 applies the edits in order as Claude Code 1.0.96 does (its
+// applyEdits): the text after them, or its message when an edit finds
+// nothing to replace (old_string exactly; the typographic quotes its check
+// allows are not matched here), when an old_string is part of an earlier
+// edit's new_string, or when the text comes out unchanged.
+func applyEdits1(text string, edits []editArgs) (string, string) {
+	cur := text
+	var added []string
+	for _, e := range edits {
+		trimmed := strings.TrimRight(e.OldString, "\n")
+		for _, n := range added {
+			if trimmed != "" && strings.Contains(n, trimmed) {
+				return "", "Cannot edit file: old_string is a substring of a new_string from a previous edit."
+			}
+		}
+		before := cur
+		if e.OldString == "" {
+			cur = e.NewString
+		} else {
+			old := e.OldString
+			if e.NewString == "" && !strings.HasSuffix(old, "\n") && strings.Contains(cur, old+"\n") {
+				old += "\n"
+			}
+			if e.ReplaceAll {
+				cur = strings.ReplaceAll(cur, old, e.NewString)
+			} else {
+				cur = strings.Replace(cur, old, e.NewString, 1)
+			}
+		}
+		if cur == before {
+			return "", "String not found in file. Failed to apply edit."
+		}
+		added = append(added, e.NewString)
+	}
+	if cur == text {
+		return "", "Original and edited file match exactly. Failed to apply edit."
+	}
+	return cur, ""
+}
+
+// jsCut is JavaScript's s.substring(0, n) and "..." when s is longer
+// (lengths in UTF-16 units).
+func jsCut(s string, n int) string {
+	if jsLen(s) <= n {
+		return s
+	}
+	u := 0
+	for i, r := range s {
+		w := 1
+		if r > 0xFFFF {
+			w = 2
+		}
+		if u+w > n {
+			return s[:i] + "..."
+		}
+		u += w
+	}
+	return s
+}
+
+// lsMaxChars is how many characters of paths Claude Code 1.0.96's LS
+// collects before it stops.
+const lsMaxChars = 40000
+
+const lsTruncated = "There are more than 40000 characters in the repository (ie. either there are lots of files, or there are many long filenames). " +
+	"Use the LS tool (passing a specific path), Bash tool, and other tools to explore nested directories. The first 40000 characters are included below:\n\n"
+
+const lsNote = "\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."
+
+// lsSkipDirs are the directories Claude Code 1.0.96's LS lists but does
+// not enter (unless the listing starts there).
+var lsSkipDirs = []string{"node_modules", "vendor/bundle", "vendor", "venv", "env", ".venv", ".env", ".tox", "target", "build", ".gradle", "packages", "bin", "obj",
+	".build", ".dart_tool", ".pub-cache", "_build", "deps", "dist", "dist-newstyle", ".deno", "bower_components"}
+
+// lsIgnored is 1.0.96's test of an entry (root-relative; a directory's
+// path ends in "/"): dot-names, __pycache__ and the ignore globs, matched
+// as gitignore patterns against the path without its final "/".
+func lsIgnored(rel string, ignore []string) bool {
+	trimmed := strings.TrimSuffix(rel, "/")
+	if rel != "" && strings.HasPrefix(path.Base(trimmed), ".") || strings.Contains(rel, "__pycache__/") {
+		return true
+	}
+	parts := strings.Split(trimmed, "/")
+	for _, g := range ignore {
+		g = strings.TrimSpace(g)
+		if g == "" || strings.HasPrefix(g, "#") || strings.HasSuffix(g, "/") {
+			continue // a directory pattern never matches a path without its "/"
+		}
+		if strings.Contains(g, "/") {
+			for i := range parts {
+				if ok, _ := path.Match(strings.TrimPrefix(g, "/"), strings.Join(parts[:i+1], "/")); ok {
+					return true
+				}
+			}
+			continue
+		}
+		for _, p := range parts {
+			if ok, _ := path.Match(g, p); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 func claudeLS() *Tool {
 	return &Tool{
 		Name: "LS",
-		Description: "List a directory as a tree: every file and subdirectory below it, breadth first, up to 1000 entries; dot-files and __pycache__ are skipped. " +
-			"ignore takes globs of names to leave out. Prefer Glob and Grep when you know what to look for.",
+		Description: "List a directory as a tree (Claude Code 1.0.96's LS; 2.x has none): every file and subdirectory below it, breadth first, paths relative to the workspace; dot-files and __pycache__ are skipped, " +
+			"node_modules, vendor, build, dist and the like listed but not entered; ignore takes globs to leave out. Prefer Glob and Grep when you know what to look for.",
 		Schema:   object([]string{"path"}, map[string]any{"path": str("The directory (absolute, or relative to the workspace)."), "ignore": strs("Globs of entries to leave out.")}),
 		ReadOnly: true,
 		Examples: []string{`{"path":"."}`, `{"path":"src","ignore":["*.test.ts"]}`},
@@ -695,46 +810,72 @@ func claudeLS() *Tool {
 				Ignore []string `json:"ignore"`
 			}
 			if err := decode(args, &a); err != nil {
-				return toolFail(err, "")
+				return claudeFail(err, "")
 			}
-			// Breadth first, as Claude Code's LS walks, so that a cut keeps
-			// the shallow entries.
+			start := rootRel(env, a.Path)
+			startArg := a.Path
+			queue := []string{start}
 			var found []string // root-relative; directories end in "/"
-			queue := []string{a.Path}
-			more := false
-			for len(queue) > 0 && !more {
-				dir := queue[0]
+			chars := 0
+			for len(queue) > 0 && chars <= lsMaxChars {
+				d := queue[0]
 				queue = queue[1:]
-				ents, err := env.W.List(ctx, dir, engine.ListOptions{Ignore: a.Ignore})
-				if err != nil {
-					if dir == a.Path {
-						return toolFail(claudeErr(err), a.Path)
-					}
-					continue // unreadable below: skipped, as Claude Code does
+				rel := d
+				if d != "" {
+					rel = d + "/"
 				}
-				for _, e := range ents {
-					if strings.HasPrefix(e.Name, ".") || e.Name == "__pycache__" && e.Kind == "dir" {
+				if d != "" && lsIgnored(rel, a.Ignore) {
+					continue
+				}
+				if d != start {
+					found = append(found, rel)
+					chars += len(rel)
+				}
+				if d != start {
+					skip := false
+					for _, s := range lsSkipDirs {
+						if strings.HasSuffix(rel, s+"/") && !strings.HasSuffix(startArg, s) {
+							skip = true
+						}
+					}
+					if skip {
 						continue
 					}
-					if len(found) == lsMax {
-						more = true
+				}
+				ents, err := env.W.List(ctx, d, engine.ListOptions{})
+				if err != nil {
+					if plan.CodeOf(err) == plan.CodeOutsideRoot || plan.CodeOf(err) == plan.CodeDenied {
+						return claudeFail(err, a.Path)
+					}
+					continue // unreadable: nothing listed, as 1.0.96 does
+				}
+				full := false
+				for _, e := range ents {
+					if e.Kind == "dir" {
+						queue = append(queue, e.Path)
+						continue
+					}
+					if lsIgnored(e.Path, a.Ignore) {
+						continue
+					}
+					found = append(found, e.Path)
+					if chars += len(e.Path); chars > lsMaxChars {
+						full = true
 						break
 					}
-					if e.Kind == "dir" {
-						found = append(found, e.Path+"/")
-						queue = append(queue, e.Path)
-					} else {
-						found = append(found, e.Path)
-					}
+				}
+				if full {
+					break
 				}
 			}
 			sort.Strings(found)
 			var b strings.Builder
-			if more {
+			if chars >= lsMaxChars {
 				b.WriteString(lsTruncated)
 			}
 			fmt.Fprintf(&b, "- %s/\n", strings.TrimSuffix(env.W.Root(), "/"))
 			printTree(&b, found)
+			b.WriteString(lsNote)
 			return toolOK(ToolResult{Content: b.String(), ShortResult: fmt.Sprintf("Listed %d paths", len(found)), FilePath: a.Path})
 		},
 		Compact: func(a map[string]any) string { return compactPath(a, "path") },

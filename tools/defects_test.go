@@ -108,8 +108,10 @@ func TestClaudeGlob(t *testing.T) {
 		files[fmt.Sprintf("many/f%03d.log", i)] = ""
 	}
 	env, dir := setup(t, files, nil)
-	old := time.Now().Add(-time.Hour)
-	os.Chtimes(filepath.Join(dir, "sub/deep.txt"), old, old)
+	for i, f := range []string{"sub/deep.txt", ".dot.txt", "top.txt"} {
+		mt := time.Now().Add(time.Duration(i-10) * time.Minute)
+		os.Chtimes(filepath.Join(dir, f), mt, mt)
+	}
 	if got := content(call(t, env, "claude", "Glob", `{"pattern":"*.txt"}`)); got != "sub/deep.txt\n.dot.txt\ntop.txt" {
 		t.Errorf("*.txt, at any depth, oldest first: %q", got)
 	}
@@ -131,53 +133,69 @@ func TestClaudeGlob(t *testing.T) {
 	}
 }
 
-// Claude Code's LS: a recursive tree from the workspace root, breadth
-// first, without dot-files or __pycache__, cut at 1000 entries with its
-// note.
+// Claude Code 1.0.96's LS: a recursive tree of paths relative to the
+// workspace root, without dot-files or __pycache__, node_modules listed
+// but not entered, ignore globs, cut after 40000 characters of paths with
+// its note, and its closing NOTE.
 func TestClaudeLS(t *testing.T) {
-	env, dir := setup(t, map[string]string{"a.txt": "", "src/b.go": "", "src/z/c.go": "", "src-x.txt": "", ".git/config": "", "src/.env": "", "__pycache__/m.pyc": "", "src/__pycache__/n.pyc": ""}, nil)
+	env, dir := setup(t, map[string]string{"a.txt": "", "src/b.go": "", "src/z/c.go": "", "src-x.txt": "", ".git/config": "", "src/.env": "",
+		"__pycache__/m.pyc": "", "src/__pycache__/n.pyc": "", "node_modules/p/i.js": ""}, nil)
 	// In byte order, as Claude Code sorts: "src-x.txt" < "src/".
-	want := "- " + dir + "/\n  - a.txt\n  - src-x.txt\n  - src/\n    - b.go\n    - z/\n      - c.go\n"
+	want := "- " + dir + "/\n  - a.txt\n  - node_modules/\n  - src-x.txt\n  - src/\n    - b.go\n    - z/\n      - c.go\n" + lsNote
 	if got := content(call(t, env, "claude", "LS", `{"path":"."}`)); got != want {
 		t.Errorf("LS .:\n%s\nwant:\n%s", got, want)
 	}
-	if got := content(call(t, env, "claude", "LS", `{"path":"`+dir+`/src","ignore":["z"]}`)); got != "- "+dir+"/\n  - src/\n    - b.go\n" {
+	if got := content(call(t, env, "claude", "LS", `{"path":"`+dir+`/src","ignore":["z"]}`)); got != "- "+dir+"/\n  - src/\n    - b.go\n"+lsNote {
 		t.Errorf("LS src, ignore z:\n%s", got)
 	}
+	if got := content(call(t, env, "claude", "LS", `{"path":"node_modules"}`)); got != "- "+dir+"/\n  - node_modules/\n    - p/\n      - i.js\n"+lsNote {
+		t.Errorf("LS node_modules:\n%s", got)
+	}
 	files := map[string]string{}
+	long := strings.Repeat("x", 40)
 	for i := 0; i < 1100; i++ {
-		files[fmt.Sprintf("d%d/f%04d", i%3, i)] = ""
+		files[fmt.Sprintf("d%d/%s%04d", i%3, long, i)] = ""
 	}
 	env, _ = setup(t, files, nil)
 	got := content(call(t, env, "claude", "LS", `{"path":"."}`))
-	if !strings.HasPrefix(got, lsTruncated) || strings.Count(got, "\n    - f") != 997 {
-		t.Errorf("cap: %d files listed, starts %q", strings.Count(got, "\n    - f"), got[:80])
+	n := strings.Count(got, "\n    - x")
+	if !strings.HasPrefix(got, lsTruncated) || n < 800 || n > 900 {
+		t.Errorf("cap: %d files listed, starts %q", n, got[:80])
 	}
 }
 
-// Claude Code's MultiEdit creates a file when its first edit's old_string
-// is empty, refuses an edit that changes nothing, and numbers edits
-// from 1 in its errors.
+// Claude Code 1.0.96's MultiEdit checks every edit against the file as
+// it is (so a second edit of a file the first creates finds no file),
+// creates a file with a single empty old_string, and answers with its
+// own words.
 func TestClaudeMultiEdit(t *testing.T) {
 	env, dir := setup(t, map[string]string{"a.txt": "one two\n"}, nil)
-	r := call(t, env, "claude", "MultiEdit", `{"file_path":"new/n.txt","edits":[{"old_string":"","new_string":"alpha beta\n"},{"old_string":"beta","new_string":"gamma"}]}`)
-	if !r.OK || read(t, dir, "new/n.txt") != "alpha gamma\n" || r.Value.(ToolResult).ShortResult != "Created new/n.txt (+1 -0)" {
+	r := call(t, env, "claude", "MultiEdit", `{"file_path":"new/n.txt","edits":[{"old_string":"","new_string":"alpha beta\n"}]}`)
+	if !r.OK || read(t, dir, "new/n.txt") != "alpha beta\n" || !strings.HasPrefix(content(r), "Applied 1 edit to new/n.txt:\n1. Replaced \"\" with \"alpha beta\n\"") {
 		t.Errorf("create: %+v %q", r.Value, read(t, dir, "new/n.txt"))
 	}
+	r = call(t, env, "claude", "MultiEdit", `{"file_path":"new/m.txt","edits":[{"old_string":"","new_string":"alpha beta\n"},{"old_string":"beta","new_string":"gamma"}]}`)
+	if r.OK || r.Value.(ToolResult).Error != "File does not exist." {
+		t.Errorf("create and edit: %+v", r.Value)
+	}
 	r = call(t, env, "claude", "MultiEdit", `{"file_path":"a.txt","edits":[{"old_string":"one","new_string":"1"},{"old_string":"two","new_string":"two"}]}`)
-	if r.OK || r.Code != plan.CodeInvalidRequest || !strings.Contains(r.Value.(ToolResult).Error, "Edit 2: No changes to make") || read(t, dir, "a.txt") != "one two\n" {
+	if r.OK || r.Code != plan.CodeInvalidRequest || r.Value.(ToolResult).Error != "No changes to make: old_string and new_string are exactly the same." || read(t, dir, "a.txt") != "one two\n" {
 		t.Errorf("no-op edit: %+v", r.Value)
 	}
 	r = call(t, env, "claude", "MultiEdit", `{"file_path":"a.txt","edits":[{"old_string":"one","new_string":"1"},{"old_string":"three","new_string":"3"}]}`)
-	if e := r.Value.(ToolResult).Error; r.OK || !strings.Contains(e, "Edit 2: old_string not found") || strings.Contains(e, "old_str ") || strings.Contains(e, "edit 1") {
+	if e := r.Value.(ToolResult).Error; r.OK || e != "String to replace not found in file.\nString: three" {
 		t.Errorf("not found: %q", e)
 	}
+	r = call(t, env, "claude", "MultiEdit", `{"file_path":"a.txt","edits":[{"old_string":"one","new_string":"1 one"},{"old_string":"one","new_string":"x"}]}`)
+	if e := r.Value.(ToolResult).Error; r.OK || e != "Cannot edit file: old_string is a substring of a new_string from a previous edit." || read(t, dir, "a.txt") != "one two\n" {
+		t.Errorf("old_string inside an earlier new_string: %q", e)
+	}
 	r = call(t, env, "claude", "MultiEdit", `{"file_path":"missing.txt","edits":[{"old_string":"x","new_string":"y"}]}`)
-	if e := r.Value.(ToolResult).Error; r.OK || !strings.Contains(e, "the first edit must have an empty old_string") {
+	if e := r.Value.(ToolResult).Error; r.OK || e != "File does not exist." {
 		t.Errorf("missing file: %q", e)
 	}
 	r = call(t, env, "claude", "MultiEdit", `{"file_path":"a.txt","edits":[{"old_string":"","new_string":"x"}]}`)
-	if e := r.Value.(ToolResult).Error; r.OK || !strings.Contains(e, "file already exists") {
+	if e := r.Value.(ToolResult).Error; r.OK || e != "Cannot create new file - file already exists." {
 		t.Errorf("create over content: %q", e)
 	}
 }

@@ -36,7 +36,7 @@ func TestClaude(t *testing.T) {
 	if tr := r.Value.(ToolResult); !r.OK || tr.ShortResult != "Created new/dir/b.txt (+1 -0)" || read(t, dir, "new/dir/b.txt") != "hello\n" {
 		t.Errorf("Write: %+v", tr)
 	}
-	if r := call(t, env, "claude", "LS", `{"path":"new"}`); r.Value.(ToolResult).Content != "- "+dir+"/\n  - new/\n    - dir/\n      - b.txt\n" {
+	if r := call(t, env, "claude", "LS", `{"path":"new"}`); r.Value.(ToolResult).Content != "- "+dir+"/\n  - new/\n    - dir/\n      - b.txt\n"+lsNote {
 		t.Errorf("LS: %q", r.Value.(ToolResult).Content)
 	}
 	if r := call(t, env, "claude", "Glob", `{"pattern":"**/*.txt"}`); r.Value.(ToolResult).Content != "new/dir/b.txt" {

@@ -183,10 +183,13 @@ const substitute = (v, root) => JSON.parse(JSON.stringify(v).replaceAll('$ROOT',
 const normalize = (s, root) => s.replaceAll(root, '$ROOT');
 
 // The tool_result content a model reads: a string, or the text of its
-// blocks (an image block is noted as [image MEDIA_TYPE]).
+// blocks (an image block is noted as [image MEDIA_TYPE]). The agent
+// loop's own reminders that 1.x appends to a result (about its TodoWrite
+// tool) are not the tool's answer and are left out.
 function resultText(c) {
-  if (typeof c.content === 'string') return c.content;
-  return (c.content || []).map((b) => (b.type === 'text' ? b.text : `[${b.type} ${b.source?.media_type ?? ''}]`)).join('\n');
+  const text = typeof c.content === 'string' ? c.content
+    : (c.content || []).map((b) => (b.type === 'text' ? b.text : `[${b.type} ${b.source?.media_type ?? ''}]`)).join('\n');
+  return text.replace(/\n*<system-reminder>\nThe TodoWrite tool hasn't been used recently\.[\s\S]*?<\/system-reminder>\n?$/, '');
 }
 
 async function runClaude(session, version) {
@@ -259,7 +262,7 @@ for (const file of fs.readdirSync(sessionsDir).filter((f) => f.endsWith('.json')
   const name = file.replace(/\.json$/, '');
   if (opts.only && opts.only !== name) continue;
   const spec = JSON.parse(fs.readFileSync(path.join(sessionsDir, file), 'utf8'));
-  const golden = {toolset: spec.toolset, peer: spec.peer, sessions: []};
+  const golden = {toolset: spec.toolset, peer: spec.peer, compare: spec.compare, sessions: []};
   for (const s of spec.sessions) {
     const peer = s.peer || spec.peer;
     let r;
