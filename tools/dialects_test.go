@@ -159,13 +159,16 @@ func TestADK(t *testing.T) {
 	if r := call(t, env, "adk", "write_file", `{"file_path":"x","text":"2","append":true}`); r.Value != "File written successfully to x." || read(t, dir, "x") != "1\n2" {
 		t.Errorf("append: %v %q", r.Value, read(t, dir, "x"))
 	}
-	if r := call(t, env, "adk", "copy_file", `{"source_path":"y","destination_path":"z/y"}`); r.Value != "File copied successfully from y to z/y." {
+	if r := call(t, env, "adk", "copy_file", `{"source_path":"y","destination_path":"z/y"}`); r.Value != "Error: [Errno 2] No such file or directory: '"+dir+"/z/y'" {
+		t.Errorf("copy into a missing directory: %v", r.Value)
+	}
+	if r := call(t, env, "adk", "copy_file", `{"source_path":"y","destination_path":"src/y"}`); r.Value != "File copied successfully from y to src/y." {
 		t.Errorf("copy: %v", r.Value)
 	}
 	if r := call(t, env, "adk", "move_file", `{"source_path":"y","destination_path":"x"}`); r.OK || !strings.Contains(r.Value.(string), "conflict") {
 		t.Errorf("move onto an existing file: %v", r.Value)
 	}
-	if r := call(t, env, "adk", "file_delete", `{"file_path":"z/y"}`); r.Value != "File deleted successfully: z/y." {
+	if r := call(t, env, "adk", "file_delete", `{"file_path":"src/y"}`); r.Value != "File deleted successfully: src/y." {
 		t.Errorf("delete: %v", r.Value)
 	}
 	r := call(t, env, "adk", "grep_file", `{"file_path":"src","pattern":"print","recursive":true,"show_line_numbers":true}`)
