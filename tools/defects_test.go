@@ -406,3 +406,41 @@ func TestUndoToolHonoursDenyFlags(t *testing.T) {
 		t.Errorf("secret.env undone under a deny flag: %q", got)
 	}
 }
+
+// Amazon Q's fs_read Search answers the RFC's {path, success, content}:
+// each line once, however the contexts of nearby matches overlap (no
+// matches list repeating them).
+func TestAmazonQSearchSendsEachLineOnce(t *testing.T) {
+	env, _ := setup(t, map[string]string{"a.txt": "one\nfoo two\nthree\nfoo four\nfive\n"}, nil)
+	r := call(t, env, "amazonq", "fs_read", `{"mode":"Search","path":"a.txt","pattern":"foo","context_lines":2}`)
+	text := r.TextOf()
+	for _, l := range []string{"one", "three", "five"} {
+		if n := strings.Count(text, l); n != 1 {
+			t.Errorf("%q is sent %d times: %s", l, n, text)
+		}
+	}
+	if !r.OK || !strings.Contains(text, `Line 3: three`) {
+		t.Errorf("Search: %s", text)
+	}
+}
+
+// deepagents' read_file refuses a binary file without pointing at an
+// Image mode it does not have, and the refusal counts as having seen the
+// file: it can then be replaced.
+func TestDeepAgentsBinaryFile(t *testing.T) {
+	env, dir := setup(t, map[string]string{"b.bin": "a\x00b"}, &engine.Options{})
+	env.W = env.W.Workspace.NewSession(engine.SessionOptions{Agent: "t"})
+	r := call(t, env, "deepagents", "read_file", `{"path":"b.bin"}`)
+	if r.OK || r.Code != plan.CodeBinaryFile || strings.Contains(r.TextOf(), "Image") {
+		t.Errorf("read_file of a binary file: %s", r.TextOf())
+	}
+	if r := call(t, env, "deepagents", "write_file", `{"path":"b.bin","content":"text\n"}`); !r.OK || read(t, dir, "b.bin") != "text\n" {
+		t.Errorf("write_file after the refused read: %s", r.TextOf())
+	}
+	for _, tl := range []string{"write_file"} {
+		ts, _ := Get("deepagents")
+		if d := ts.Tool(tl).Description; strings.Contains(d, "keeps its line endings") {
+			t.Errorf("%s claims line endings are kept: %s", tl, d)
+		}
+	}
+}
