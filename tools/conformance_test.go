@@ -15,7 +15,7 @@ import (
 // The conformance tests run each dialect's tool and the real program it
 // imitates on the same tree, and compare what they print: rg for the
 // searches, grep -r, find, diff -u and ls -lA for the ADK and Amazon Q
-// tools. Where a dialect deliberately differs (README, "Where a dialect
+// tools. Where a dialect deliberately differs (docs/toolsets.md, "Where a dialect
 // differs from its tool"), the test says so next to the comparison.
 
 // peer finds a real program; without it the test is skipped, except in

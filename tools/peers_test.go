@@ -596,3 +596,61 @@ func jsonEqualV(x, y any) bool {
 	b, _ := json.Marshal(y)
 	return bytes.Equal(a, b)
 }
+
+// TestToolsetsDoc: docs/toolsets.md's tables of deliberate differences
+// are differences.json's rows, toolset by toolset (between
+// "<!-- differences:TOOLSET -->" and "<!-- /differences -->"). With
+// TXEDIT_UPDATE_DOCS=1 the test writes them.
+func TestToolsetsDoc(t *testing.T) {
+	rows := loadDifferences(t)
+	docPath := filepath.Join("..", "docs", "toolsets.md")
+	b, err := os.ReadFile(docPath)
+	must(t, err)
+	doc := string(b)
+	toolsets := map[string]bool{}
+	for _, d := range rows {
+		for _, ts := range d.Toolsets {
+			toolsets[ts] = true
+		}
+	}
+	const end = "<!-- /differences -->"
+	for ts := range toolsets {
+		var tb strings.Builder
+		tb.WriteString("| id | tools | difference | why |\n|---|---|---|---|\n")
+		for _, d := range rows {
+			if !d.applies(ts, "") && !contains(d.Toolsets, ts) {
+				continue
+			}
+			tools := "all"
+			if len(d.Tools) > 0 {
+				tools = strings.Join(d.Tools, ", ")
+			}
+			if d.Kind == "file" {
+				tools = "(the files written)"
+			}
+			fmt.Fprintf(&tb, "| `%s` | %s | %s | %s |\n", d.ID, tools, strings.ReplaceAll(d.What, "|", "\\|"), strings.ReplaceAll(d.Why, "|", "\\|"))
+		}
+		start := "<!-- differences:" + ts + " -->\n"
+		i := strings.Index(doc, start)
+		j := -1
+		if i >= 0 {
+			j = strings.Index(doc[i:], end)
+		}
+		if i < 0 || j < 0 {
+			t.Errorf("docs/toolsets.md has no %q ... %q block", strings.TrimSpace(start), end)
+			continue
+		}
+		got := doc[i+len(start) : i+j]
+		if got == tb.String() {
+			continue
+		}
+		if os.Getenv("TXEDIT_UPDATE_DOCS") != "" {
+			doc = doc[:i+len(start)] + tb.String() + doc[i+j:]
+			continue
+		}
+		t.Errorf("docs/toolsets.md's %s table is not differences.json's rows (TXEDIT_UPDATE_DOCS=1 rewrites it):\n%s", ts, tb.String())
+	}
+	if os.Getenv("TXEDIT_UPDATE_DOCS") != "" {
+		must(t, os.WriteFile(docPath, []byte(doc), 0o644))
+	}
+}
