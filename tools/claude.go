@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -159,7 +160,8 @@ func claudeFail(err error, filePath string) Result {
 	case plan.CodeStaleHash:
 		return useError(code, filePath, changedRead)
 	}
-	return useError(code, filePath, err.Error())
+	// The code itself leads the text over MCP ("[outside_root] …").
+	return useError(code, filePath, strings.TrimPrefix(err.Error(), string(code)+": "))
 }
 
 // absArg is a path argument as Claude Code shows it: absolute, relative
@@ -1009,6 +1011,9 @@ func claudeGrepSchema() map[string]any {
 	props["multiline"] = flag("Let a match span lines, and . match a newline (rg -U --multiline-dotall).")
 	props["-n"] = flag("Show line numbers (content mode; default true).")
 	props["glob"] = str("Only files matching this glob (e.g. *.{ts,tsx}); several separated by spaces or commas; !glob excludes.")
+	props["context"] = num("Lines of context before and after each match (rg -C; content mode).")
+	props["-C"] = num("Alias for context.")
+	props["-o"] = flag("Print only the matched (non-empty) parts of each matching line, one per output line (rg -o; content mode).")
 	delete(props, "sort") // Claude Code's Grep always lists the newest first
 	return s
 }
@@ -1044,9 +1049,10 @@ func claudeGrep() *Tool {
 		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {
 			var a struct {
 				plan.GrepRequest
-				HeadLimit *int `json:"head_limit"`
-				Offset    int  `json:"offset"`
-				ContextN  int  `json:"context"`
+				HeadLimit    *int `json:"head_limit"`
+				Offset       int  `json:"offset"`
+				ContextN     int  `json:"context"`
+				OnlyMatching bool `json:"-o"`
 			}
 			if err := decode(args, &a); err != nil {
 				return claudeFail(err, "")
@@ -1068,6 +1074,10 @@ func claudeGrep() *Tool {
 				req.Context = a.ContextN
 			}
 			if req.OutputMode != "content" {
+				req.Before, req.After, req.Context = 0, 0, 0
+			}
+			only := a.OnlyMatching && req.OutputMode == "content"
+			if only {
 				req.Before, req.After, req.Context = 0, 0, 0
 			}
 			limit := grepHeadLimit
@@ -1095,6 +1105,9 @@ func claudeGrep() *Tool {
 			}
 			isDir, _ := env.W.IsDir(req.Path)
 			single := req.Path != "" && !isDir
+			if only {
+				onlyMatching(res, req.Pattern, req.IgnoreCase)
+			}
 			for _, m := range res.Matches {
 				if jsLen(m.Text) > maxColumns {
 					m.Text = "[Omitted long matching line]"
@@ -1184,6 +1197,28 @@ func claudeGrep() *Tool {
 			return s
 		},
 	}
+}
+
+// onlyMatching turns each matching line into its matched parts, one
+// match per line (rg -o): the engine's matches are lines, and the
+// pattern (RE2, as the engine's) finds the parts in them.
+func onlyMatching(res *plan.GrepResult, pattern string, ignoreCase bool) {
+	if ignoreCase {
+		pattern = "(?i)" + pattern
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return
+	}
+	var out []*plan.Match
+	for _, m := range res.Matches {
+		for _, part := range re.FindAllString(m.Text, -1) {
+			if part != "" {
+				out = append(out, &plan.Match{Path: m.Path, Line: m.Line, Text: part})
+			}
+		}
+	}
+	res.Matches = out
 }
 
 // nulOffset is the byte offset of the first NUL in a file, or -1: the
