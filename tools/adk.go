@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -105,11 +106,12 @@ func adkFileSearch() *Tool {
 			}
 			re := fnmatch(a.Pattern)
 			var found []string
-			for _, f := range res.Files {
+			for _, f := range append(res.Files, symlinkFiles(ctx, env, a.DirPath)...) {
 				if re.MatchString(path.Base(f)) {
 					found = append(found, f)
 				}
 			}
+			sort.Strings(found)
 			if len(found) == 0 {
 				return none
 			}
@@ -119,6 +121,46 @@ func adkFileSearch() *Tool {
 			return fmt.Sprintf("%v in %s", a["pattern"], compactPath(a, "dir_path"))
 		},
 	}
+}
+
+// symlinkFiles are the symlinks below dir (relative to it) that os.walk
+// lists among a directory's files: those that do not lead to a
+// directory. A symlink whose target lies outside the root is left out
+// (txedit's files are the workspace's).
+func symlinkFiles(ctx context.Context, env *Env, dir string) []string {
+	dirs, err := env.W.Glob(ctx, engine.GlobOptions{Pattern: "*", Path: dir, Hidden: true, NoIgnore: true, Dirs: true, OnlyDirs: true, Relative: true})
+	if err != nil {
+		return nil
+	}
+	base := strings.TrimSuffix(dir, "/")
+	var out []string
+	for _, d := range append([]string{""}, dirs.Files...) {
+		full := base
+		if d != "" {
+			full = base + "/" + d
+		}
+		ents, err := env.W.List(ctx, full, engine.ListOptions{})
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if e.Kind != "symlink" {
+				continue
+			}
+			target := e.Target
+			if !path.IsAbs(target) {
+				target = path.Join(path.Dir(absPath(env, e.Path)), target)
+			}
+			if outsideRoot(env, target) {
+				continue
+			}
+			if isDir, _ := env.W.IsDir(e.Path); isDir {
+				continue
+			}
+			out = append(out, strings.TrimPrefix(path.Join(d, e.Name), "./"))
+		}
+	}
+	return out
 }
 
 // fnmatch compiles a Python fnmatch pattern: * and ? match any characters,

@@ -209,6 +209,8 @@ type difference struct {
 	Real   string `json:"real"`
 	TxEdit string `json:"txedit"`
 	Status string `json:"status"`
+	// Sorted (lines rows): txedit's lines are also sorted.
+	Sorted bool   `json:"sorted"`
 	What   string `json:"what"`
 	Why    string `json:"why"`
 
@@ -321,6 +323,9 @@ func classify(rows []*difference, toolset, tool string, real gcall, text string,
 			if !d.real.MatchString(l) {
 				kept = append(kept, l)
 			}
+		}
+		if d.Sorted {
+			sort.Strings(kept)
 		}
 		want := strings.Join(kept, "\n")
 		if len(kept) == 0 {
