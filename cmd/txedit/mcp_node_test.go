@@ -196,10 +196,14 @@ func TestMCPWithTypeScriptClient(t *testing.T) {
 			{"write_file", map[string]any{"file_path": "a.txt", "text": "more\n", "append": true}, true, "[not_read]"},
 			{"read_file", map[string]any{"file_path": "a.txt"}, false, "hello"},
 			{"write_file", map[string]any{"file_path": "a.txt", "text": "more\n", "append": true}, false, "File written successfully"},
+			// As LangChain's: copy_file makes no directory, write_file
+			// makes the file's own.
+			{"copy_file", map[string]any{"source_path": "a.txt", "destination_path": "c/a.txt"}, true, "[Errno 2] No such file or directory"},
+			{"write_file", map[string]any{"file_path": "c/keep.txt", "text": "k\n"}, false, "File written successfully"},
 			{"copy_file", map[string]any{"source_path": "a.txt", "destination_path": "c/a.txt"}, false, "File copied successfully"},
 			{"grep_file", map[string]any{"file_path": ".", "pattern": "more", "recursive": true}, false, `"status":"success"`},
 			{"diff_files", map[string]any{"file_path1": "a.txt", "file_path2": "c/a.txt"}, false, "Files are identical."},
-		}, map[string]string{"a.txt": "hello\nmore\n", "c/a.txt": "hello\nmore\n"}},
+		}, map[string]string{"a.txt": "hello\nmore\n", "c/a.txt": "hello\nmore\n", "c/keep.txt": "k\n"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.toolset, func(t *testing.T) {
