@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -152,6 +154,7 @@ func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 		scanners := make([]grep.Scanner, workers)
 		pending := make([][]*plan.Match, workers)
 		err := walk.Walk(ctx, w.fsy, walk.Options{Skip: skipJournal, Dir: start, Hidden: req.Hidden, NoIgnore: req.NoIgnore, Workers: workers,
+			RequireGit: req.RequireGit, InRepo: req.RequireGit && w.rootInRepo(),
 			Override: func(rel string, isDir bool) (bool, bool) { return overrides.Decide(relTo(start, rel), isDir) },
 			Prune:    func(rel string) bool { return w.checkPolicy(rel, rel, false) != nil }},
 			func(e *walk.Entry) error {
@@ -266,4 +269,21 @@ func relTo(dir, p string) string {
 func (w *Workspace) IsDir(p string) (bool, error) {
 	_, isDir, err := w.readTarget(p)
 	return isDir, err
+}
+
+// rootInRepo reports whether the workspace root lies inside a git
+// repository whose .git is above it (on disk only: an in-memory workspace
+// has nothing above its root).
+func (w *Workspace) rootInRepo() bool {
+	if !w.OnDisk() {
+		return false
+	}
+	for dir := filepath.Dir(w.root); ; dir = filepath.Dir(dir) {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return true
+		}
+		if dir == filepath.Dir(dir) {
+			return false
+		}
+	}
 }

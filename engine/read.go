@@ -336,6 +336,9 @@ func (w *Workspace) readLines(r *plan.ReadResult, req *plan.ReadRequest, dirs *d
 		}
 	}
 	if apply.IsBinary(fi.data) {
+		// The file's hash goes with the refusal: the session has seen
+		// these bytes, and may then replace, move or delete them.
+		r.FileHash = hash.Of(fi.data).String()
 		return plan.Errorf(plan.CodeBinaryFile, r.Path, "is binary (a NUL byte in its first 8000 bytes); use Image mode for images")
 	}
 	n := countLines(fi.data)

@@ -112,8 +112,16 @@ func (s *Session) ReadEach(ctx context.Context, req *plan.ReadRequest, fn func(*
 }
 
 // noteRead remembers a successful Line-mode read: the whole file, or a
-// range of it.
+// range of it. A read refused because the file is binary counts for the
+// whole file: the agent learnt what is there, and can only replace,
+// move or delete it whole.
 func (s *Session) noteRead(r *plan.ReadResult) {
+	if r.FileHash != "" && !r.Success && r.Code == plan.CodeBinaryFile {
+		if rel, err := s.resolve(r.Path); err == nil {
+			s.noteResolved(rel, r.FileHash)
+		}
+		return
+	}
 	if !r.Success || r.FileHash == "" || r.ContentHash == "" {
 		return
 	}

@@ -225,3 +225,37 @@ func TestAttribution(t *testing.T) {
 		t.Errorf("undo of an agent with nothing in effect: %+v", res)
 	}
 }
+
+// TestBinaryReadCountsAsRead: a read refused because the file is binary
+// still shows the session the file (its hash comes with the refusal), so
+// the session may then delete or replace it; a change after that read is
+// still caught.
+func TestBinaryReadCountsAsRead(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a.bin": "a\x00b", "b.bin": "b\x00c", "c.bin": "c\x00d"})
+	w := openWS(t, dir, nil)
+	s := w.NewSession(SessionOptions{Agent: "t"})
+	ctx := context.Background()
+	read := func(p string) {
+		rs, err := s.Read(ctx, &plan.ReadRequest{Mode: "Line", Path: p})
+		if err != nil || rs[0].Code != plan.CodeBinaryFile || rs[0].FileHash == "" {
+			t.Fatalf("read %s: %v %+v", p, err, rs)
+		}
+	}
+	if res := sessRun(t, s, `{"path":"a.bin","command":"delete"}`); res.Success || res.Code != plan.CodeNotRead {
+		t.Fatalf("delete unread: %+v", res)
+	}
+	read("a.bin")
+	if res := sessRun(t, s, `{"path":"a.bin","command":"delete"}`); !res.Success {
+		t.Errorf("delete after a binary read: %+v", res)
+	}
+	read("b.bin")
+	if res := sessRun(t, s, `{"path":"b.bin","command":"write","file_text":"text\n"}`); !res.Success {
+		t.Errorf("replace after a binary read: %+v", res)
+	}
+	read("c.bin")
+	os.WriteFile(filepath.Join(dir, "c.bin"), []byte("changed\x00"), 0o644)
+	if res := sessRun(t, s, `{"path":"c.bin","command":"delete"}`); res.Success || res.Code != plan.CodeStaleHash {
+		t.Errorf("delete after a change: %+v", res)
+	}
+}

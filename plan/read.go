@@ -128,6 +128,10 @@ type GrepRequest struct {
 	// first and ties by path (as `ls -t` orders the files rg -l lists;
 	// rg --sortr modified sorts each directory's entries as it walks).
 	Sort string `json:"sort,omitempty"`
+	// RequireGit applies .gitignore files only inside a git repository,
+	// as ripgrep does (a .ignore applies everywhere). Not part of any
+	// dialect's arguments: a toolset sets it.
+	RequireGit bool `json:"-"`
 }
 
 // Count is a file's number of matching lines.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -16,7 +17,7 @@ import (
 
 func init() {
 	register("adk", func() *Toolset {
-		return &Toolset{Fail: lcFail, Name: "adk", Description: "an ADK agent's LangChain file tools plus grep_file, find_files and diff_files",
+		return &Toolset{Fail: lcFail, Name: "adk", Description: "an ADK agent's tools: langchain-community 0.3's FileManagementToolkit (read_file, write_file, copy_file, move_file, file_delete, file_search, list_directory) plus the seed's grep_file, find_files and diff_files",
 			Tools: []*Tool{adkFileSearch(), adkListDir(), adkRead(), adkWrite(), adkCopyMove("copy_file", "copy"), adkCopyMove("move_file", "move"),
 				adkDelete(), adkGrep(), adkFind(), adkDiff()}}
 	})
@@ -80,8 +81,8 @@ func adkFail(debug map[string]any, err error, msg string) Result {
 func adkFileSearch() *Tool {
 	return &Tool{
 		Name: "file_search",
-		Description: "Recursively search for files whose names match a shell pattern (fnmatch: * ? [seq] [!seq]) under dir_path, hidden and ignored files included. " +
-			"Returns matching paths relative to dir_path, one per line.",
+		Description: "Recursively search for files whose names match a shell pattern (fnmatch: * ? [seq] [!seq]) under dir_path, hidden and ignored files included (langchain-community 0.3's file_search). " +
+			"Returns matching paths relative to dir_path, one per line, sorted.",
 		Schema:   object([]string{"pattern"}, map[string]any{"dir_path": str("Directory to search (default \".\")."), "pattern": str("Unix shell pattern for file names, e.g. *.py.")}),
 		ReadOnly: true,
 		Examples: []string{`{"dir_path":"src","pattern":"*.py"}`},
@@ -105,11 +106,12 @@ func adkFileSearch() *Tool {
 			}
 			re := fnmatch(a.Pattern)
 			var found []string
-			for _, f := range res.Files {
+			for _, f := range append(res.Files, symlinkFiles(ctx, env, a.DirPath)...) {
 				if re.MatchString(path.Base(f)) {
 					found = append(found, f)
 				}
 			}
+			sort.Strings(found)
 			if len(found) == 0 {
 				return none
 			}
@@ -119,6 +121,46 @@ func adkFileSearch() *Tool {
 			return fmt.Sprintf("%v in %s", a["pattern"], compactPath(a, "dir_path"))
 		},
 	}
+}
+
+// symlinkFiles are the symlinks below dir (relative to it) that os.walk
+// lists among a directory's files: those that do not lead to a
+// directory. A symlink whose target lies outside the root is left out
+// (txedit's files are the workspace's).
+func symlinkFiles(ctx context.Context, env *Env, dir string) []string {
+	dirs, err := env.W.Glob(ctx, engine.GlobOptions{Pattern: "*", Path: dir, Hidden: true, NoIgnore: true, Dirs: true, OnlyDirs: true, Relative: true})
+	if err != nil {
+		return nil
+	}
+	base := strings.TrimSuffix(dir, "/")
+	var out []string
+	for _, d := range append([]string{""}, dirs.Files...) {
+		full := base
+		if d != "" {
+			full = base + "/" + d
+		}
+		ents, err := env.W.List(ctx, full, engine.ListOptions{})
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if e.Kind != "symlink" {
+				continue
+			}
+			target := e.Target
+			if !path.IsAbs(target) {
+				target = path.Join(path.Dir(absPath(env, e.Path)), target)
+			}
+			if outsideRoot(env, target) {
+				continue
+			}
+			if isDir, _ := env.W.IsDir(e.Path); isDir {
+				continue
+			}
+			out = append(out, strings.TrimPrefix(path.Join(d, e.Name), "./"))
+		}
+	}
+	return out
 }
 
 // fnmatch compiles a Python fnmatch pattern: * and ? match any characters,
@@ -181,7 +223,7 @@ func fnmatch(pat string) *regexp.Regexp {
 func adkListDir() *Tool {
 	return &Tool{
 		Name:        "list_directory",
-		Description: "List the names in a directory (dot-files too), one per line.",
+		Description: "List the names in a directory (dot-files too), one per line, sorted (langchain-community 0.3's list_directory).",
 		Schema:      object(nil, map[string]any{"dir_path": str("The directory (default \".\").")}),
 		ReadOnly:    true,
 		Examples:    []string{`{"dir_path":"."}`},
@@ -212,7 +254,7 @@ func adkListDir() *Tool {
 func adkRead() *Tool {
 	return &Tool{
 		Name:        "read_file",
-		Description: "Read a whole file and return its text (as Python reads text: line endings become \\n).",
+		Description: "Read a whole file and return its text (langchain-community 0.3's read_file: as Python reads text, line endings become \\n). A binary file is refused.",
 		Schema:      object([]string{"file_path"}, map[string]any{"file_path": str("The file.")}),
 		ReadOnly:    true,
 		Examples:    []string{`{"file_path":"README.md"}`},
@@ -229,6 +271,10 @@ func adkRead() *Tool {
 				return lcErr(env, err, "file_path", a.FilePath, missing)
 			}
 			r := rs[0]
+			if r.Code == plan.CodeBinaryFile {
+				// No "Image mode" here: this toolset has none.
+				return lcError(errorOf(r.Code, r.Error), fmt.Sprintf("Error: %s is binary (a NUL byte in its first 8000 bytes): read_file reads text files only", a.FilePath))
+			}
 			if !r.Success {
 				return lcErr(env, errorOf(r.Code, r.Error), "file_path", a.FilePath, missing)
 			}
@@ -298,7 +344,7 @@ func pyDecodeError(s string) string {
 func adkWrite() *Tool {
 	return &Tool{
 		Name:        "write_file",
-		Description: "Write text to a file exactly as given, replacing it, or with append adding the text at its end. Parent directories are created. Undoable with txedit undo.",
+		Description: "Write text to a file exactly as given (langchain-community 0.3's write_file), replacing it, or with append adding the text at its end. The file's directory is created if its parent exists, as LangChain does. Undoable with txedit undo.",
 		Schema: object([]string{"file_path", "text"}, map[string]any{"file_path": str("The file."), "text": str("The text."),
 			"append": flag("Add to the end instead of replacing (default false).")}),
 		Examples: []string{`{"file_path":"log.txt","text":"done\n","append":true}`},
@@ -313,7 +359,16 @@ func adkWrite() *Tool {
 			}
 			// LangChain writes the text as given: no line-ending
 			// conversion; append adds it at the end (a missing file is
-			// created).
+			// created). It makes the file's directory, not its parents
+			// (mkdir(parents=False)).
+			if outsideRoot(env, a.FilePath) {
+				return lcErr(env, plan.Errorf(plan.CodeOutsideRoot, "", "outside the workspace"), "file_path", a.FilePath, nil)
+			}
+			if dir := path.Dir(a.FilePath); dir != "." {
+				if missing, msg := missingDir(env, path.Dir(dir)); missing {
+					return lcError(plan.Errorf(plan.CodeFileNotFound, a.FilePath, "its directory's parent does not exist"), strings.Replace(msg, absPath(env, path.Dir(dir)), absPath(env, dir), 1))
+				}
+			}
 			req := &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "write", FileText: &a.Text}}
 			if a.Append {
 				req = &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "append_text", NewStr: &a.Text}}
@@ -328,14 +383,40 @@ func adkWrite() *Tool {
 	}
 }
 
+// outsideRoot tells whether a path argument, taken from the root as
+// LangChain's get_relative_path takes it (lexically here; the engine
+// refuses symlinks that lead out), leaves the root.
+func outsideRoot(env *Env, p string) bool {
+	root := strings.TrimSuffix(env.W.Root(), "/")
+	abs := absPath(env, p)
+	return abs != root && !strings.HasPrefix(abs, root+"/")
+}
+
+// missingDir is Python's error for a file whose directory does not exist
+// (the path named is the one Python names).
+func missingDir(env *Env, dir string) (bool, string) {
+	if dir == "." || dir == "" || dir == "/" {
+		return false, ""
+	}
+	if _, err := env.W.IsDir(dir); err != nil && plan.CodeOf(err) == plan.CodeFileNotFound {
+		return true, fmt.Sprintf("Error: [Errno 2] No such file or directory: '%s'", absPath(env, dir))
+	}
+	return false, ""
+}
+
 func adkCopyMove(name, cmd string) *Tool {
 	verb := map[string]string{"copy": "copied", "move": "moved"}[cmd]
+	desc := "Copy a file to a new path, as shutil.copy2 does (langchain-community 0.3's copy_file): into destination_path if it is a directory; the destination's directory must exist. " +
+		"txedit never overwrites an existing file (it says so). Undoable."
+	if cmd == "move" {
+		desc = "Move or rename a file or a directory, as shutil.move does (langchain-community 0.3's move_file): into destination_path if it is a directory; the destination's directory must exist. " +
+			"Read the files first. txedit never overwrites an existing file (it says so). Undoable."
+	}
 	return &Tool{
-		Name: name,
-		Description: fmt.Sprintf("%s a file to a new path, as shutil does: into destination_path if it is a directory, parent directories created. "+
-			"txedit never overwrites an existing file with %s (it says so). Undoable.", strings.ToUpper(cmd[:1])+cmd[1:], cmd),
-		Schema:   object([]string{"source_path", "destination_path"}, map[string]any{"source_path": str("The file."), "destination_path": str("Where it goes: a new file name, or a directory to put it in.")}),
-		Examples: []string{`{"source_path":"a.txt","destination_path":"backup/a.txt"}`},
+		Name:        name,
+		Description: desc,
+		Schema:      object([]string{"source_path", "destination_path"}, map[string]any{"source_path": str("The file."), "destination_path": str("Where it goes: a new file name, or a directory to put it in.")}),
+		Examples:    []string{`{"source_path":"a.txt","destination_path":"backup/a.txt"}`},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {
 			var a struct {
 				Source string `json:"source_path"`
@@ -344,25 +425,56 @@ func adkCopyMove(name, cmd string) *Tool {
 			if err := decode(args, &a); err != nil {
 				return lcFail(err)
 			}
-			missing := func() string {
-				if cmd == "move" {
-					return "Error: no such file or directory " + a.Source
-				}
-				return fmt.Sprintf("Error: [Errno 2] No such file or directory: '%s'", absPath(env, a.Source))
+			// LangChain checks the source, then the destination.
+			denied := plan.Errorf(plan.CodeOutsideRoot, "", "outside the workspace")
+			if outsideRoot(env, a.Source) {
+				return lcErr(env, denied, "source_path", a.Source, nil)
 			}
-			// shutil.copy2 and shutil.move put the file inside an existing
-			// directory.
+			if outsideRoot(env, a.Dest) {
+				return lcErr(env, denied, "destination_path", a.Dest, nil)
+			}
+			srcDir, srcErr := env.W.IsDir(a.Source)
+			if srcErr != nil {
+				if plan.CodeOf(srcErr) == plan.CodeFileNotFound {
+					if cmd == "move" {
+						return lcError(srcErr, "Error: no such file or directory "+a.Source)
+					}
+					return lcError(srcErr, fmt.Sprintf("Error: [Errno 2] No such file or directory: '%s'", absPath(env, a.Source)))
+				}
+				return lcErr(env, srcErr, "source_path", a.Source, nil)
+			}
+			if srcDir && cmd == "copy" {
+				return lcErr(env, plan.Errorf(plan.CodeNotRegular, a.Source, "is a directory"), "source_path", a.Source, nil)
+			}
+			// shutil puts the file inside an existing directory.
 			dest := a.Dest
 			if dir, err := env.W.IsDir(a.Dest); err == nil && dir {
 				dest = strings.TrimSuffix(a.Dest, "/") + "/" + path.Base(a.Source)
 			}
-			res, _ := env.W.Apply(ctx, &plan.Request{Path: a.Source, Edit: plan.Edit{Command: cmd, NewPath: dest}})
+			if absPath(env, dest) == absPath(env, a.Source) {
+				if cmd == "move" { // os.rename onto itself: nothing to do
+					return lcOK(fmt.Sprintf("File %s successfully from %s to %s.", verb, a.Source, a.Dest))
+				}
+				same := plan.Errorf(plan.CodeInvalidRequest, a.Source, "source and destination are the same file")
+				return lcError(same, fmt.Sprintf("Error: PosixPath('%s') and PosixPath('%s') are the same file", absPath(env, a.Source), absPath(env, dest)))
+			}
+			if missing, msg := missingDir(env, path.Dir(dest)); missing {
+				return lcError(plan.Errorf(plan.CodeFileNotFound, dest, "its directory does not exist"), strings.Replace(msg, absPath(env, path.Dir(dest)), absPath(env, dest), 1))
+			}
+			req := &plan.Request{Path: a.Source, Edit: plan.Edit{Command: cmd, NewPath: dest}}
+			if srcDir {
+				var err error
+				if req, err = moveDir(ctx, env, a.Source, dest); err != nil {
+					return lcErr(env, err, "source_path", a.Source, nil)
+				}
+			}
+			res, _ := env.W.Apply(ctx, req)
 			if !res.Success {
 				err := resultErr(res)
 				if plan.CodeOf(err) == plan.CodeOutsideRoot && !strings.Contains(err.Error(), a.Source) {
 					return lcErr(env, err, "destination_path", a.Dest, nil)
 				}
-				return lcErr(env, err, "source_path", a.Source, missing)
+				return lcErr(env, err, "source_path", a.Source, nil)
 			}
 			return lcOK(fmt.Sprintf("File %s successfully from %s to %s.", verb, a.Source, a.Dest))
 		},
@@ -370,10 +482,29 @@ func adkCopyMove(name, cmd string) *Tool {
 	}
 }
 
+// moveDir is shutil.move of a directory as one transaction: every file
+// below src (dot-files and ignored ones too) moved to the same place
+// below dest.
+func moveDir(ctx context.Context, env *Env, src, dest string) (*plan.Request, error) {
+	res, err := env.W.Glob(ctx, engine.GlobOptions{Pattern: "*", Path: src, Hidden: true, NoIgnore: true, Relative: true})
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Files) == 0 {
+		return nil, plan.Errorf(plan.CodeInvalidRequest, src, "is a directory with no files: txedit moves files")
+	}
+	req := &plan.Request{}
+	for _, f := range res.Files {
+		from := strings.TrimSuffix(src, "/") + "/" + f
+		req.FileEdits = append(req.FileEdits, plan.FileEdit{Path: from, Edits: []plan.Edit{{Command: "move", NewPath: strings.TrimSuffix(dest, "/") + "/" + f}}})
+	}
+	return req, nil
+}
+
 func adkDelete() *Tool {
 	return &Tool{
 		Name:        "file_delete",
-		Description: "Delete a file. Undoable with txedit undo (the file comes back with its mode).",
+		Description: "Delete a file (langchain-community 0.3's file_delete); read it first. Undoable with txedit undo (the file comes back with its mode).",
 		Schema:      object([]string{"file_path"}, map[string]any{"file_path": str("The file.")}),
 		Examples:    []string{`{"file_path":"tmp/old.txt"}`},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {

@@ -4,7 +4,7 @@ import "github.com/txedit/txedit/plan"
 
 func init() {
 	register("amazonq", func() *Toolset {
-		return &Toolset{Name: "amazonq", Description: "Amazon Q CLI's fs_read and fs_write with the batch-operations RFC",
+		return &Toolset{Name: "amazonq", Description: "Amazon Q CLI's fs_read and fs_write as the seed's batch-operations RFC (2025-05-11) specifies them",
 			Tools: []*Tool{fsReadTool(true), fsWriteTool(true)}}
 	})
 }

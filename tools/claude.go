@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/txedit/txedit/engine"
@@ -17,7 +20,7 @@ import (
 
 func init() {
 	register("claude", func() *Toolset {
-		return &Toolset{Fail: func(err error) Result { return toolFail(err, "") }, Name: "claude", Description: "the TypeScript agent SDK's Read, Write, Edit, MultiEdit, LS, Glob and Grep (ToolResult results)",
+		return &Toolset{Fail: func(err error) Result { return toolFail(err, "") }, Name: "claude", Description: "Claude Code's tools: Read, Write, Edit, Glob and Grep as Claude Code 2.1.332 has them, LS and MultiEdit (which 2.x dropped) as 1.0.96 had them (ToolResult results)",
 			Tools: []*Tool{claudeRead(), claudeWrite(), claudeEdit(), claudeMultiEdit(), claudeLS(), claudeGlob(), claudeGrep()}}
 	})
 }
@@ -89,14 +92,27 @@ func toolFail(err error, filePath string) Result {
 	return Result{Value: tr, Text: "Error: " + err.Error(), OK: false, Code: code}
 }
 
-// readLimit is how many lines Read returns by default, and maxLineLen how
-// many characters of a line it shows before cutting it.
-const (
-	readLimit  = 2000
-	maxLineLen = 2000
-)
+// readLimit is how many lines deepagents' read_file returns by default.
+const readLimit = 2000
+
+// maxReadBytes is the size above which Claude Code 2.1.x refuses to Read a
+// whole file (without offset, limit or allow_large).
+const maxReadBytes = 256 << 10
 
 var imageExt = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".webp": true, ".bmp": true}
+
+// binaryExt are the extensions Claude Code's Read refuses as binary
+// without looking at the bytes.
+var binaryExt = map[string]bool{}
+
+func init() {
+	for _, e := range strings.Fields(`mp3 wav flac ogg aac m4a wma aiff opus mp4 avi mov wmv flv mkv webm m4v mpeg mpg
+		zip rar tar gz bz2 7z xz z tgz iso exe dll so dylib app msi deb rpm bin dat db sqlite sqlite3 mdb idx
+		doc docx xls xlsx ppt pptx odt ods odp ttf otf woff woff2 eot psd ai eps sketch fig xd blend obj 3ds max
+		class jar war pyc pyo rlib swf fla`) {
+		binaryExt["."+e] = true
+	}
+}
 
 // claudeNames are Claude Code's names for the engine's arguments.
 var claudeNames = map[string]string{"old_str": "old_string", "new_str": "new_string", "file_text": "content"}
@@ -104,68 +120,194 @@ var claudeNames = map[string]string{"old_str": "old_string", "new_str": "new_str
 // claudeErr rewrites an engine error in Claude Code's terms.
 func claudeErr(err error) error { return renamer{names: claudeNames}.err(err) }
 
-// Claude Code's notices, byte for byte: they are answers, not errors.
+// Claude Code's words, byte for byte.
 const (
 	emptyFileNotice = "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
 	shortFileNotice = "<system-reminder>Warning: the file exists but is shorter than the provided offset (%d). The file has %d lines.</system-reminder>"
+	cwdNote         = "Note: your current working directory is"
+	tooBigRead      = "File content (%s) exceeds maximum allowed size (256KB). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file. " +
+		"To read it anyway, up to what still fits in your context, call Read again with allow_large: true — only if you genuinely need all of it or the user asked for the whole file."
+	notUTF8Note = "\n\n[This file is not valid UTF-8: it uses a legacy encoding such as Windows-1252, Shift-JIS or GBK, or it is binary. Its undecodable bytes show above as U+FFFD. " +
+		"Edit and Write will refuse it: change it with a shell command that keeps its encoding, or ask the user whether to convert it to UTF-8.]"
+	stateNote   = " (file state is current in your context — no need to Read it back)"
+	notReadYet  = "File has not been read yet. Read it first before writing to it."
+	changedRead = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."
 )
+
+// useError is a refusal as Claude Code words one that its tool's input
+// check makes: the message inside <tool_use_error>.
+func useError(code plan.Code, filePath, msg string) Result {
+	tr := ToolResult{Success: false, Error: msg, FilePath: filePath, Code: code}
+	return Result{Value: tr, Text: "<tool_use_error>" + msg + "</tool_use_error>", OK: false, Code: code}
+}
+
+// plainError is a failure Claude Code reports as the bare message (an
+// exception of its tool's run).
+func plainError(code plan.Code, filePath, msg string) Result {
+	tr := ToolResult{Success: false, Error: msg, FilePath: filePath, Code: code}
+	return Result{Value: tr, Text: msg, OK: false, Code: code}
+}
+
+// claudeFail words an engine failure as Claude Code does where it has
+// words for it (the read-before-write refusals are its own), and as
+// txedit's message in a <tool_use_error> otherwise.
+func claudeFail(err error, filePath string) Result {
+	err = claudeErr(err)
+	code := plan.CodeOf(err)
+	switch code {
+	case plan.CodeNotRead:
+		return useError(code, filePath, notReadYet)
+	case plan.CodeStaleHash:
+		return useError(code, filePath, changedRead)
+	}
+	// The code itself leads the text over MCP ("[outside_root] …").
+	return useError(code, filePath, strings.TrimPrefix(err.Error(), string(code)+": "))
+}
+
+// absArg is a path argument as Claude Code shows it: absolute, relative
+// ones taken from the workspace root (its working directory).
+func absArg(env *Env, p string) string {
+	if path.IsAbs(p) {
+		return path.Clean(p)
+	}
+	return path.Join(env.W.Root(), p)
+}
+
+// missingFile is Claude Code's "File does not exist" with its hint: a
+// file of the same name with another extension in the same directory.
+func missingFile(ctx context.Context, env *Env, filePath string) string {
+	msg := fmt.Sprintf("File does not exist. %s %s.", cwdNote, strings.TrimSuffix(env.W.Root(), "/"))
+	dir, base := path.Split(absArg(env, filePath))
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	if ents, err := env.W.List(ctx, dir, engine.ListOptions{}); err == nil {
+		for _, e := range ents {
+			if e.Name != base && strings.TrimSuffix(e.Name, path.Ext(e.Name)) == stem {
+				return msg + " Did you mean " + e.Name + "?"
+			}
+		}
+	}
+	return msg
+}
+
+// fileSize is Claude Code's formatFileSize: bytes, KB, MB or GB with one
+// decimal, ".0" dropped (halves rounded up, as JavaScript's toFixed).
+func fileSize(n int) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	v, units := float64(n)/1024, []string{"KB", "MB", "GB"}
+	u := 0
+	for v >= 1024 && u < len(units)-1 {
+		v /= 1024
+		u++
+	}
+	s := strconv.FormatFloat(math.Floor(v*10+0.5)/10, 'f', 1, 64)
+	return strings.TrimSuffix(s, ".0") + units[u]
+}
+
+// readText reads a whole text file for the tools that need it as Claude
+// Code sees it: the engine's result, and the text without a BOM, CRLF
+// read as LF. asRead says whether the read counts as the session's (a
+// Read does; an Edit looking at the file it changes does not).
+func readText(ctx context.Context, env *Env, filePath string, asRead bool) (*plan.ReadResult, string, error) {
+	read := env.W.Workspace.Read
+	if asRead {
+		read = env.W.Read
+	}
+	rs, err := read(ctx, &plan.ReadRequest{Mode: "Line", Path: filePath})
+	if err != nil {
+		return nil, "", err
+	}
+	r := rs[0]
+	if !r.Success {
+		return r, "", errorOf(r.Code, r.Error)
+	}
+	text := strings.TrimPrefix(r.Content, "\uFEFF")
+	return r, strings.ReplaceAll(text, "\r\n", "\n"), nil
+}
 
 func claudeRead() *Tool {
 	return &Tool{
 		Name: "Read",
-		Description: "Read a file. Returns cat -n style numbered lines (numbers start at 1), up to 2000 lines from offset; lines longer than 2000 characters are cut. " +
-			"Images (png, jpg, gif, webp, bmp) come back as images. Read a file before editing it; use offset and limit for big files.",
+		Description: "Read a file (Claude Code 2.1.332's Read). Returns its lines numbered from 1 as \"N<tab>line\" (the empty string after a final newline is numbered too); offset (the line to start at) and limit read part of it. " +
+			"A file over 256KB is refused unless offset, limit or allow_large is given. Images (png, jpg, gif, webp, bmp) come back as images. Read a file before editing it.",
 		Schema: object([]string{"file_path"}, map[string]any{
-			"file_path": str("The file: absolute inside the workspace, or relative to it."),
-			"offset":    num("The line number to start at (1-based)."),
-			"limit":     num("How many lines to read (default 2000)."),
+			"file_path":   str("The file: absolute inside the workspace, or relative to it."),
+			"offset":      num("The line number to start reading from. Only provide if the file is too large to read at once."),
+			"limit":       num("The number of lines to read. Only provide if the file is too large to read at once."),
+			"allow_large": flag("Read a text file over the usual size limit (256KB) whole."),
 		}),
 		ReadOnly: true,
 		Examples: []string{`{"file_path":"src/main.go"}`, `{"file_path":"/repo/big.log","offset":1000,"limit":200}`},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {
 			var a struct {
-				FilePath string `json:"file_path"`
-				Offset   int    `json:"offset"`
-				Limit    int    `json:"limit"`
+				FilePath   string `json:"file_path"`
+				Offset     *int   `json:"offset"`
+				Limit      *int   `json:"limit"`
+				AllowLarge bool   `json:"allow_large"`
 			}
 			if err := decode(args, &a); err != nil {
-				return toolFail(err, "")
+				return claudeFail(err, "")
 			}
-			if imageExt[strings.ToLower(path.Ext(a.FilePath))] {
+			ext := strings.ToLower(path.Ext(a.FilePath))
+			if imageExt[ext] {
 				return claudeReadImage(ctx, env, a.FilePath)
 			}
-			start := max(a.Offset, 1)
-			limit := a.Limit
-			if limit <= 0 {
-				limit = readLimit
+			if binaryExt[ext] {
+				return useError(plan.CodeBinaryFile, a.FilePath, fmt.Sprintf("This tool cannot read binary files. The file appears to be a binary %s file. "+
+					"Use a skill for this file type if one is available, or a shell command or script that can read the format.", ext))
 			}
-			end := start + limit - 1
-			rs, err := env.W.Read(ctx, &plan.ReadRequest{Mode: "Line", Path: a.FilePath, StartLine: &start, EndLine: &end})
+			r, text, err := readText(ctx, env, a.FilePath, true)
 			if err != nil {
-				return toolFail(claudeErr(err), a.FilePath)
+				switch plan.CodeOf(err) {
+				case plan.CodeFileNotFound:
+					return plainError(plan.CodeFileNotFound, a.FilePath, missingFile(ctx, env, a.FilePath))
+				case plan.CodeNotRegular:
+					if dir, _ := env.W.IsDir(a.FilePath); dir {
+						return plainError(plan.CodeNotRegular, a.FilePath, fmt.Sprintf("EISDIR: illegal operation on a directory, read '%s'", absArg(env, a.FilePath)))
+					}
+				case plan.CodeBinaryFile:
+					return useError(plan.CodeBinaryFile, a.FilePath, "This tool cannot read binary files. The file has NUL bytes in its first 8 KB (binary data, or UTF-16/UTF-32 text). "+
+						"Use a shell command or script that can read the format.")
+				}
+				return claudeFail(err, a.FilePath)
 			}
-			r := rs[0]
-			switch {
-			case r.Code == plan.CodeLineOutOfRange:
-				return toolOK(ToolResult{Content: fmt.Sprintf(shortFileNotice, start, r.TotalLines), ShortResult: fmt.Sprintf("Read 0 lines (the file has %d)", r.TotalLines), FilePath: a.FilePath})
-			case r.Code == plan.CodeBinaryFile:
-				return toolFail(plan.Errorf(plan.CodeBinaryFile, a.FilePath, "cannot read binary files: Read shows text files, and images (.png, .jpg, .jpeg, .gif, .webp, .bmp)"), a.FilePath)
-			case !r.Success:
-				return toolFail(claudeErr(errorOf(r.Code, r.Error)), a.FilePath)
-			case r.TotalLines == 0:
+			if text == "" {
 				return toolOK(ToolResult{Content: emptyFileNotice, ShortResult: "Read 0 lines (the file is empty)", FilePath: a.FilePath})
 			}
+			if a.Offset == nil && a.Limit == nil && !a.AllowLarge && len(r.Content) > maxReadBytes {
+				return plainError(plan.CodeTooLarge, a.FilePath, fmt.Sprintf(tooBigRead, fileSize(len(r.Content))))
+			}
+			lines := strings.Split(text, "\n")
+			// Claude Code numbers from offset (1 by default, and 0 numbers
+			// the first line 0) and starts at line max(offset, 1).
+			first := 1
+			if a.Offset != nil {
+				first = *a.Offset
+			}
+			from := max(first-1, 0)
+			if from >= len(lines) {
+				return toolOK(ToolResult{Content: fmt.Sprintf(shortFileNotice, first, len(lines)), ShortResult: fmt.Sprintf("Read 0 lines (the file has %d)", len(lines)), FilePath: a.FilePath})
+			}
+			to := len(lines)
+			if a.Limit != nil && *a.Limit >= 0 {
+				to = min(to, from+*a.Limit)
+			}
 			var b strings.Builder
-			lines := strings.SplitAfter(r.Content, "\n")
-			if lines[len(lines)-1] == "" {
-				lines = lines[:len(lines)-1]
+			for i, l := range lines[from:to] {
+				if i > 0 {
+					b.WriteByte('\n')
+				}
+				b.WriteString(strconv.Itoa(first + i))
+				b.WriteByte('\t')
+				b.WriteString(l)
 			}
-			for i, l := range lines {
-				fmt.Fprintf(&b, "%6d\t%s\n", r.StartLine+i, cutLine(strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")))
+			if r.Warning != "" {
+				b.WriteString(notUTF8Note)
 			}
-			short := fmt.Sprintf("Read %d lines", len(lines))
-			if r.TotalLines > len(lines) {
-				short += fmt.Sprintf(" (%d-%d of %d)", r.StartLine, r.EndLine, r.TotalLines)
+			short := fmt.Sprintf("Read %d lines", to-from)
+			if to-from < len(lines) {
+				short += fmt.Sprintf(" (%d-%d of %d)", from+1, to, len(lines))
 			}
 			return toolOK(ToolResult{Content: b.String(), ShortResult: short, FilePath: a.FilePath})
 		},
@@ -179,32 +321,19 @@ func claudeRead() *Tool {
 	}
 }
 
-// cutLine cuts a line longer than maxLineLen characters (not bytes: a
-// character is never split) and marks the cut as the SDK does.
-func cutLine(l string) string {
-	if len(l) <= maxLineLen || utf8.RuneCountInString(l) <= maxLineLen {
-		return l
-	}
-	n := 0
-	for i := range l {
-		if n == maxLineLen {
-			return l[:i] + "..."
-		}
-		n++
-	}
-	return l
-}
-
 // claudeReadImage returns an image as Claude Code does: the picture
 // itself (an MCP image block; images in the ToolResult), not text.
 func claudeReadImage(ctx context.Context, env *Env, filePath string) Result {
 	rs, err := env.W.Read(ctx, &plan.ReadRequest{Mode: "Image", ImagePaths: []string{filePath}})
 	if err != nil {
-		return toolFail(claudeErr(err), filePath)
+		return claudeFail(err, filePath)
 	}
 	r := rs[0]
 	if !r.Success {
-		return toolFail(claudeErr(errorOf(r.Code, r.Error)), filePath)
+		if r.Code == plan.CodeFileNotFound {
+			return plainError(r.Code, filePath, missingFile(ctx, env, filePath))
+		}
+		return claudeFail(errorOf(r.Code, r.Error), filePath)
 	}
 	img := r.Images[0]
 	res := toolOK(ToolResult{Content: fmt.Sprintf("Image %s (%s)", filePath, img.MediaType), ShortResult: "Read image",
@@ -235,26 +364,23 @@ func errorOf(code plan.Code, msg string) error {
 	return plan.Errorf(code, "", "%s", strings.TrimPrefix(msg, string(code)+": "))
 }
 
-// writeResult turns an Apply result into a ToolResult; verb "" takes the
-// file's status (created or updated). rn names the engine's arguments
-// and edit positions as the tool does.
-func writeResult(res *plan.Result, filePath, verb string, rn renamer) Result {
+// written is a successful write in Claude Code's words (text), then
+// txedit's additions: the file's new
+// content_hash and any note.
+func written(res *plan.Result, filePath, text, note string) Result {
 	if !res.Success {
-		return toolFail(rn.err(resultErr(res)), filePath)
+		return claudeFail(resultErr(res), filePath)
 	}
 	var add, del int
+	status := "Updated"
 	if len(res.Files) == 1 {
-		f := res.Files[0]
-		add, del = f.LinesAdded, f.LinesRemoved
-		if verb == "" {
-			verb = "updated"
-			if f.Status == "created" {
-				verb = "created"
-			}
+		add, del = res.Files[0].LinesAdded, res.Files[0].LinesRemoved
+		if res.Files[0].Status == "created" {
+			status = "Created"
 		}
 	}
-	return toolOK(ToolResult{Content: fmt.Sprintf("The file %s has been %s.", filePath, verb) + hashNote(res),
-		ShortResult: fmt.Sprintf("%s %s (+%d -%d)", strings.ToUpper(verb[:1])+verb[1:], filePath, add, del), FilePath: filePath})
+	return toolOK(ToolResult{Content: text + hashNote(res) + note,
+		ShortResult: fmt.Sprintf("%s %s (+%d -%d)", status, filePath, add, del), FilePath: filePath})
 }
 
 func hashNote(res *plan.Result) string {
@@ -266,30 +392,147 @@ func hashNote(res *plan.Result) string {
 
 func claudeWrite() *Tool {
 	return &Tool{
-		Name:        "Write",
-		Description: "Write a whole file, creating it (and its directories) or replacing its content. An existing file keeps its line endings and BOM. Prefer Edit for changes to an existing file. Undoable with txedit undo.",
-		Schema:      object([]string{"file_path", "content"}, map[string]any{"file_path": str("The file to write."), "content": str("Its whole content.")}),
-		Examples:    []string{`{"file_path":"docs/notes.md","content":"# Notes\n"}`},
+		Name: "Write",
+		Description: "Write a whole file (Claude Code 2.1.332's Write), creating it (and its directories) or replacing its content; an existing file must have been read first. " +
+			"An existing file keeps its line endings and BOM. Prefer Edit for changes to an existing file. Undoable with txedit undo.",
+		Schema:   object([]string{"file_path", "content"}, map[string]any{"file_path": str("The file to write."), "content": str("Its whole content.")}),
+		Examples: []string{`{"file_path":"docs/notes.md","content":"# Notes\n"}`},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {
 			var a struct {
 				FilePath string `json:"file_path"`
 				Content  string `json:"content"`
 			}
 			if err := decode(args, &a); err != nil {
-				return toolFail(err, "")
+				return claudeFail(err, "")
 			}
 			res, _ := env.W.Apply(ctx, &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "create", FileText: &a.Content}})
-			return writeResult(res, a.FilePath, "", renamer{names: claudeNames})
+			text := "The file %s has been updated successfully." + stateNote
+			if res.Success && len(res.Files) == 1 && res.Files[0].Status == "created" {
+				text = "File created successfully at: %s" + stateNote
+			}
+			return written(res, a.FilePath, fmt.Sprintf(text, absArg(env, a.FilePath)), "")
 		},
 		Compact: func(a map[string]any) string { return fmt.Sprint(a["file_path"]) },
 	}
 }
 
+// Typographic quotes, which Claude Code's Edit matches with straight ones.
+const (
+	leftSingle, rightSingle = '\u2018', '\u2019'
+	leftDouble, rightDouble = '\u201C', '\u201D'
+)
+
+func straightQuote(r rune) rune {
+	switch r {
+	case leftSingle, rightSingle:
+		return '\''
+	case leftDouble, rightDouble:
+		return '"'
+	}
+	return r
+}
+
+// findActual finds old in text as Claude Code's Edit does: as it is, or
+// else with the file's typographic quotes read as straight ones; it
+// returns the text as it stands in the file, and whether quotes made the
+// match.
+func findActual(text, old string) (string, bool) {
+	if strings.Contains(text, old) {
+		return old, false
+	}
+	norm := func(s string) []rune {
+		rs := []rune(s)
+		for i, r := range rs {
+			rs[i] = straightQuote(r)
+		}
+		return rs
+	}
+	tr, or := norm(text), norm(old)
+	if i := strings.Index(string(tr), string(or)); i >= 0 {
+		at := utf8.RuneCountInString(string(tr)[:i])
+		return string([]rune(text)[at : at+len(or)]), true
+	}
+	return old, false
+}
+
+// quoteStyle writes new in the quote style of the file's text it replaces
+// (Claude Code's preserveQuoteStyle): if that text has typographic double
+// (single) quotes, new's straight double (single) quotes become
+// typographic, opening after a space, line start or bracket, closing
+// elsewhere; a single quote between two letters is an apostrophe (’).
+func quoteStyle(actual, new string) string {
+	double := strings.ContainsAny(actual, string([]rune{leftDouble, rightDouble}))
+	single := strings.ContainsAny(actual, string([]rune{leftSingle, rightSingle}))
+	if !double && !single {
+		return new
+	}
+	rs := []rune(new)
+	opening := func(i int) bool {
+		if i == 0 {
+			return true
+		}
+		switch rs[i-1] {
+		case ' ', '\t', '\n', '\r', '(', '[', '{', '\u2014', '\u2013':
+			return true
+		}
+		return false
+	}
+	out := make([]rune, len(rs))
+	for i, r := range rs {
+		out[i] = r
+		switch {
+		case r == '"' && double:
+			out[i] = rightDouble
+			if opening(i) {
+				out[i] = leftDouble
+			}
+		case r == '\'' && single:
+			letter := func(j int) bool { return j >= 0 && j < len(rs) && unicode.IsLetter(rs[j]) }
+			out[i] = rightSingle
+			if !(letter(i-1) && letter(i+1)) && opening(i) {
+				out[i] = leftSingle
+			}
+		}
+	}
+	return string(out)
+}
+
+// editPlan is one Edit as Claude Code 2.1.x performs it, checked against
+// the file's text: the old_string as it stands in the file, the
+// new_string to write, or Claude Code's refusal.
+type editPlan struct {
+	old, new string
+	quotes   bool // matched through typographic quotes
+}
+
+func planEdit(text, old, new string, replaceAll bool) (editPlan, string) {
+	actual, quotes := findActual(text, old)
+	if quotes {
+		new = quoteStyle(actual, new)
+	}
+	// Deleting a whole line takes its newline with it.
+	if new == "" && !strings.HasSuffix(actual, "\n") && strings.Contains(text, actual+"\n") {
+		actual += "\n"
+	}
+	n := strings.Count(text, actual)
+	switch {
+	case n == 0:
+		return editPlan{}, "String to replace not found in file.\nString: " + old
+	case n > 1 && !replaceAll:
+		return editPlan{}, fmt.Sprintf("Found %d matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. "+
+			"To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: %s", n, old)
+	}
+	return editPlan{old: actual, new: new, quotes: quotes}, ""
+}
+
+const quoteNote = " txedit: old_string matched the file's typographic quotes (rung %s); new_string was written in the file's quote style."
+
 func claudeEdit() *Tool {
 	return &Tool{
 		Name: "Edit",
-		Description: "Replace text in a file: old_string must match exactly once (copy it from Read output without the line-number prefix, with its indentation), unless replace_all. " +
-			"On not_found the error points at the closest text; on ambiguous it lists the lines — add surrounding lines to make it unique. Line endings are kept. Undoable.",
+		Description: "Replace text in a file (Claude Code 2.1.332's Edit): old_string must match exactly once (copy it from Read output without the line-number prefix, with its indentation), unless replace_all. " +
+			"Straight quotes in old_string match typographic ones in the file, and new_string is then written in the file's quote style; replacing a whole line with \"\" removes its newline too. " +
+			"An empty old_string creates a new file. Read the file first. Line endings and BOM are kept. Undoable.",
 		Schema: object([]string{"file_path", "old_string", "new_string"}, map[string]any{
 			"file_path":   str("The file to edit."),
 			"old_string":  str("The exact text to replace."),
@@ -305,32 +548,61 @@ func claudeEdit() *Tool {
 				ReplaceAll bool   `json:"replace_all"`
 			}
 			if err := decode(args, &a); err != nil {
-				return toolFail(err, "")
+				return claudeFail(err, "")
 			}
-			rn := renamer{names: claudeNames}
 			if a.OldString == a.NewString {
-				return toolFail(plan.Errorf(plan.CodeInvalidRequest, a.FilePath, "No changes to make: old_string and new_string are exactly the same."), a.FilePath)
+				return useError(plan.CodeInvalidRequest, a.FilePath, "No changes to make: old_string and new_string are exactly the same.")
 			}
+			done := "The file %s has been updated successfully." + stateNote
 			if a.OldString == "" { // Claude Code's way of creating a file
 				if err := canCreate(ctx, env, a.FilePath); err != nil {
-					return toolFail(err, a.FilePath)
+					return useError(plan.CodeInvalidRequest, a.FilePath, "Cannot create new file - file already exists.")
 				}
 				res, _ := env.W.Apply(ctx, &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "create", FileText: &a.NewString}})
-				return writeResult(res, a.FilePath, "created", rn)
+				return written(res, a.FilePath, fmt.Sprintf(done, absArg(env, a.FilePath)), "")
 			}
-			req := &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "str_replace", OldStr: &a.OldString, NewStr: &a.NewString, ReplaceAll: a.ReplaceAll}}
+			// Not the session's read: looking at the file to edit it does
+			// not count as the agent having read it.
+			_, text, err := readText(ctx, env, a.FilePath, false)
+			if err != nil {
+				if plan.CodeOf(err) == plan.CodeFileNotFound {
+					return useError(plan.CodeFileNotFound, a.FilePath, missingFile(ctx, env, a.FilePath))
+				}
+				return claudeFail(err, a.FilePath)
+			}
+			p, refusal := planEdit(text, a.OldString, a.NewString, a.ReplaceAll)
+			if refusal != "" {
+				code := plan.CodeNotFound
+				if strings.HasPrefix(refusal, "Found ") {
+					code = plan.CodeAmbiguous
+				}
+				return useError(code, a.FilePath, refusal)
+			}
+			if a.ReplaceAll {
+				done = "The file %s has been updated. All occurrences were successfully replaced." + stateNote
+			}
+			note := ""
+			if p.quotes {
+				note = fmt.Sprintf(quoteNote, plan.RungUnicode)
+			}
+			req := &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "str_replace", OldStr: &p.old, NewStr: &p.new, ReplaceAll: a.ReplaceAll}}
 			res, _ := env.W.Apply(ctx, req)
-			return writeResult(res, a.FilePath, "edited", rn)
+			return written(res, a.FilePath, fmt.Sprintf(done, absArg(env, a.FilePath)), note)
 		},
 		Compact: func(a map[string]any) string { return fmt.Sprint(a["file_path"]) },
 	}
 }
 
+// MultiEdit follows Claude Code 1.0.96 (2.x has none): every edit is
+// checked as 1.0.96's Edit checks it, against the file as it is, then the
+// edits apply in order to the text (replacing the first occurrence, or
+// all), and the result is written whole, the file's line endings and BOM
+// kept.
 func claudeMultiEdit() *Tool {
 	return &Tool{
 		Name: "MultiEdit",
-		Description: "Make several replacements in one file, in order, each on the result of the previous, all or nothing: if any edit fails, none is written. " +
-			"Each old_string must match exactly once unless its replace_all. To create a file, give the first edit an empty old_string and the content as new_string. Undoable as one change.",
+		Description: "Make several replacements in one file, in order, each on the result of the previous, all or nothing (Claude Code 1.0.96's MultiEdit): if any edit fails, none is written. " +
+			"Each edit is checked against the file as it is: its old_string must be there, once unless its replace_all. Read the file first. An empty old_string in the only edit creates a new file. Undoable as one change.",
 		Schema: object([]string{"file_path", "edits"}, map[string]any{
 			"file_path": str("The file to edit."),
 			"edits": map[string]any{"type": "array", "minItems": 1, "description": "The edits, applied in order.",
@@ -340,44 +612,36 @@ func claudeMultiEdit() *Tool {
 		Examples: []string{`{"file_path":"a.go","edits":[{"old_string":"a := 1","new_string":"a := 2"},{"old_string":"b()","new_string":"c()","replace_all":true}]}`},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {
 			var a struct {
-				FilePath string `json:"file_path"`
-				Edits    []struct {
-					OldString  string `json:"old_string"`
-					NewString  string `json:"new_string"`
-					ReplaceAll bool   `json:"replace_all"`
-				} `json:"edits"`
+				FilePath string     `json:"file_path"`
+				Edits    []editArgs `json:"edits"`
 			}
 			if err := decode(args, &a); err != nil {
-				return toolFail(err, "")
+				return claudeFail(err, "")
 			}
-			// Edit N is 1-based in Claude Code's messages.
-			rn := renamer{names: claudeNames, edit: func(i int) string { return fmt.Sprintf("Edit %d", i+1) }}
-			fe := plan.FileEdit{Path: a.FilePath}
-			verb := "edited"
+			_, text, err := readText(ctx, env, a.FilePath, false)
+			exists := err == nil
+			if err != nil && plan.CodeOf(err) != plan.CodeFileNotFound {
+				return claudeFail(err, a.FilePath)
+			}
+			for _, e := range a.Edits {
+				if code, msg := checkEdit1(ctx, env, a.FilePath, exists, text, e); msg != "" {
+					return useError(code, a.FilePath, msg)
+				}
+			}
+			final, msg := applyEdits1(text, a.Edits)
+			if msg != "" {
+				return plainError(plan.CodeNotFound, a.FilePath, msg)
+			}
+			res, _ := env.W.Apply(ctx, &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "create", FileText: &final}})
+			if !res.Success {
+				return claudeFail(resultErr(res), a.FilePath)
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "Applied %d edit%s to %s:", len(a.Edits), map[bool]string{true: "", false: "s"}[len(a.Edits) == 1], a.FilePath)
 			for i, e := range a.Edits {
-				if e.OldString == e.NewString {
-					return toolFail(plan.Errorf(plan.CodeInvalidRequest, a.FilePath, "Edit %d: No changes to make: old_string and new_string are exactly the same.", i+1), a.FilePath)
-				}
-				if e.OldString == "" {
-					// As in Claude Code, a first edit with an empty
-					// old_string creates the file; the others apply to it.
-					if i > 0 {
-						return toolFail(plan.Errorf(plan.CodeInvalidRequest, a.FilePath, "Edit %d: old_string is empty: only the first edit may create the file", i+1), a.FilePath)
-					}
-					if err := canCreate(ctx, env, a.FilePath); err != nil {
-						return toolFail(err, a.FilePath)
-					}
-					fe.Edits = append(fe.Edits, plan.Edit{Command: "create", FileText: &e.NewString})
-					verb = "created"
-					continue
-				}
-				fe.Edits = append(fe.Edits, plan.Edit{Command: "str_replace", OldStr: &e.OldString, NewStr: &e.NewString, ReplaceAll: e.ReplaceAll})
+				fmt.Fprintf(&b, "\n%d. Replaced \"%s\" with \"%s\"", i+1, jsCut(e.OldString, 50), jsCut(e.NewString, 50))
 			}
-			res, _ := env.W.Apply(ctx, &plan.Request{FileEdits: []plan.FileEdit{fe}})
-			if !res.Success && plan.CodeOf(resultErr(res)) == plan.CodeFileNotFound && verb == "edited" {
-				return toolFail(plan.Errorf(plan.CodeFileNotFound, a.FilePath, "File does not exist. For new files, the first edit must have an empty old_string to create the file content."), a.FilePath)
-			}
-			return writeResult(res, a.FilePath, verb, rn)
+			return written(res, a.FilePath, b.String(), "")
 		},
 		Compact: func(a map[string]any) string {
 			n := 0
@@ -389,16 +653,156 @@ func claudeMultiEdit() *Tool {
 	}
 }
 
-// lsMax is how many entries LS lists, as Claude Code's LS does.
-const lsMax = 1000
+type editArgs struct {
+	OldString  string `json:"old_string"`
+	NewString  string `json:"new_string"`
+	ReplaceAll bool   `json:"replace_all"`
+}
 
-const lsTruncated = "There are more than 1000 files in the repository. Use the LS tool (passing a specific path), Bash tool, and other tools to explore nested directories. The first 1000 files and directories are included below:\n\n"
+// checkEdit1 is Claude Code 1.0.96's check of one edit against the file
+// as it is (text, CRLF read as LF): its code and message, or "" when it
+// passes. Whether the session has read the file, the engine checks when
+// it writes (with the same words).
+func checkEdit1(ctx context.Context, env *Env, filePath string, exists bool, text string, e editArgs) (plan.Code, string) {
+	switch {
+	case e.OldString == e.NewString:
+		return plan.CodeInvalidRequest, "No changes to make: old_string and new_string are exactly the same."
+	case exists && e.OldString == "":
+		if strings.TrimSpace(text) != "" {
+			return plan.CodeInvalidRequest, "Cannot create new file - file already exists."
+		}
+		return "", ""
+	case !exists && e.OldString == "":
+		return "", ""
+	case !exists:
+		msg := "File does not exist."
+		if hint := missingFile(ctx, env, filePath); strings.Contains(hint, " Did you mean ") {
+			msg += hint[strings.Index(hint, " Did you mean "):]
+		}
+		return plan.CodeFileNotFound, msg
+	}
+	actual, _ := findActual(text, e.OldString)
+	n := strings.Count(text, actual)
+	switch {
+	case n == 0:
+		return plan.CodeNotFound, "String to replace not found in file.\nString: " + e.OldString
+	case n > 1 && !e.ReplaceAll:
+		return plan.CodeAmbiguous, fmt.Sprintf("Found %d matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. "+
+			"To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: %s", n, e.OldString)
+	}
+	return "", ""
+}
+
+// applyEdits1 applies the edits in order as Claude Code 1.0.96 does (its
+// applyEdits): the text after them, or its message when an edit finds
+// nothing to replace (old_string exactly; the typographic quotes its check
+// allows are not matched here), when an old_string is part of an earlier
+// edit's new_string, or when the text comes out unchanged.
+func applyEdits1(text string, edits []editArgs) (string, string) {
+	cur := text
+	var added []string
+	for _, e := range edits {
+		trimmed := strings.TrimRight(e.OldString, "\n")
+		for _, n := range added {
+			if trimmed != "" && strings.Contains(n, trimmed) {
+				return "", "Cannot edit file: old_string is a substring of a new_string from a previous edit."
+			}
+		}
+		before := cur
+		if e.OldString == "" {
+			cur = e.NewString
+		} else {
+			old := e.OldString
+			if e.NewString == "" && !strings.HasSuffix(old, "\n") && strings.Contains(cur, old+"\n") {
+				old += "\n"
+			}
+			if e.ReplaceAll {
+				cur = strings.ReplaceAll(cur, old, e.NewString)
+			} else {
+				cur = strings.Replace(cur, old, e.NewString, 1)
+			}
+		}
+		if cur == before {
+			return "", "String not found in file. Failed to apply edit."
+		}
+		added = append(added, e.NewString)
+	}
+	if cur == text {
+		return "", "Original and edited file match exactly. Failed to apply edit."
+	}
+	return cur, ""
+}
+
+// jsCut is JavaScript's s.substring(0, n) and "..." when s is longer
+// (lengths in UTF-16 units).
+func jsCut(s string, n int) string {
+	if jsLen(s) <= n {
+		return s
+	}
+	u := 0
+	for i, r := range s {
+		w := 1
+		if r > 0xFFFF {
+			w = 2
+		}
+		if u+w > n {
+			return s[:i] + "..."
+		}
+		u += w
+	}
+	return s
+}
+
+// lsMaxChars is how many characters of paths Claude Code 1.0.96's LS
+// collects before it stops.
+const lsMaxChars = 40000
+
+const lsTruncated = "There are more than 40000 characters in the repository (ie. either there are lots of files, or there are many long filenames). " +
+	"Use the LS tool (passing a specific path), Bash tool, and other tools to explore nested directories. The first 40000 characters are included below:\n\n"
+
+const lsNote = "\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."
+
+// lsSkipDirs are the directories Claude Code 1.0.96's LS lists but does
+// not enter (unless the listing starts there).
+var lsSkipDirs = []string{"node_modules", "vendor/bundle", "vendor", "venv", "env", ".venv", ".env", ".tox", "target", "build", ".gradle", "packages", "bin", "obj",
+	".build", ".dart_tool", ".pub-cache", "_build", "deps", "dist", "dist-newstyle", ".deno", "bower_components"}
+
+// lsIgnored is 1.0.96's test of an entry (root-relative; a directory's
+// path ends in "/"): dot-names, __pycache__ and the ignore globs, matched
+// as gitignore patterns against the path without its final "/".
+func lsIgnored(rel string, ignore []string) bool {
+	trimmed := strings.TrimSuffix(rel, "/")
+	if rel != "" && strings.HasPrefix(path.Base(trimmed), ".") || strings.Contains(rel, "__pycache__/") {
+		return true
+	}
+	parts := strings.Split(trimmed, "/")
+	for _, g := range ignore {
+		g = strings.TrimSpace(g)
+		if g == "" || strings.HasPrefix(g, "#") || strings.HasSuffix(g, "/") {
+			continue // a directory pattern never matches a path without its "/"
+		}
+		if strings.Contains(g, "/") {
+			for i := range parts {
+				if ok, _ := path.Match(strings.TrimPrefix(g, "/"), strings.Join(parts[:i+1], "/")); ok {
+					return true
+				}
+			}
+			continue
+		}
+		for _, p := range parts {
+			if ok, _ := path.Match(g, p); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 func claudeLS() *Tool {
 	return &Tool{
 		Name: "LS",
-		Description: "List a directory as a tree: every file and subdirectory below it, breadth first, up to 1000 entries; dot-files and __pycache__ are skipped. " +
-			"ignore takes globs of names to leave out. Prefer Glob and Grep when you know what to look for.",
+		Description: "List a directory as a tree (Claude Code 1.0.96's LS; 2.x has none): every file and subdirectory below it, breadth first, paths relative to the workspace; dot-files and __pycache__ are skipped, " +
+			"node_modules, vendor, build, dist and the like listed but not entered; ignore takes globs to leave out. Prefer Glob and Grep when you know what to look for.",
 		Schema:   object([]string{"path"}, map[string]any{"path": str("The directory (absolute, or relative to the workspace)."), "ignore": strs("Globs of entries to leave out.")}),
 		ReadOnly: true,
 		Examples: []string{`{"path":"."}`, `{"path":"src","ignore":["*.test.ts"]}`},
@@ -408,46 +812,72 @@ func claudeLS() *Tool {
 				Ignore []string `json:"ignore"`
 			}
 			if err := decode(args, &a); err != nil {
-				return toolFail(err, "")
+				return claudeFail(err, "")
 			}
-			// Breadth first, as Claude Code's LS walks, so that a cut keeps
-			// the shallow entries.
+			start := rootRel(env, a.Path)
+			startArg := a.Path
+			queue := []string{start}
 			var found []string // root-relative; directories end in "/"
-			queue := []string{a.Path}
-			more := false
-			for len(queue) > 0 && !more {
-				dir := queue[0]
+			chars := 0
+			for len(queue) > 0 && chars <= lsMaxChars {
+				d := queue[0]
 				queue = queue[1:]
-				ents, err := env.W.List(ctx, dir, engine.ListOptions{Ignore: a.Ignore})
-				if err != nil {
-					if dir == a.Path {
-						return toolFail(claudeErr(err), a.Path)
-					}
-					continue // unreadable below: skipped, as Claude Code does
+				rel := d
+				if d != "" {
+					rel = d + "/"
 				}
-				for _, e := range ents {
-					if strings.HasPrefix(e.Name, ".") || e.Name == "__pycache__" && e.Kind == "dir" {
+				if d != "" && lsIgnored(rel, a.Ignore) {
+					continue
+				}
+				if d != start {
+					found = append(found, rel)
+					chars += len(rel)
+				}
+				if d != start {
+					skip := false
+					for _, s := range lsSkipDirs {
+						if strings.HasSuffix(rel, s+"/") && !strings.HasSuffix(startArg, s) {
+							skip = true
+						}
+					}
+					if skip {
 						continue
 					}
-					if len(found) == lsMax {
-						more = true
+				}
+				ents, err := env.W.List(ctx, d, engine.ListOptions{})
+				if err != nil {
+					if plan.CodeOf(err) == plan.CodeOutsideRoot || plan.CodeOf(err) == plan.CodeDenied {
+						return claudeFail(err, a.Path)
+					}
+					continue // unreadable: nothing listed, as 1.0.96 does
+				}
+				full := false
+				for _, e := range ents {
+					if e.Kind == "dir" {
+						queue = append(queue, e.Path)
+						continue
+					}
+					if lsIgnored(e.Path, a.Ignore) {
+						continue
+					}
+					found = append(found, e.Path)
+					if chars += len(e.Path); chars > lsMaxChars {
+						full = true
 						break
 					}
-					if e.Kind == "dir" {
-						found = append(found, e.Path+"/")
-						queue = append(queue, e.Path)
-					} else {
-						found = append(found, e.Path)
-					}
+				}
+				if full {
+					break
 				}
 			}
 			sort.Strings(found)
 			var b strings.Builder
-			if more {
+			if chars >= lsMaxChars {
 				b.WriteString(lsTruncated)
 			}
 			fmt.Fprintf(&b, "- %s/\n", strings.TrimSuffix(env.W.Root(), "/"))
 			printTree(&b, found)
+			b.WriteString(lsNote)
 			return toolOK(ToolResult{Content: b.String(), ShortResult: fmt.Sprintf("Listed %d paths", len(found)), FilePath: a.Path})
 		},
 		Compact: func(a map[string]any) string { return compactPath(a, "path") },
@@ -502,33 +932,46 @@ const globLimit = 100
 func claudeGlob() *Tool {
 	return &Tool{
 		Name: "Glob",
-		Description: "Find files by glob pattern, e.g. **/*.ts or src/**/*.{js,jsx}; the pattern is matched against paths relative to path (a pattern without / matches only path's own entries: use **/ to go deeper), or give an absolute pattern. " +
-			".gitignore is honoured, dot-files skipped. Returns paths relative to the workspace, most recently modified first, up to 100.",
+		Description: "Find files by glob pattern (Claude Code 2.1.332's Glob), e.g. **/*.ts or src/**/*.{js,jsx}: a pattern without / matches file names at any depth below path, one with / matches paths relative to path; or give an absolute pattern. " +
+			"Hidden and ignored files are included. Returns paths relative to the workspace, oldest modification first, up to 100.",
 		Schema:   object([]string{"pattern"}, map[string]any{"pattern": str("The glob."), "path": str("The directory to search (default the workspace).")}),
 		ReadOnly: true,
 		Examples: []string{`{"pattern":"**/*.go"}`, `{"pattern":"*.md","path":"docs"}`},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {
 			var a struct{ Pattern, Path string }
 			if err := decode(args, &a); err != nil {
-				return toolFail(err, "")
+				return claudeFail(err, "")
 			}
 			dir, pat := a.Path, a.Pattern
 			if path.IsAbs(pat) {
 				dir, pat = splitGlobBase(pat)
 			}
-			// node-glob's semantics: the pattern is matched against the
-			// whole path below dir.
-			res, err := env.W.Glob(ctx, engine.GlobOptions{Pattern: anchored(pat), Path: dir, Limit: globLimit, NewestFirst: true})
+			// rg --files --hidden --no-ignore --glob PATTERN, oldest first.
+			res, err := env.W.Glob(ctx, engine.GlobOptions{Pattern: pat, Path: dir, Hidden: true, NoIgnore: true})
 			if err != nil {
-				return toolFail(claudeErr(err), "")
+				root := strings.TrimSuffix(env.W.Root(), "/")
+				switch plan.CodeOf(err) {
+				case plan.CodeFileNotFound:
+					return plainError(plan.CodeFileNotFound, "", fmt.Sprintf("Directory does not exist: %s. %s %s.", a.Path, cwdNote, root))
+				case plan.CodeNotRegular:
+					return plainError(plan.CodeNotRegular, "", "Path is not a directory: "+a.Path)
+				}
+				return claudeFail(err, "")
 			}
-			content := strings.Join(res.Files, "\n")
-			if len(res.Files) == 0 {
+			files := res.Files
+			mt := modTimes(ctx, env, files)
+			sort.SliceStable(files, func(i, j int) bool { return mt[files[i]].Before(mt[files[j]]) })
+			total := len(files)
+			if total > globLimit {
+				files = files[:globLimit]
+			}
+			content := strings.Join(files, "\n")
+			if total == 0 {
 				content = "No files found"
-			} else if res.Truncated {
-				content += "\n(Results are truncated. Consider using a more specific path or pattern.)"
+			} else if total > globLimit {
+				content += fmt.Sprintf("\n(Showing %d of %d matching files; %d more are not listed. Narrow the pattern or path to see the rest.)", globLimit, total, total-globLimit)
 			}
-			return toolOK(ToolResult{Content: content, ShortResult: fmt.Sprintf("Found %d %s", len(res.Files), plural(len(res.Files), "file"))})
+			return toolOK(ToolResult{Content: content, ShortResult: fmt.Sprintf("Found %d %s", total, plural(total, "file"))})
 		},
 		Compact: func(a map[string]any) string { return fmt.Sprintf("%v in %s", a["pattern"], compactPath(a, "path")) },
 	}
@@ -568,35 +1011,73 @@ func claudeGrepSchema() map[string]any {
 	props["multiline"] = flag("Let a match span lines, and . match a newline (rg -U --multiline-dotall).")
 	props["-n"] = flag("Show line numbers (content mode; default true).")
 	props["glob"] = str("Only files matching this glob (e.g. *.{ts,tsx}); several separated by spaces or commas; !glob excludes.")
+	props["context"] = num("Lines of context before and after each match (rg -C; content mode).")
+	props["-C"] = num("Alias for context.")
+	props["-o"] = flag("Print only the matched (non-empty) parts of each matching line, one per output line (rg -o; content mode).")
 	delete(props, "sort") // Claude Code's Grep always lists the newest first
 	return s
+}
+
+// vcsDirs are the version-control directories Claude Code's Grep leaves
+// out (rg --glob '!.git' ...), hidden files being searched.
+var vcsDirs = []string{".git", ".svn", ".hg", ".bzr", ".jj", ".sl"}
+
+// maxColumns is the length (in UTF-16 units, as JavaScript counts) above
+// which Claude Code's Grep shows a line as omitted.
+const maxColumns = 500
+
+func jsLen(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r > 0xFFFF {
+			n++
+		}
+	}
+	return n
 }
 
 func claudeGrep() *Tool {
 	return &Tool{
 		Name: "Grep",
-		Description: "Search file contents with ripgrep's semantics and output (RE2 regex; .gitignore honoured; hidden and binary files skipped). output_mode files_with_matches (default) lists files, most recently modified first; " +
-			"content shows matching lines as rg prints them (-n numbers, on by default; -A/-B/-C context); count gives matching lines per file. head_limit (default 250, 0 for all) and offset page through the output.",
+		Description: "Search file contents with ripgrep's semantics and output (Claude Code 2.1.332's Grep: RE2 regex; hidden files searched, version-control directories not; .gitignore honoured inside a git repository; binary files skipped unless named). " +
+			"output_mode files_with_matches (default) lists files, most recently modified first; content shows matching lines as rg prints them (-n numbers, on by default; -A/-B/-C context; lines over 500 characters omitted); count gives path:count per file. " +
+			"head_limit (default 250, 0 for all) and offset page through the output.",
 		Schema:   claudeGrepSchema(),
 		ReadOnly: true,
 		Examples: []string{`{"pattern":"useState","glob":"*.{ts,tsx}"}`, `{"pattern":"TODO","output_mode":"content","-n":true,"-C":1}`},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {
 			var a struct {
 				plan.GrepRequest
-				HeadLimit *int `json:"head_limit"`
-				Offset    int  `json:"offset"`
+				HeadLimit    *int `json:"head_limit"`
+				Offset       int  `json:"offset"`
+				ContextN     int  `json:"context"`
+				OnlyMatching bool `json:"-o"`
 			}
 			if err := decode(args, &a); err != nil {
-				return toolFail(err, "")
+				return claudeFail(err, "")
 			}
 			req := a.GrepRequest
-			// Claude Code's rg flags: -U --multiline-dotall for multiline;
-			// glob split on spaces and commas (braces kept whole).
+			// Claude Code's rg flags: --hidden with the version-control
+			// directories excluded, -U --multiline-dotall for multiline;
+			// glob split on spaces and commas (braces kept whole); rg's
+			// own ignore rules (.gitignore inside a repository only).
 			if req.Multiline {
 				req.Pattern = "(?s)" + req.Pattern
 			}
+			req.Hidden, req.NoIgnore, req.RequireGit = true, false, true
 			req.Globs, req.Glob = splitGlobs(req.Glob), ""
+			for _, d := range vcsDirs {
+				req.Globs = append(req.Globs, "!"+d)
+			}
+			if a.ContextN > 0 {
+				req.Context = a.ContextN
+			}
 			if req.OutputMode != "content" {
+				req.Before, req.After, req.Context = 0, 0, 0
+			}
+			only := a.OnlyMatching && req.OutputMode == "content"
+			if only {
 				req.Before, req.After, req.Context = 0, 0, 0
 			}
 			limit := grepHeadLimit
@@ -604,7 +1085,7 @@ func claudeGrep() *Tool {
 				limit = *a.HeadLimit
 			}
 			if limit < 0 || a.Offset < 0 {
-				return toolFail(plan.Errorf(plan.CodeInvalidRequest, "", "head_limit and offset must not be negative"), "")
+				return useError(plan.CodeInvalidRequest, "", "head_limit and offset must not be negative")
 			}
 			req.HeadLimit = 0
 			if limit > 0 && req.OutputMode != "files_with_matches" && req.OutputMode != "" {
@@ -617,15 +1098,45 @@ func claudeGrep() *Tool {
 			}
 			res, err := env.W.Grep(ctx, &req)
 			if err != nil {
-				return toolFail(claudeErr(err), "")
+				if plan.CodeOf(err) == plan.CodeFileNotFound && req.Path != "" {
+					return plainError(plan.CodeFileNotFound, "", fmt.Sprintf("Path does not exist: %s. %s %s.", req.Path, cwdNote, strings.TrimSuffix(env.W.Root(), "/")))
+				}
+				return claudeFail(err, "")
 			}
 			isDir, _ := env.W.IsDir(req.Path)
+			single := req.Path != "" && !isDir
+			if only {
+				onlyMatching(res, req.Pattern, req.IgnoreCase)
+			}
+			for _, m := range res.Matches {
+				if jsLen(m.Text) > maxColumns {
+					m.Text = "[Omitted long matching line]"
+				}
+				for i, l := range m.Before {
+					if jsLen(l) > maxColumns {
+						m.Before[i] = "[Omitted long context line]"
+					}
+				}
+				for i, l := range m.After {
+					if jsLen(l) > maxColumns {
+						m.After[i] = "[Omitted long context line]"
+					}
+				}
+			}
 			text, n, cut := grepText(res, grep.PrintOptions{
 				LineNumbers: req.LineNums == nil || *req.LineNums,
-				NoPath:      req.Path != "" && !isDir,
-				Context:     req.Before > 0 || req.After > 0 || req.Context > 0,
-				Offset:      a.Offset, HeadLimit: limit,
+				// -c -H: count names the file even when it is the one searched.
+				NoPath:  single && res.Mode != "count",
+				Context: req.Before > 0 || req.After > 0 || req.Context > 0,
+				Offset:  a.Offset, HeadLimit: limit,
 			})
+			// rg searches a binary file it is given by name, and says so
+			// instead of printing its lines.
+			if single && res.Mode == "content" && len(res.Matches) > 0 {
+				if at := nulOffset(ctx, env, req.Path); at >= 0 {
+					text, n, cut = fmt.Sprintf("binary file matches (found \"\\0\" byte around offset %d)", at), 1, false
+				}
+			}
 			cut = cut || res.Truncated
 			text = strings.TrimSuffix(text, "\n")
 			var page []string
@@ -686,6 +1197,52 @@ func claudeGrep() *Tool {
 			return s
 		},
 	}
+}
+
+// onlyMatching turns each matching line into its matched parts, one
+// match per line (rg -o): the engine's matches are lines, and the
+// pattern (RE2, as the engine's) finds the parts in them.
+func onlyMatching(res *plan.GrepResult, pattern string, ignoreCase bool) {
+	if ignoreCase {
+		pattern = "(?i)" + pattern
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return
+	}
+	var out []*plan.Match
+	for _, m := range res.Matches {
+		for _, part := range re.FindAllString(m.Text, -1) {
+			if part != "" {
+				out = append(out, &plan.Match{Path: m.Path, Line: m.Line, Text: part})
+			}
+		}
+	}
+	res.Matches = out
+}
+
+// nulOffset is the byte offset of the first NUL in a file, or -1: the
+// lines before it (as the engine's grep returns them, each with its
+// newline) and its place in its own line.
+func nulOffset(ctx context.Context, env *Env, file string) int {
+	find := func(pattern string, limit int) []*plan.Match {
+		res, err := env.W.Grep(ctx, &plan.GrepRequest{Pattern: pattern, Path: file, OutputMode: "content", Hidden: true, NoIgnore: true, HeadLimit: limit})
+		if err != nil {
+			return nil
+		}
+		return res.Matches
+	}
+	nul := find(`\x00`, 1)
+	if len(nul) == 0 {
+		return -1
+	}
+	at := strings.IndexByte(nul[0].Text, 0)
+	if nul[0].Line > 1 {
+		for _, m := range find(`^`, nul[0].Line-1) {
+			at += len(m.Text) + 1
+		}
+	}
+	return at
 }
 
 // splitGlobs splits Grep's glob as Claude Code does: on whitespace, and

@@ -15,7 +15,7 @@ import (
 // The conformance tests run each dialect's tool and the real program it
 // imitates on the same tree, and compare what they print: rg for the
 // searches, grep -r, find, diff -u and ls -lA for the ADK and Amazon Q
-// tools. Where a dialect deliberately differs (README, "Where a dialect
+// tools. Where a dialect deliberately differs (docs/toolsets.md, "Where a dialect
 // differs from its tool"), the test says so next to the comparison.
 
 // peer finds a real program; without it the test is skipped, except in
@@ -97,10 +97,16 @@ func lines(s string, n int) string {
 	return strings.Join(ls, "")
 }
 
+// claudeRgArgs are the flags Claude Code 2.1.x gives rg: hidden files
+// searched, version-control directories left out, .gitignore honoured
+// inside a git repository only (rg's default: the tree has none, so its
+// .gitignore does not count).
+var claudeRgArgs = []string{"--no-config", "--no-heading", "--color=never", "--hidden", "--glob", "!.git", "--glob", "!.svn", "--glob", "!.hg"}
+
 // TestClaudeGrepLikeRipgrep: Claude Code runs rg; its Grep's content is
 // rg's output (context merged, -- separators, each line of a multiline
 // match with its prefix, head_limit on output lines), files come newest
-// first (rg --sortr modified), counts are rg -c's.
+// first (rg --sortr modified), counts are rg -c -H's.
 func TestClaudeGrepLikeRipgrep(t *testing.T) {
 	rg := peer(t, "rg")
 	env, dir := searchSetup(t)
@@ -117,11 +123,12 @@ func TestClaudeGrepLikeRipgrep(t *testing.T) {
 		{`{"pattern":"foo","output_mode":"content","-i":true,"glob":"*.txt"}`, []string{"--sort", "path", "-n", "-i", "-g", "*.txt", "foo"}, 0},
 		{`{"pattern":"foo","output_mode":"content","type":"go","path":"b"}`, []string{"--sort", "path", "-n", "-t", "go", "foo", "b"}, 0},
 		{`{"pattern":"foo","output_mode":"content","path":"a.txt","-C":1}`, []string{"--sort", "path", "-n", "-C", "1", "foo", "a.txt"}, 0},
-		{`{"pattern":"foo","output_mode":"count"}`, []string{"--sort", "path", "-c", "foo"}, 0},
+		{`{"pattern":"foo","output_mode":"count"}`, []string{"--sort", "path", "-c", "-H", "foo"}, 0},
+		{`{"pattern":"foo","output_mode":"count","path":"a.txt"}`, []string{"--sort", "path", "-c", "-H", "foo", "a.txt"}, 0},
 		{`{"pattern":"foo"}`, []string{"--sort", "path", "-l", "foo"}, 0},
 	}
 	for _, tc := range cases {
-		want, _ := run(t, dir, rg, append(append([]string{}, rgArgs...), tc.rg...)...)
+		want, _ := run(t, dir, rg, append(append([]string{}, claudeRgArgs...), tc.rg...)...)
 		if tc.head > 0 {
 			want = lines(want, tc.head)
 		}
@@ -221,12 +228,10 @@ func TestDeepAgentsGrepLikeRipgrep(t *testing.T) {
 	}
 }
 
-// TestClaudeGlobLikeRipgrepFiles: Claude Code's Glob finds the files rg
-// --files finds (dot-files skipped, .gitignore honoured); a pattern
-// without "/" matches path's own files only (node-glob), as rg
-// --max-depth 1 does; an absolute pattern works. The files come newest
-// first (rg's --sortr modified orders siblings only, so the order is
-// checked against the files' own times).
+// TestClaudeGlobLikeRipgrepFiles: Claude Code 2.1.x's Glob finds the
+// files rg --files --hidden --no-ignore --glob finds (a pattern without
+// "/" matches names at any depth, as rg's globs do); an absolute pattern
+// works. The files come oldest first (checked against their own times).
 func TestClaudeGlobLikeRipgrepFiles(t *testing.T) {
 	rg := peer(t, "rg")
 	env, dir := searchSetup(t)
@@ -234,18 +239,31 @@ func TestClaudeGlobLikeRipgrepFiles(t *testing.T) {
 		args string
 		rg   []string
 	}{
-		{`{"pattern":"**/*.txt"}`, []string{"-g", "*.txt"}},
-		{`{"pattern":"*.txt"}`, []string{"--max-depth", "1", "-g", "*.txt"}},
-		{`{"pattern":"*.txt","path":"b"}`, []string{"--max-depth", "1", "-g", "*.txt", "b"}},
+		{`{"pattern":"**/*.txt"}`, []string{"-g", "**/*.txt"}},
+		{`{"pattern":"*.txt"}`, []string{"-g", "*.txt"}},
+		{`{"pattern":"*.txt","path":"b"}`, []string{"-g", "*.txt", "b"}},
 		{`{"pattern":"**/*"}`, nil},
 		{`{"pattern":"` + dir + `/b/**/*.go"}`, []string{"-g", "b/**/*.go"}},
 	} {
-		want, _ := run(t, dir, rg, append(append([]string{"--files", "--sort", "path"}, rgArgs...), tc.rg...)...)
+		want, _ := run(t, dir, rg, append([]string{"--files", "--sort", "path", "--no-config", "--hidden", "--no-ignore"}, tc.rg...)...)
 		got := call(t, env, "claude", "Glob", tc.args).Value.(ToolResult).Content
 		if sortedLines(got) != sortedLines(want) {
 			t.Errorf("Glob %s:\n%s\nrg --files %v:\n%s", tc.args, got, tc.rg, want)
 		}
-		checkNewestFirst(t, dir, "Glob "+tc.args, got)
+		checkOldestFirst(t, dir, "Glob "+tc.args, got)
+	}
+}
+
+// checkOldestFirst fails unless the listed files are oldest first.
+func checkOldestFirst(t *testing.T, dir, what, list string) {
+	t.Helper()
+	files := strings.Split(list, "\n")
+	for i := 1; i < len(files); i++ {
+		a, _ := os.Stat(filepath.Join(dir, files[i-1]))
+		b, _ := os.Stat(filepath.Join(dir, files[i]))
+		if a == nil || b == nil || b.ModTime().Before(a.ModTime()) {
+			t.Errorf("%s: %s is listed before the older %s", what, files[i-1], files[i])
+		}
 	}
 }
 

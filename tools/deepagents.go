@@ -17,7 +17,7 @@ import (
 
 func init() {
 	register("deepagents", func() *Toolset {
-		return &Toolset{Fail: daFail, Name: "deepagents", Description: "a deep agent's ls, read_file, write_file, edit_file, glob, grep and execute (offsets are 0-based)",
+		return &Toolset{Fail: daFail, Name: "deepagents", Description: "a deep agent's ls, read_file, write_file, edit_file, glob, grep and execute, as the seed's synaptic (Rust) documents them (offsets are 0-based)",
 			Tools: []*Tool{daLs(), daRead(), daWrite(), daEdit(), daGlob(), daGrep(), executeTool()}}
 	})
 }
@@ -99,6 +99,9 @@ func daRead() *Tool {
 			case r.Code == plan.CodeLineOutOfRange:
 				// deepagents' words; synaptic answers "" here.
 				return daFail(plan.Errorf(plan.CodeLineOutOfRange, "", "Line offset %d exceeds file length (%d lines)", a.Offset, r.TotalLines))
+			case r.Code == plan.CodeBinaryFile:
+				// No "Image mode" here: this toolset has none.
+				return daFail(plan.Errorf(plan.CodeBinaryFile, a.Path, "is binary (a NUL byte in its first 8000 bytes): read_file reads text files only"))
 			case !r.Success:
 				return daFail(errorOf(r.Code, r.Error))
 			}
@@ -116,7 +119,7 @@ func daRead() *Tool {
 func daWrite() *Tool {
 	return &Tool{
 		Name:        "write_file",
-		Description: "Create a file or replace its whole content (an existing file keeps its line endings). Returns \"wrote PATH\". Undoable with txedit undo.",
+		Description: "Create a file or replace its whole content with exactly the bytes given (an existing file's line endings are not kept: write \\r\\n to keep CRLF). Returns \"wrote PATH\". Undoable with txedit undo.",
 		Schema:      object([]string{"path", "content"}, map[string]any{"path": str("The file."), "content": str("Its whole content.")}),
 		Examples:    []string{`{"path":"notes.txt","content":"hello\n"}`},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {

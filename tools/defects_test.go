@@ -99,22 +99,24 @@ func TestGrepToolSort(t *testing.T) {
 	}
 }
 
-// Claude Code's Glob: node-glob's sense of a pattern (without "/" it
-// matches path's own files), newest first, absolute patterns, the
-// 100-file cap.
+// Claude Code 2.1.x's Glob: rg's sense of a pattern (without "/" it
+// matches names at any depth), hidden files included, oldest first,
+// absolute patterns, the 100-file cap with its count.
 func TestClaudeGlob(t *testing.T) {
 	files := map[string]string{"top.txt": "", "sub/deep.txt": "", "sub/x.go": "", ".dot.txt": ""}
 	for i := 0; i < 120; i++ {
 		files[fmt.Sprintf("many/f%03d.log", i)] = ""
 	}
 	env, dir := setup(t, files, nil)
-	old := time.Now().Add(-time.Hour)
-	os.Chtimes(filepath.Join(dir, "sub/deep.txt"), old, old)
-	if got := content(call(t, env, "claude", "Glob", `{"pattern":"*.txt"}`)); got != "top.txt" {
-		t.Errorf("*.txt matches below the top: %q", got)
+	for i, f := range []string{"sub/deep.txt", ".dot.txt", "top.txt"} {
+		mt := time.Now().Add(time.Duration(i-10) * time.Minute)
+		os.Chtimes(filepath.Join(dir, f), mt, mt)
 	}
-	if got := content(call(t, env, "claude", "Glob", `{"pattern":"**/*.txt"}`)); got != "top.txt\nsub/deep.txt" {
-		t.Errorf("**/*.txt, newest first: %q", got)
+	if got := content(call(t, env, "claude", "Glob", `{"pattern":"*.txt"}`)); got != "sub/deep.txt\n.dot.txt\ntop.txt" {
+		t.Errorf("*.txt, at any depth, oldest first: %q", got)
+	}
+	if got := content(call(t, env, "claude", "Glob", `{"pattern":"sub/*.txt"}`)); got != "sub/deep.txt" {
+		t.Errorf("sub/*.txt: %q", got)
 	}
 	if got := content(call(t, env, "claude", "Glob", `{"pattern":"`+dir+`/sub/*.go"}`)); got != "sub/x.go" {
 		t.Errorf("absolute pattern: %q", got)
@@ -123,7 +125,7 @@ func TestClaudeGlob(t *testing.T) {
 		t.Errorf("path: %q", got)
 	}
 	got := content(call(t, env, "claude", "Glob", `{"pattern":"many/*.log"}`))
-	if n := strings.Count(got, ".log"); n != 100 || !strings.HasSuffix(got, "\n(Results are truncated. Consider using a more specific path or pattern.)") {
+	if n := strings.Count(got, ".log"); n != 100 || !strings.HasSuffix(got, "\n(Showing 100 of 120 matching files; 20 more are not listed. Narrow the pattern or path to see the rest.)") {
 		t.Errorf("cap: %d files: ...%q", n, got[len(got)-80:])
 	}
 	if got := content(call(t, env, "claude", "Glob", `{"pattern":"*.none"}`)); got != "No files found" {
@@ -131,72 +133,87 @@ func TestClaudeGlob(t *testing.T) {
 	}
 }
 
-// Claude Code's LS: a recursive tree from the workspace root, breadth
-// first, without dot-files or __pycache__, cut at 1000 entries with its
-// note.
+// Claude Code 1.0.96's LS: a recursive tree of paths relative to the
+// workspace root, without dot-files or __pycache__, node_modules listed
+// but not entered, ignore globs, cut after 40000 characters of paths with
+// its note, and its closing NOTE.
 func TestClaudeLS(t *testing.T) {
-	env, dir := setup(t, map[string]string{"a.txt": "", "src/b.go": "", "src/z/c.go": "", "src-x.txt": "", ".git/config": "", "src/.env": "", "__pycache__/m.pyc": "", "src/__pycache__/n.pyc": ""}, nil)
+	env, dir := setup(t, map[string]string{"a.txt": "", "src/b.go": "", "src/z/c.go": "", "src-x.txt": "", ".git/config": "", "src/.env": "",
+		"__pycache__/m.pyc": "", "src/__pycache__/n.pyc": "", "node_modules/p/i.js": ""}, nil)
 	// In byte order, as Claude Code sorts: "src-x.txt" < "src/".
-	want := "- " + dir + "/\n  - a.txt\n  - src-x.txt\n  - src/\n    - b.go\n    - z/\n      - c.go\n"
+	want := "- " + dir + "/\n  - a.txt\n  - node_modules/\n  - src-x.txt\n  - src/\n    - b.go\n    - z/\n      - c.go\n" + lsNote
 	if got := content(call(t, env, "claude", "LS", `{"path":"."}`)); got != want {
 		t.Errorf("LS .:\n%s\nwant:\n%s", got, want)
 	}
-	if got := content(call(t, env, "claude", "LS", `{"path":"`+dir+`/src","ignore":["z"]}`)); got != "- "+dir+"/\n  - src/\n    - b.go\n" {
+	if got := content(call(t, env, "claude", "LS", `{"path":"`+dir+`/src","ignore":["z"]}`)); got != "- "+dir+"/\n  - src/\n    - b.go\n"+lsNote {
 		t.Errorf("LS src, ignore z:\n%s", got)
 	}
+	if got := content(call(t, env, "claude", "LS", `{"path":"node_modules"}`)); got != "- "+dir+"/\n  - node_modules/\n    - p/\n      - i.js\n"+lsNote {
+		t.Errorf("LS node_modules:\n%s", got)
+	}
 	files := map[string]string{}
+	long := strings.Repeat("x", 40)
 	for i := 0; i < 1100; i++ {
-		files[fmt.Sprintf("d%d/f%04d", i%3, i)] = ""
+		files[fmt.Sprintf("d%d/%s%04d", i%3, long, i)] = ""
 	}
 	env, _ = setup(t, files, nil)
 	got := content(call(t, env, "claude", "LS", `{"path":"."}`))
-	if !strings.HasPrefix(got, lsTruncated) || strings.Count(got, "\n    - f") != 997 {
-		t.Errorf("cap: %d files listed, starts %q", strings.Count(got, "\n    - f"), got[:80])
+	n := strings.Count(got, "\n    - x")
+	if !strings.HasPrefix(got, lsTruncated) || n < 800 || n > 900 {
+		t.Errorf("cap: %d files listed, starts %q", n, got[:80])
 	}
 }
 
-// Claude Code's MultiEdit creates a file when its first edit's old_string
-// is empty, refuses an edit that changes nothing, and numbers edits
-// from 1 in its errors.
+// Claude Code 1.0.96's MultiEdit checks every edit against the file as
+// it is (so a second edit of a file the first creates finds no file),
+// creates a file with a single empty old_string, and answers with its
+// own words.
 func TestClaudeMultiEdit(t *testing.T) {
 	env, dir := setup(t, map[string]string{"a.txt": "one two\n"}, nil)
-	r := call(t, env, "claude", "MultiEdit", `{"file_path":"new/n.txt","edits":[{"old_string":"","new_string":"alpha beta\n"},{"old_string":"beta","new_string":"gamma"}]}`)
-	if !r.OK || read(t, dir, "new/n.txt") != "alpha gamma\n" || r.Value.(ToolResult).ShortResult != "Created new/n.txt (+1 -0)" {
+	r := call(t, env, "claude", "MultiEdit", `{"file_path":"new/n.txt","edits":[{"old_string":"","new_string":"alpha beta\n"}]}`)
+	if !r.OK || read(t, dir, "new/n.txt") != "alpha beta\n" || !strings.HasPrefix(content(r), "Applied 1 edit to new/n.txt:\n1. Replaced \"\" with \"alpha beta\n\"") {
 		t.Errorf("create: %+v %q", r.Value, read(t, dir, "new/n.txt"))
 	}
+	r = call(t, env, "claude", "MultiEdit", `{"file_path":"new/m.txt","edits":[{"old_string":"","new_string":"alpha beta\n"},{"old_string":"beta","new_string":"gamma"}]}`)
+	if r.OK || r.Value.(ToolResult).Error != "File does not exist." {
+		t.Errorf("create and edit: %+v", r.Value)
+	}
 	r = call(t, env, "claude", "MultiEdit", `{"file_path":"a.txt","edits":[{"old_string":"one","new_string":"1"},{"old_string":"two","new_string":"two"}]}`)
-	if r.OK || r.Code != plan.CodeInvalidRequest || !strings.Contains(r.Value.(ToolResult).Error, "Edit 2: No changes to make") || read(t, dir, "a.txt") != "one two\n" {
+	if r.OK || r.Code != plan.CodeInvalidRequest || r.Value.(ToolResult).Error != "No changes to make: old_string and new_string are exactly the same." || read(t, dir, "a.txt") != "one two\n" {
 		t.Errorf("no-op edit: %+v", r.Value)
 	}
 	r = call(t, env, "claude", "MultiEdit", `{"file_path":"a.txt","edits":[{"old_string":"one","new_string":"1"},{"old_string":"three","new_string":"3"}]}`)
-	if e := r.Value.(ToolResult).Error; r.OK || !strings.Contains(e, "Edit 2: old_string not found") || strings.Contains(e, "old_str ") || strings.Contains(e, "edit 1") {
+	if e := r.Value.(ToolResult).Error; r.OK || e != "String to replace not found in file.\nString: three" {
 		t.Errorf("not found: %q", e)
 	}
+	r = call(t, env, "claude", "MultiEdit", `{"file_path":"a.txt","edits":[{"old_string":"one","new_string":"1 one"},{"old_string":"one","new_string":"x"}]}`)
+	if e := r.Value.(ToolResult).Error; r.OK || e != "Cannot edit file: old_string is a substring of a new_string from a previous edit." || read(t, dir, "a.txt") != "one two\n" {
+		t.Errorf("old_string inside an earlier new_string: %q", e)
+	}
 	r = call(t, env, "claude", "MultiEdit", `{"file_path":"missing.txt","edits":[{"old_string":"x","new_string":"y"}]}`)
-	if e := r.Value.(ToolResult).Error; r.OK || !strings.Contains(e, "the first edit must have an empty old_string") {
+	if e := r.Value.(ToolResult).Error; r.OK || e != "File does not exist." {
 		t.Errorf("missing file: %q", e)
 	}
 	r = call(t, env, "claude", "MultiEdit", `{"file_path":"a.txt","edits":[{"old_string":"","new_string":"x"}]}`)
-	if e := r.Value.(ToolResult).Error; r.OK || !strings.Contains(e, "file already exists") {
+	if e := r.Value.(ToolResult).Error; r.OK || e != "Cannot create new file - file already exists." {
 		t.Errorf("create over content: %q", e)
 	}
 }
 
-// Claude Code's Read cuts a long line at 2000 characters, never inside
-// a character, and answers an empty file and an offset past the end with
-// its notices.
+// Claude Code 2.1.x's Read shows a long line whole, and answers an empty
+// file and an offset past the end (the empty string after the final
+// newline is a line) with its notices.
 func TestClaudeReadLongLinesAndNotices(t *testing.T) {
 	line := strings.Repeat("é", 2500) // 2 bytes each
 	env, _ := setup(t, map[string]string{"u.txt": line + "\n", "e.txt": "", "s.txt": "1\n2\n"}, nil)
 	got := content(call(t, env, "claude", "Read", `{"file_path":"u.txt"}`))
-	want := "     1\t" + strings.Repeat("é", 2000) + "...\n"
-	if got != want {
+	if want := "1\t" + line + "\n2\t"; got != want {
 		t.Errorf("long line: %d bytes, valid %v", len(got), strings.ToValidUTF8(got, "?") == got)
 	}
 	if got := content(call(t, env, "claude", "Read", `{"file_path":"e.txt"}`)); got != emptyFileNotice {
 		t.Errorf("empty: %q", got)
 	}
-	if got := content(call(t, env, "claude", "Read", `{"file_path":"s.txt","offset":5}`)); got != "<system-reminder>Warning: the file exists but is shorter than the provided offset (5). The file has 2 lines.</system-reminder>" {
+	if got := content(call(t, env, "claude", "Read", `{"file_path":"s.txt","offset":5}`)); got != "<system-reminder>Warning: the file exists but is shorter than the provided offset (5). The file has 3 lines.</system-reminder>" {
 		t.Errorf("past the end: %q", got)
 	}
 }
@@ -387,5 +404,43 @@ func TestUndoToolHonoursDenyFlags(t *testing.T) {
 	}
 	if got := read(t, dir, "secret.env"); got != "KEY=2\n" {
 		t.Errorf("secret.env undone under a deny flag: %q", got)
+	}
+}
+
+// Amazon Q's fs_read Search answers the RFC's {path, success, content}:
+// each line once, however the contexts of nearby matches overlap (no
+// matches list repeating them).
+func TestAmazonQSearchSendsEachLineOnce(t *testing.T) {
+	env, _ := setup(t, map[string]string{"a.txt": "one\nfoo two\nthree\nfoo four\nfive\n"}, nil)
+	r := call(t, env, "amazonq", "fs_read", `{"mode":"Search","path":"a.txt","pattern":"foo","context_lines":2}`)
+	text := r.TextOf()
+	for _, l := range []string{"one", "three", "five"} {
+		if n := strings.Count(text, l); n != 1 {
+			t.Errorf("%q is sent %d times: %s", l, n, text)
+		}
+	}
+	if !r.OK || !strings.Contains(text, `Line 3: three`) {
+		t.Errorf("Search: %s", text)
+	}
+}
+
+// deepagents' read_file refuses a binary file without pointing at an
+// Image mode it does not have, and the refusal counts as having seen the
+// file: it can then be replaced.
+func TestDeepAgentsBinaryFile(t *testing.T) {
+	env, dir := setup(t, map[string]string{"b.bin": "a\x00b"}, &engine.Options{})
+	env.W = env.W.Workspace.NewSession(engine.SessionOptions{Agent: "t"})
+	r := call(t, env, "deepagents", "read_file", `{"path":"b.bin"}`)
+	if r.OK || r.Code != plan.CodeBinaryFile || strings.Contains(r.TextOf(), "Image") {
+		t.Errorf("read_file of a binary file: %s", r.TextOf())
+	}
+	if r := call(t, env, "deepagents", "write_file", `{"path":"b.bin","content":"text\n"}`); !r.OK || read(t, dir, "b.bin") != "text\n" {
+		t.Errorf("write_file after the refused read: %s", r.TextOf())
+	}
+	for _, tl := range []string{"write_file"} {
+		ts, _ := Get("deepagents")
+		if d := ts.Tool(tl).Description; strings.Contains(d, "keeps its line endings") {
+			t.Errorf("%s claims line endings are kept: %s", tl, d)
+		}
 	}
 }

@@ -36,9 +36,10 @@ func ExampleCall() {
 	fmt.Println(res.OK, res.Value.(tools.ToolResult).ShortResult)
 
 	res = tools.Call(ctx, env, read, json.RawMessage(`{"file_path": "main.go", "offset": 3}`))
-	fmt.Print(res.TextOf())
+	fmt.Println(res.TextOf())
 	// Output:
 	// false not_read
-	// true Edited main.go (+1 -1)
-	//      3	func main() { renamed() }
+	// true Updated main.go (+1 -1)
+	// 3	func main() { renamed() }
+	// 4
 }

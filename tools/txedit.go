@@ -139,6 +139,9 @@ func rfcRead(r *plan.ReadResult) map[string]any {
 	if _, has := m["content"]; r.Success && !has {
 		m["content"] = r.Content
 	}
+	// The RFC's Search result is its content, each line once: matches
+	// would send the lines that overlapping contexts share again.
+	delete(m, "matches")
 	return m
 }
 

@@ -171,9 +171,9 @@ func TestMCPWithTypeScriptClient(t *testing.T) {
 			{"history", map[string]any{}, false, `"state":"committed"`},
 		}, map[string]string{"a.txt": "bye\n"}},
 		{"claude", []call{
-			{"Read", map[string]any{"file_path": "a.txt"}, false, "     1\thello"},
-			{"Edit", map[string]any{"file_path": "a.txt", "old_string": "hello", "new_string": "bye"}, false, "has been edited"},
-			{"Write", map[string]any{"file_path": "sub/new.txt", "content": "made\n"}, false, "has been created"},
+			{"Read", map[string]any{"file_path": "a.txt"}, false, "1\thello"},
+			{"Edit", map[string]any{"file_path": "a.txt", "old_string": "hello", "new_string": "bye"}, false, "has been updated successfully"},
+			{"Write", map[string]any{"file_path": "sub/new.txt", "content": "made\n"}, false, "File created successfully at:"},
 			{"Glob", map[string]any{"pattern": "**/*.txt"}, false, "sub/new.txt"},
 		}, map[string]string{"a.txt": "bye\n", "sub/new.txt": "made\n"}},
 		{"amazonq", []call{
@@ -196,10 +196,14 @@ func TestMCPWithTypeScriptClient(t *testing.T) {
 			{"write_file", map[string]any{"file_path": "a.txt", "text": "more\n", "append": true}, true, "[not_read]"},
 			{"read_file", map[string]any{"file_path": "a.txt"}, false, "hello"},
 			{"write_file", map[string]any{"file_path": "a.txt", "text": "more\n", "append": true}, false, "File written successfully"},
+			// As LangChain's: copy_file makes no directory, write_file
+			// makes the file's own.
+			{"copy_file", map[string]any{"source_path": "a.txt", "destination_path": "c/a.txt"}, true, "[Errno 2] No such file or directory"},
+			{"write_file", map[string]any{"file_path": "c/keep.txt", "text": "k\n"}, false, "File written successfully"},
 			{"copy_file", map[string]any{"source_path": "a.txt", "destination_path": "c/a.txt"}, false, "File copied successfully"},
 			{"grep_file", map[string]any{"file_path": ".", "pattern": "more", "recursive": true}, false, `"status":"success"`},
 			{"diff_files", map[string]any{"file_path1": "a.txt", "file_path2": "c/a.txt"}, false, "Files are identical."},
-		}, map[string]string{"a.txt": "hello\nmore\n", "c/a.txt": "hello\nmore\n"}},
+		}, map[string]string{"a.txt": "hello\nmore\n", "c/a.txt": "hello\nmore\n", "c/keep.txt": "k\n"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.toolset, func(t *testing.T) {
@@ -327,11 +331,11 @@ func TestMCPTwoSessionsWithTypeScriptClient(t *testing.T) {
 	}{
 		{"A edits unread", "[not_read]", true},
 		{"A reads", "one", false},
-		{"B edits", "has been edited", false},
+		{"B edits", "has been updated successfully", false},
 		{"A edits changed", "[stale_hash]", true},
-		{"A edits touched", "has been edited", false},
-		{"A creates", "has been created", false},
-		{"B creates", "has been created", false},
+		{"A edits touched", "has been updated successfully", false},
+		{"A creates", "File created successfully at:", false},
+		{"B creates", "File created successfully at:", false},
 	} {
 		if r := got.byID(t, c.id); r.IsError != c.isError || !strings.Contains(r.Text, c.want) {
 			t.Errorf("%s: isError=%v %q; want isError=%v and %q", c.id, r.IsError, r.Text, c.isError, c.want)

@@ -32,6 +32,11 @@ type Options struct {
 	Hidden bool
 	// NoIgnore disregards .gitignore, .ignore and .git/info/exclude.
 	NoIgnore bool
+	// RequireGit applies a .gitignore only inside a git repository (a
+	// directory with a .git at or above it), as ripgrep does; .ignore
+	// files apply everywhere. InRepo says the walked tree's root is
+	// itself inside a repository (a .git above it).
+	RequireGit, InRepo bool
 	// MaxDepth limits the depth: 1 reports only Dir's own entries; 0 is
 	// unlimited.
 	MaxDepth int
@@ -112,6 +117,7 @@ type rules struct {
 	dotignore *ignore.List
 	exclude   *ignore.List // .git/info/exclude of a repository root
 	repoRoot  bool
+	inRepo    bool // a repository root is here or above
 }
 
 // ignored applies ripgrep's precedence: .ignore files nearest first, then
@@ -460,6 +466,7 @@ func (w *walker) loadRules(parent *rules, dir string, src *dirSource) *rules {
 	if found == [3]bool{} {
 		return parent
 	}
+	inRepo := found[2] || w.opts.InRepo || parent != nil && parent.inRepo
 	read := func(name string) []byte {
 		var f fsys.File
 		var err error
@@ -476,8 +483,8 @@ func (w *walker) loadRules(parent *rules, dir string, src *dirSource) *rules {
 		buf, _ := fsys.ReadAll(io.LimitReader(f, 1<<20), nil, 1<<20)
 		return buf
 	}
-	r := &rules{parent: parent}
-	if found[0] && gitignore.IsRegular() {
+	r := &rules{parent: parent, inRepo: inRepo}
+	if found[0] && gitignore.IsRegular() && (inRepo || !w.opts.RequireGit) {
 		r.gitignore = ignore.Parse(dir, read(".gitignore"))
 	}
 	if found[1] && dotignore.IsRegular() {

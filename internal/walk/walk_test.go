@@ -269,3 +269,26 @@ func TestNoDescriptorLeft(t *testing.T) {
 		t.Errorf("%d descriptors open before the walks, %d after", before, after)
 	}
 }
+
+// TestRequireGit: with RequireGit a .gitignore counts only in a git
+// repository (a .git here or above, or InRepo), as ripgrep decides; a
+// .ignore counts everywhere.
+func TestRequireGit(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		".gitignore": "a.log\n", ".ignore": "b.log\n", "a.log": "", "b.log": "", "c.txt": "",
+		"repo/.git/HEAD": "ref: refs/heads/main\n", "repo/.gitignore": "x.log\n", "repo/x.log": "", "repo/y.txt": "",
+	})
+	got := strings.Join(collect(t, root, Options{RequireGit: true}), " ")
+	if want := "a.log c.txt repo/y.txt"; got != want {
+		t.Errorf("RequireGit outside a repository: %q, want %q", got, want)
+	}
+	got = strings.Join(collect(t, root, Options{RequireGit: true, InRepo: true}), " ")
+	if want := "c.txt repo/y.txt"; got != want {
+		t.Errorf("RequireGit, root inside a repository: %q, want %q", got, want)
+	}
+	got = strings.Join(collect(t, root, Options{}), " ")
+	if want := "c.txt repo/y.txt"; got != want {
+		t.Errorf("without RequireGit: %q, want %q", got, want)
+	}
+}

@@ -77,7 +77,7 @@ func TestMCPServer(t *testing.T) {
 	}
 	// Extra fields real clients send are not refused.
 	r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Edit", Arguments: map[string]any{"file_path": "a.txt", "old_string": "hello", "new_string": "bye", "_client_note": 1}})
-	if err != nil || r.IsError || !strings.Contains(text(r), "has been edited") {
+	if err != nil || r.IsError || !strings.Contains(text(r), "has been updated successfully") {
 		t.Fatalf("Edit: %v %s", err, text(r))
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "bye\n" {
