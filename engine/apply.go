@@ -424,6 +424,12 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, 
 		return
 	}
 	newData := t.out.Content
+	if n := int64(len(newData)); n > w.opts.MaxFileSize && (!cur.exists || !bytes.Equal(newData, cur.data)) {
+		// Limits apply at the door: what a commit writes, undo must be
+		// able to read back and revert (issue #27 item 7).
+		t.fileErr = plan.Errorf(plan.CodeTooLarge, t.fo.Path, "would be %d bytes, over the %d-byte limit of a file txedit writes (and can undo)", n, w.opts.MaxFileSize)
+		return
+	}
 	final := t.fo.Final
 	t.changed = !cur.exists || !bytes.Equal(newData, cur.data) || final != nil || (t.fo.Mode != nil && cur.mode.Perm() != *t.fo.Mode)
 	if final != nil && final.Command == plan.Delete && !cur.exists {

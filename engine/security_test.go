@@ -432,3 +432,27 @@ func TestUndoNeverAddsSetuid(t *testing.T) {
 		t.Errorf("warnings: %q", res.Warnings)
 	}
 }
+
+// TestTooLargeAtTheDoor (issue #27 item 7): a file over the size limit was
+// created (exit 0) but could never be undone ("changed … too_large", with
+// --force too). What a commit can write, undo can revert: the limit
+// applies to what is written.
+func TestTooLargeAtTheDoor(t *testing.T) {
+	dir := t.TempDir()
+	w := openWS(t, dir, &Options{MaxFileSize: 1 << 10})
+	big := strings.Repeat("x", 2<<10)
+	res := run(t, w, `{"command":"create","path":"big.txt","file_text":"`+big+`"}`)
+	if res.Success || !anyFileCode(res, plan.CodeTooLarge) && res.Code != plan.CodeTooLarge {
+		t.Fatalf("create over the limit: success=%v %s %s", res.Success, res.Code, res.Error)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "big.txt")); err == nil {
+		t.Fatal("big.txt was written")
+	}
+	// Under the limit it commits and undoes.
+	if res := run(t, w, `{"command":"create","path":"ok.txt","file_text":"`+big[:900]+`"}`); !res.Success {
+		t.Fatal(res.Error)
+	}
+	if res, _ := w.Undo(context.Background(), UndoOptions{}); !res.Success {
+		t.Fatalf("undo: %s", res.Error)
+	}
+}

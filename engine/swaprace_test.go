@@ -104,6 +104,15 @@ func (v *vanishFS) Rename(from, to string) error {
 	return v.FS.Rename(from, to)
 }
 
+// Exchange loses the staged file the same way (the commit exchanges where
+// the file system can: journal.Tx.swapIn).
+func (v *vanishFS) Exchange(a, b string) error {
+	if journal.IsTemp(path.Base(a)) {
+		v.FS.Remove(a)
+	}
+	return v.FS.Exchange(a, b)
+}
+
 // TestRenameAfterSwapIsAConflict: a commit whose rename finds its staged
 // file gone answers conflict (the directory changed under it; read and
 // retry), not io_error, and writes nothing.

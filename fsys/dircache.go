@@ -275,6 +275,14 @@ func (c *cachedFS) Rename(oldname, newname string) error {
 	return c.o.Rename(oldname, newname)
 }
 
+// Exchange implements [FS]: it resolves from the root every time (the
+// commit calls it after Revalidate).
+func (c *cachedFS) Exchange(a, b string) error {
+	defer c.forget(a)
+	defer c.forget(b)
+	return c.o.Exchange(a, b)
+}
+
 func (c *cachedFS) Link(oldname, newname string) error {
 	if sameDir(oldname, newname) {
 		r, b1, err := c.at(oldname)

@@ -42,6 +42,11 @@ type FS interface {
 	Mkdir(name string, perm fs.FileMode) error
 	// Rename replaces newname atomically.
 	Rename(oldname, newname string) error
+	// Exchange swaps two names of one directory atomically, both of
+	// which must exist (renameat2 with RENAME_EXCHANGE on Linux). It
+	// returns errors.ErrUnsupported where the platform or the file system
+	// has no such call; the commit then renames (docs/journal.md).
+	Exchange(a, b string) error
 	// Link makes newname a hard link to oldname; it fails if newname
 	// exists, which is how creates avoid clobbering.
 	Link(oldname, newname string) error

@@ -286,6 +286,7 @@ var brokenOrder struct {
 	dataSyncOnly          bool // a staged file whose mode was set after creation is only fdatasynced
 	noDirSyncBeforeCommit bool // no directory fsync between the renames and the commit mark
 	commitFirst           bool // the commit mark is made durable before the renames
+	noExchange            bool // renames instead of exchanges (the window issue #27 closed)
 }
 
 // Tx is a transaction being committed. Stage may be called concurrently for
@@ -299,6 +300,7 @@ type Tx struct {
 	packFile   fsys.File
 	idents     []fsys.Identity
 	identSet   []bool
+	displaced  []bool // op i's old version sits at its staging name (swapIn)
 	sync       SyncMode
 	syncer     *syncer // the fsyncs in flight (SyncFile, SyncData)
 	prepared   bool
@@ -331,7 +333,7 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 			return nil, err
 		}
 	}
-	tx := &Tx{j: j, l: l, m: m, dir: dir, idents: make([]fsys.Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), sync: j.opts.Sync}
+	tx := &Tx{j: j, l: l, m: m, dir: dir, idents: make([]fsys.Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), displaced: make([]bool, len(m.Ops)), sync: j.opts.Sync}
 	if tx.sync == SyncAuto {
 		tx.sync = SyncData
 		// Many files' fdatasyncs cost more than one syncfs that flushes
@@ -655,7 +657,7 @@ func (tx *Tx) commit() error {
 			case op.Old == nil:
 				err = createNoClobber(fsy, op.Staged, op.Path)
 			default:
-				err = fsy.Rename(op.Staged, op.Path)
+				err = tx.swapIn(i)
 			}
 			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 				// The file, or the staged file beside it, is not where
@@ -668,6 +670,9 @@ func (tx *Tx) commit() error {
 		if err != nil {
 			return err
 		}
+	}
+	if err := tx.removeDisplaced(); err != nil {
+		return err
 	}
 	for _, d := range uniqueDeepestFirst(tx.m.Rmdirs) {
 		if err := removeEmptyDir(fsy, d); err != nil {
@@ -708,6 +713,67 @@ func (tx *Tx) commit() error {
 		}
 	}
 	return nil
+}
+
+// swapIn puts op i's staged file in place of the file it replaces. Where
+// the file system can, it exchanges the two names atomically and then
+// checks that what it displaced is exactly the version the identity check
+// saw a moment before: a writer that knows nothing of txedit and saved
+// the file in between (an editor's save: a temporary file renamed over
+// it; or a write in place) is caught, its file swapped back, and the
+// commit fails with conflict, where a rename would have replaced that
+// save silently (issue #27). The displaced old version stays at the
+// staging name until the commit removes it, before its commit point; a
+// crash before then is rolled back from the pack's before-image, which
+// is durable by now. Without an exchange (other systems, other file
+// systems) it renames, as before.
+func (tx *Tx) swapIn(i int) error {
+	fsy := tx.j.fs
+	op := tx.m.Ops[i]
+	if brokenOrder.noExchange {
+		return fsy.Rename(op.Staged, op.Path)
+	}
+	err := fsy.Exchange(op.Staged, op.Path)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return fsy.Rename(op.Staged, op.Path)
+	}
+	if err != nil {
+		return err
+	}
+	tx.displaced[i] = true
+	fi, err := fsy.Lstat(op.Staged)
+	if err == nil && (!tx.identSet[i] || sameFile(fsys.IdentityOf(fi), tx.idents[i])) {
+		return nil
+	}
+	// Not the version that was checked: give the writer's file back,
+	// unless a third one has replaced ours meanwhile (then its save is
+	// the newest, and stays).
+	if cur, lerr := fsy.Lstat(op.Path); lerr == nil && cur.Size() == op.New.Size {
+		if fsy.Exchange(op.Staged, op.Path) == nil {
+			tx.displaced[i] = false
+		}
+	}
+	return &fsys.ConflictError{Op: "commit", Path: op.Path, Msg: "was modified by someone else meanwhile"}
+}
+
+// sameFile reports whether two identities are one version of one file,
+// but for the change time, which the exchange itself sets.
+func sameFile(a, b fsys.Identity) bool {
+	return a.Dev == b.Dev && a.Ino == b.Ino && a.Size == b.Size && a.Mtime == b.Mtime && a.Mode == b.Mode
+}
+
+// removeDisplaced removes the old versions the exchanges left at the
+// staging names, before the commit point.
+func (tx *Tx) removeDisplaced() error {
+	return tx.parallel(len(tx.m.Ops), func(i int) error {
+		if !tx.displaced[i] {
+			return nil
+		}
+		if err := tx.j.fs.Remove(tx.m.Ops[i].Staged); err != nil && !fsys.Gone(err) {
+			return err
+		}
+		return nil
+	})
 }
 
 // parallel runs fn(0..n-1) on up to Options.Workers goroutines and returns

@@ -160,10 +160,11 @@ syncdir a
 syncdir .
 syncdir b
 revalidate .
-rename a/.txedit-ID-0.tmp a/x
+exchange a/.txedit-ID-0.tmp a/x
 link b/new/.txedit-ID-1.tmp b/new/y
 remove b/new/.txedit-ID-1.tmp
 remove c/z
+remove a/.txedit-ID-0.tmp
 remove c
 syncdir b/new
 syncdir a

@@ -93,8 +93,10 @@ headers:
 			isDel = true
 		case cut(l, "new file mode ", &f.NewMode):
 			isNew = true
-		case strings.HasPrefix(l, "rename from "), strings.HasPrefix(l, "rename old "):
+		case strings.HasPrefix(l, "rename from "):
 			from, err = unquote(l[len("rename from "):])
+		case strings.HasPrefix(l, "rename old "): // git's older spelling
+			from, err = unquote(l[len("rename old "):])
 		case strings.HasPrefix(l, "rename to "):
 			to, err = unquote(l[len("rename to "):])
 		case strings.HasPrefix(l, "rename new "):
@@ -116,6 +118,10 @@ headers:
 			return nil, errAt(start+1, a, "mode %s: symbolic links and submodules are not supported", m)
 		}
 	}
+	// git records and applies only whether a file is executable: any
+	// other regular-file mode is read as 100755 or 100644, as git apply
+	// does, never applied literally (100777 is not 0777, 100000 not 0000).
+	f.OldMode, f.NewMode = gitMode(f.OldMode), gitMode(f.NewMode)
 	old, nw := a, b
 	if d.i < len(d.lines) && d.fileHeader(d.i) {
 		var err error
@@ -420,4 +426,17 @@ func cut(l, prefix string, dst *string) bool {
 		*dst = strings.TrimSpace(rest)
 	}
 	return ok
+}
+
+// gitMode normalises a regular-file mode of a git diff to the two git
+// applies: executable (100755) or not (100644). Anything else is kept for
+// the caller to refuse.
+func gitMode(m string) string {
+	if len(m) != 6 || !strings.HasPrefix(m, "100") || strings.Trim(m, "01234567") != "" {
+		return m
+	}
+	if (m[3]-'0')&1 != 0 || (m[4]-'0')&1 != 0 || (m[5]-'0')&1 != 0 {
+		return "100755"
+	}
+	return "100644"
 }

@@ -198,6 +198,13 @@ func (f *FS) Rename(oldname, newname string) error {
 	return f.Inner.Rename(oldname, newname)
 }
 
+func (f *FS) Exchange(a, b string) error {
+	if err := f.step("exchange", a+" "+b); err != nil {
+		return err
+	}
+	return f.Inner.Exchange(a, b)
+}
+
 func (f *FS) Link(oldname, newname string) error {
 	if err := f.step("link", oldname+" "+newname); err != nil {
 		return err

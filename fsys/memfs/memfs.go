@@ -319,6 +319,33 @@ func (m *FS) Mkdir(name string, perm fs.FileMode) error {
 }
 
 // Rename implements [fsys.FS]: newname is replaced atomically.
+// Exchange implements [fsys.FS]: the two entries swap, durable as any
+// change of a directory's entries is (once the directory is synced).
+func (m *FS) Exchange(a, b string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	pa, ba, err := m.parent(a)
+	if err != nil {
+		return pathErr("exchange", a, err)
+	}
+	pb, bb, err := m.parent(b)
+	if err != nil {
+		return pathErr("exchange", b, err)
+	}
+	ia, ok := pa.entries[ba]
+	if !ok {
+		return pathErr("exchange", a, fs.ErrNotExist)
+	}
+	ib, ok := pb.entries[bb]
+	if !ok {
+		return pathErr("exchange", b, fs.ErrNotExist)
+	}
+	pa.entries[ba], pb.entries[bb] = ib, ia
+	m.touch(pa)
+	m.touch(pb)
+	return nil
+}
+
 func (m *FS) Rename(oldname, newname string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
