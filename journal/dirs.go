@@ -2,6 +2,7 @@ package journal
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 
 	"github.com/txedit/txedit/fsys"
@@ -98,6 +99,33 @@ func setDir(fsy fsys.FS, d string, st DirState) error {
 	if fi.Mode()&dirModeBits != st.Mode {
 		if err := f.Chmod(st.Mode); err != nil && !errors.Is(err, fs.ErrPermission) {
 			return err
+		}
+	}
+	return nil
+}
+
+// wantDirs adds to m.Mkdirs, parents first, the directories of m.MakeDirs
+// that do not exist, and their parents that do not (seen: the directories
+// already considered). It runs under the lock, as Begin does, so what it
+// finds absent is the transaction's to create (and rollback's and undo's
+// to remove, if empty).
+func (j *Journal) wantDirs(m *Manifest, seen map[string]bool) error {
+	for _, d := range m.MakeDirs {
+		if err := validName(d); err != nil {
+			return fmt.Errorf("directory to make: %v", err)
+		}
+		for _, x := range append(parents(d), d) {
+			if seen[x] {
+				continue
+			}
+			seen[x] = true
+			_, err := j.fs.Lstat(x)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				m.Mkdirs = append(m.Mkdirs, x)
+			case err != nil:
+				return err
+			}
 		}
 	}
 	return nil

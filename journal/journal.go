@@ -352,7 +352,7 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 	}
 	for i, op := range m.Ops {
 		op.Staged = stagedName(m.ID, op.Path, i)
-		if op.New == nil {
+		if op.New == nil && !m.KeepParents {
 			// A directory emptied by a delete goes too, as git and
 			// patch do; Remove leaves it if anything else is in it.
 			ps := parents(op.Path)
@@ -378,6 +378,9 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 	fail := func(err error) (*Tx, error) {
 		tx.rollbackQuiet()
 		return nil, err
+	}
+	if err := j.wantDirs(m, seen); err != nil {
+		return fail(err)
 	}
 	if err := j.recordDirs(m); err != nil {
 		return fail(err)

@@ -94,6 +94,18 @@ type Manifest struct {
 	body []byte
 	mac  []byte
 	sum  hash.Sum
+
+	// MakeDirs and KeepParents are what the caller of Begin asks for;
+	// they are not recorded (Mkdirs and Rmdirs are what it decides).
+	// MakeDirs lists directories that must exist once the transaction
+	// has committed (a created directory; a moved directory's empty
+	// subdirectories): Begin adds those absent, and their absent
+	// parents, to Mkdirs. KeepParents keeps the directories that deletes
+	// empty (a move of a file or directory, as rename(2) does; an undo,
+	// whose Rmdirs already lists what the undone transaction created):
+	// Rmdirs is then only what the caller lists.
+	MakeDirs    []string `json:"-"`
+	KeepParents bool     `json:"-"`
 }
 
 // manifestVersion is the version Begin writes. Version 1 wrote names as

@@ -23,6 +23,10 @@ type workload struct {
 	// modes the umask takes from a new file, or setuid, are set after
 	// creation, and only an fsync makes such a change durable.
 	modes map[string]fs.FileMode
+	// A change of a name ending in "/" is a directory: "" is made
+	// (Manifest.MakeDirs), nil removed if empty (Rmdirs). keepParents
+	// keeps the directories deletes empty (Manifest.KeepParents).
+	keepParents bool
 }
 
 func s(v string) *string { return &v }
@@ -31,18 +35,27 @@ var big = strings.Repeat("0123456789abcdef", 600) // 9.6 KB: torn across blocks
 
 var workloads = []workload{
 	{"modify-only", map[string]string{"a/x": "old x\n", "b/y": big, "c/z": "old z\n"},
-		map[string]*string{"a/x": s("new x\n"), "b/y": s(big + "more"), "c/z": s("new z, longer\n")}, nil},
+		map[string]*string{"a/x": s("new x\n"), "b/y": s(big + "more"), "c/z": s("new z, longer\n")}, nil, false},
 	{"create-in-new-dirs", map[string]string{"keep": "k\n"},
-		map[string]*string{"n1/n2/f": s("f\n"), "n1/g": s(big), "p/q/r/s": s("s\n")}, nil},
+		map[string]*string{"n1/n2/f": s("f\n"), "n1/g": s(big), "p/q/r/s": s("s\n")}, nil, false},
 	{"delete", map[string]string{"a/x": "x\n", "b/y": big, "b/keep": "k\n", "c/only": "o\n"},
-		map[string]*string{"a/x": nil, "b/y": nil, "c/only": nil}, nil},
+		map[string]*string{"a/x": nil, "b/y": nil, "c/only": nil}, nil, false},
 	{"move-across-dirs", map[string]string{"src/m": big, "src/n": "n\n", "dst/other": "o\n"},
-		map[string]*string{"src/m": nil, "dst/deep/m": s(big), "src/n": nil, "dst/n": s("n\n")}, nil},
+		map[string]*string{"src/m": nil, "dst/deep/m": s(big), "src/n": nil, "dst/n": s("n\n")}, nil, false},
 	{"mixed", map[string]string{"a/x": "x\n", "a/y": "y\n", "b/d": "d\n", "c/m": big},
-		map[string]*string{"a/x": s("X\n"), "b/d": nil, "new/dir/f": s("f\n"), "c/m": nil, "e/m": s(big), "a/y": s("y\ny\n")}, nil},
+		map[string]*string{"a/x": s("X\n"), "b/d": nil, "new/dir/f": s("f\n"), "c/m": nil, "e/m": s(big), "a/y": s("y\ny\n")}, nil, false},
 	{"modes", map[string]string{"bin/run": "#!/bin/sh\n", "shared/notes": "n\n"},
 		map[string]*string{"bin/run": s("#!/bin/sh\nexit 0\n"), "bin/new": s("#!/bin/sh\n"), "shared/notes": s("n\nm\n")},
-		map[string]fs.FileMode{"bin/run": 0o755 | fs.ModeSetuid, "bin/new": 0o755 | fs.ModeSetgid, "shared/notes": 0o666}},
+		map[string]fs.FileMode{"bin/run": 0o755 | fs.ModeSetuid, "bin/new": 0o755 | fs.ModeSetgid, "shared/notes": 0o666}, false},
+	// Directories as operations (the filesystem toolset's create_directory
+	// and move_file of a directory): a transaction that only makes
+	// directories, and a directory moved as its files plus its
+	// directories, an empty one too, its parent kept.
+	{"mkdir-only", map[string]string{"keep": "k\n", "a/": ""},
+		map[string]*string{"a/b/c/": s(""), "n/": s("")}, nil, false},
+	{"move-directory", map[string]string{"p/src/f": big, "p/src/sub/g": "g\n", "p/src/empty/": "", "dst/other": "o\n"},
+		map[string]*string{"p/src/f": nil, "dst/d/f": s(big), "p/src/sub/g": nil, "dst/d/sub/g": s("g\n"), "dst/d/empty/": s(""),
+			"p/src/empty/": nil, "p/src/sub/": nil, "p/src/": nil, "p/": s("")}, nil, true},
 }
 
 func (w workload) final() map[string]string {
@@ -55,6 +68,17 @@ func (w workload) final() map[string]string {
 			delete(out, k)
 		} else {
 			out[k] = *v
+		}
+	}
+	// A directory that holds something is implied by it.
+	for k := range out {
+		if strings.HasSuffix(k, "/") {
+			for o := range out {
+				if o != k && strings.HasPrefix(o, k) {
+					delete(out, k)
+					break
+				}
+			}
 		}
 	}
 	return out
@@ -72,11 +96,20 @@ func runTx(fsy fsys.FS, opts *Options, w workload) error {
 		return err
 	}
 	defer l.Unlock()
-	m := &Manifest{Command: "test"}
+	m := &Manifest{Command: "test", KeepParents: w.keepParents}
 	paths := make([]string, 0, len(w.change))
-	for p := range w.change {
-		paths = append(paths, p)
+	for p, v := range w.change {
+		switch d, isDir := strings.CutSuffix(p, "/"); {
+		case isDir && v != nil:
+			m.MakeDirs = append(m.MakeDirs, d)
+		case isDir:
+			m.Rmdirs = append(m.Rmdirs, d)
+		default:
+			paths = append(paths, p)
+		}
 	}
+	sort.Strings(m.MakeDirs)
+	sort.Strings(m.Rmdirs)
 	sort.Strings(paths)
 	// Creates before deletes, as the engine orders a move.
 	sort.SliceStable(paths, func(i, k int) bool { return w.change[paths[i]] != nil && w.change[paths[k]] == nil })
