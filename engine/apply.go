@@ -196,10 +196,11 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 		return res, nil
 	}
 	units, m := w.unitsFor(tasks, p, c)
+	c.dirs.shape(m)
 	if testHookBeforeCommit != nil {
 		testHookBeforeCommit()
 	}
-	if len(units) > 0 {
+	if len(units) > 0 || c.dirs.changesDirs() {
 		warning, err := w.commitWith(ctx, held, m, units, st == nil)
 		unlock()
 		if err != nil {

@@ -257,6 +257,8 @@ func needsReadCheck(t *task) bool {
 type caller struct {
 	agent   string
 	session *Session
+	// dirs, if set, adds directories to the transaction (dirs.go).
+	dirs *dirPlan
 }
 
 func (c *caller) sessionID() string {
@@ -276,7 +278,7 @@ func (c *caller) agentName(def string) string {
 // checkRead applies the session's rule to task t, whose current bytes are
 // cur (nil caller, no session or the rule off: nothing to check).
 func (c *caller) checkRead(t *task, cur *fileInfo) error {
-	if c == nil || c.session == nil || !c.session.check || !cur.exists || !needsReadCheck(t) {
+	if c == nil || c.session == nil || !c.session.check || !cur.exists || !needsReadCheck(t) || c.dirs != nil && c.dirs.noReadCheck {
 		return nil
 	}
 	return c.session.allows(t.src, cur.data, t.fo)

@@ -88,6 +88,7 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.
 	for i := len(tm.Mkdirs) - 1; i >= 0; i-- {
 		m.Rmdirs = append(m.Rmdirs, tm.Mkdirs[i])
 	}
+	w.undoDirs(tm, m)
 	var units []*unit
 	var conflicts []string
 	var diff strings.Builder
@@ -167,7 +168,7 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.
 		res.Diff = diff.String()
 		return res, nil
 	}
-	if len(units) == 0 && len(m.Rmdirs) == 0 {
+	if len(units) == 0 && len(m.Rmdirs) == 0 && len(m.MakeDirs) == 0 {
 		res.Success = true
 		return res, nil
 	}

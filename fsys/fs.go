@@ -173,6 +173,7 @@ type Identity struct {
 	Dev, Ino     uint64
 	Size         int64
 	Mtime, Ctime int64 // nanoseconds
+	Atime        int64 // nanoseconds; not part of a version (reads change it)
 	Mode         fs.FileMode
 	Nlink        uint64
 	Uid, Gid     int

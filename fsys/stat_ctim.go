@@ -7,5 +7,6 @@ import "syscall"
 func statIdentity(id *Identity, s *syscall.Stat_t) {
 	id.Dev, id.Ino, id.Nlink = uint64(s.Dev), uint64(s.Ino), uint64(s.Nlink)
 	id.Ctime = int64(s.Ctim.Sec)*1e9 + int64(s.Ctim.Nsec)
+	id.Atime = int64(s.Atim.Sec)*1e9 + int64(s.Atim.Nsec)
 	id.Uid, id.Gid = int(s.Uid), int(s.Gid)
 }
