@@ -439,3 +439,20 @@ func (w *Workspace) Stat(ctx context.Context, p string) (*FileStat, error) {
 
 // joinRel joins root-relative paths ("" is the root or the tree's top).
 func joinRel(dir, p string) string { return path.Join(dir, p) }
+
+// CheckRead applies the read-before-write rule, as a write's commit
+// would, to a write of p whose current bytes are cur: nil when the
+// session has read (or written) p and cur is what it saw, or when the
+// rule is off; otherwise not_read or stale_hash. A tool that computes a
+// file's new bytes from cur itself (the filesystem toolset's edit_file)
+// asks it first, then writes with cur's hash as the precondition.
+func (s *Session) CheckRead(p string, cur []byte) error {
+	if !s.check {
+		return nil
+	}
+	rel, err := s.resolve(p)
+	if err != nil {
+		return err
+	}
+	return s.allows(rel, cur, &plan.FileOps{Path: p, Create: &plan.Op{Command: plan.Create}})
+}
