@@ -16,7 +16,18 @@ func Export(ts *Toolset, format string, tools []*Tool) ([]map[string]any, error)
 	for _, t := range tools {
 		switch format {
 		case "mcp", "":
-			out = append(out, map[string]any{"name": t.Name, "description": t.Description, "inputSchema": t.Schema, "annotations": HintsOf(t).JSON()})
+			ann := HintsOf(t).JSON()
+			if t.Annotations != nil {
+				ann = t.Annotations
+			}
+			def := map[string]any{"name": t.Name, "description": t.Description, "inputSchema": t.Schema, "annotations": ann}
+			if t.Title != "" {
+				def["title"] = t.Title
+			}
+			if t.OutputSchema != nil {
+				def["outputSchema"] = t.OutputSchema
+			}
+			out = append(out, def)
 		case "openai":
 			out = append(out, map[string]any{"type": "function", "function": map[string]any{"name": t.Name, "description": t.Description, "parameters": t.Schema}})
 		case "anthropic":

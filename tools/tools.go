@@ -63,6 +63,10 @@ type Env struct {
 	// (default mode, no Approve) runs no command; give an Approve that
 	// says yes, or set ModeBypass, to run them (fail closed).
 	Approve func(ctx context.Context, tool string, args json.RawMessage) (bool, error)
+	// Roots, if set, are the allowed directories of a server with
+	// several roots (the filesystem toolset; filesystem_roots.go); W is
+	// then the first one's session.
+	Roots *Roots
 	// AllowExecute offers the execute tool (deepagents); off by default.
 	AllowExecute bool
 	// ExecTimeout bounds a command that gives no timeout (default 120s).
@@ -87,6 +91,14 @@ type Result struct {
 	OK     bool
 	// Code is the stable error code of a failure.
 	Code plan.Code
+	// Media, if set, is the whole content the agent gets (MCP image,
+	// audio and embedded-resource blocks, no text block): the
+	// filesystem toolset's read_media_file.
+	Media []Media
+	// Plain sends a failure's text as it is (the text is the real
+	// tool's; the code travels in the result's _meta, txedit/code)
+	// instead of after "[code] ".
+	Plain bool
 }
 
 // Image is an image a tool returns.
@@ -127,6 +139,14 @@ type Tool struct {
 	// own results do so themselves); Call uses it for the failures it
 	// finds before the tool runs. Default: the toolset's Fail.
 	Fail func(err error) Result
+	// Title, OutputSchema and Annotations, if set, are what MCP lists
+	// for the tool as they are (a dialect that copies a real server's
+	// definitions: the filesystem toolset); otherwise the title is the
+	// name, there is no output schema, and HintsOf decides the
+	// annotations.
+	Title        string
+	OutputSchema map[string]any
+	Annotations  map[string]any
 
 	schemaOnce sync.Once
 	resolved   *jsonschema.Resolved
@@ -141,6 +161,9 @@ type Toolset struct {
 	// Fail is the dialect's failure shape (default: {success, code,
 	// error}).
 	Fail func(err error) Result
+	// Roots: the toolset serves several allowed directories (Env.Roots),
+	// and an MCP server follows the client's roots for it.
+	Roots bool
 }
 
 // Tool returns the named tool, or nil.

@@ -17,8 +17,13 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"log"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -40,73 +45,282 @@ type Options struct {
 	// Env is the template of every connection's tool environment
 	// (permission mode, approval, execute); its W is set per connection.
 	Env tools.Env
+	// Roots are further allowed directories, after w's, for a toolset
+	// that serves several (the filesystem toolset): each its own
+	// workspace and journal. Other toolsets use w alone.
+	Roots []*engine.Workspace
+	// OpenRoot opens the workspace of a directory the client offers as
+	// an MCP root. When set, a toolset serving several directories
+	// follows the client's roots: once it is initialized, and on every
+	// notifications/roots/list_changed, the server asks roots/list, and
+	// the valid directories among them (existing, on this machine)
+	// replace that connection's allowed directories; none valid keeps
+	// them. Workspaces are opened once per directory.
+	OpenRoot func(dir string) (*engine.Workspace, error)
 }
 
 // New returns a server of ts's tools on the workspace w.
 func New(ts *tools.Toolset, w *engine.Workspace, o Options) *mcp.Server {
-	server := mcp.NewServer(&mcp.Implementation{Name: "txedit", Title: "txedit (" + ts.Name + " tools)", Version: o.Version},
-		&mcp.ServerOptions{Instructions: instructions(ts, o)})
-	s := &sessions{w: w, o: o, byConn: map[*mcp.ServerSession]*tools.Env{}}
+	s := &sessions{w: w, o: o, ts: ts, byConn: map[*mcp.ServerSession]*conn{}, open: map[string]*engine.Workspace{}}
+	for _, x := range append([]*engine.Workspace{w}, o.Roots...) {
+		s.open[x.RealRoot()] = x
+	}
+	sopts := &mcp.ServerOptions{Instructions: instructions(ts, o)}
+	if ts.Roots && o.OpenRoot != nil {
+		// MCP roots are deprecated as of protocol 2026-07-28 (SEP-2577)
+		// but still served; the official filesystem server follows
+		// them, so its drop-in does too (docs/filesystem.md).
+		sopts.InitializedHandler = func(ctx context.Context, req *mcp.InitializedRequest) {
+			//lint:ignore SA1019 see above: roots are what the filesystem server's clients use
+			if p := req.Session.InitializeParams(); p != nil && p.Capabilities != nil && (p.Capabilities.RootsV2 != nil || p.Capabilities.Roots.ListChanged) {
+				s.followRoots(req.Session)
+			}
+		}
+		//lint:ignore SA1019 see above
+		sopts.RootsListChangedHandler = func(ctx context.Context, req *mcp.RootsListChangedRequest) { s.followRoots(req.Session) }
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: "txedit", Title: "txedit (" + ts.Name + " tools)", Version: o.Version}, sopts)
 	probe := o.Env
 	probe.W = w.NewSession(engine.SessionOptions{})
 	for _, t := range ts.Offered(o.ReadOnly, &probe) {
 		h := tools.HintsOf(t)
 		ann := &mcp.ToolAnnotations{Title: t.Name, ReadOnlyHint: h.ReadOnly, IdempotentHint: h.Idempotent, DestructiveHint: &h.Destructive, OpenWorldHint: &h.OpenWorld}
-		server.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.Schema, Annotations: ann},
+		if t.Annotations != nil {
+			// As the dialect's real server lists them.
+			ann = &mcp.ToolAnnotations{}
+			if b, err := json.Marshal(t.Annotations); err == nil {
+				json.Unmarshal(b, ann)
+			}
+		}
+		mt := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.Schema, Annotations: ann}
+		if t.OutputSchema != nil {
+			mt.OutputSchema = t.OutputSchema
+		}
+		server.AddTool(mt,
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
 					ctx = engine.WithProgress(ctx, func(phase string, done, total int) {
 						req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(done), Total: float64(total), Message: phase})
 					})
 				}
-				r := tools.Call(ctx, s.env(req.Session), t, req.Params.Arguments)
+				env, err := s.env(ctx, req.Session)
+				if err != nil {
+					return nil, err
+				}
+				r := tools.Call(ctx, env, t, req.Params.Arguments)
 				return result(r), nil
 			})
 	}
 	return server
 }
 
-// sessions holds one engine session per MCP connection.
+// sessions holds one tool environment per MCP connection, and the
+// workspaces opened for the allowed directories (by real path), shared by
+// the connections.
 type sessions struct {
 	w      *engine.Workspace
 	o      Options
+	ts     *tools.Toolset
 	mu     sync.Mutex
-	byConn map[*mcp.ServerSession]*tools.Env
+	byConn map[*mcp.ServerSession]*conn
+	open   map[string]*engine.Workspace
 }
 
-func (s *sessions) env(conn *mcp.ServerSession) *tools.Env {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if env, ok := s.byConn[conn]; ok {
-		return env
-	}
+// conn is one connection's environment, and its pending roots/list.
+type conn struct {
+	env     *tools.Env
+	agent   string
+	pending chan struct{} // closed when the roots asked for are in place
+}
+
+// agentOf names a connection's agent: Options.Agent, else the client's
+// clientInfo.name, else "mcp".
+func (s *sessions) agentOf(c *mcp.ServerSession) string {
 	agent := s.o.Agent
-	if agent == "" && conn != nil {
-		if p := conn.InitializeParams(); p != nil && p.ClientInfo != nil {
+	if agent == "" && c != nil {
+		if p := c.InitializeParams(); p != nil && p.ClientInfo != nil {
 			agent = p.ClientInfo.Name
 		}
 	}
 	if agent == "" {
 		agent = "mcp"
 	}
+	return agent
+}
+
+// connOf returns the connection's state, made on first use.
+func (s *sessions) connOf(c *mcp.ServerSession) *conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cn, ok := s.byConn[c]; ok {
+		return cn
+	}
+	agent := s.agentOf(c)
 	env := s.o.Env
 	env.W = s.w.NewSession(engine.SessionOptions{Agent: agent, NoReadCheck: s.o.NoReadCheck})
-	s.byConn[conn] = &env
-	if conn != nil {
+	if s.ts.Roots {
+		roots := []tools.Root{{Dir: s.w.Root(), S: env.W}}
+		for _, x := range s.o.Roots {
+			roots = append(roots, tools.Root{Dir: x.Root(), S: x.NewSession(engine.SessionOptions{Agent: agent, NoReadCheck: s.o.NoReadCheck})})
+		}
+		env.Roots = tools.NewRoots(roots)
+	}
+	cn := &conn{env: &env, agent: agent}
+	s.byConn[c] = cn
+	if c != nil {
 		go func() {
-			conn.Wait()
+			c.Wait()
 			s.mu.Lock()
-			delete(s.byConn, conn)
+			delete(s.byConn, c)
 			s.mu.Unlock()
 		}()
 	}
-	return &env
+	return cn
+}
+
+// env returns the connection's tool environment, once the roots it asked
+// the client for are in place.
+func (s *sessions) env(ctx context.Context, c *mcp.ServerSession) (*tools.Env, error) {
+	cn := s.connOf(c)
+	s.mu.Lock()
+	pending := cn.pending
+	s.mu.Unlock()
+	if pending != nil {
+		select {
+		case <-pending:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return cn.env, nil
+}
+
+// followRoots asks the client for its roots and makes the valid ones the
+// connection's allowed directories. It returns at once (it runs from the
+// connection's notification handlers, which must not wait for the
+// client); tool calls wait for it.
+func (s *sessions) followRoots(c *mcp.ServerSession) {
+	cn := s.connOf(c)
+	done := make(chan struct{})
+	s.mu.Lock()
+	prev := cn.pending
+	cn.pending = done
+	s.mu.Unlock()
+	go func() {
+		defer close(done)
+		if prev != nil {
+			<-prev
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), rootsTimeout)
+		defer cancel()
+		res, err := c.ListRoots(ctx, nil) //lint:ignore SA1019 roots are deprecated but followed (New says why)
+		if err != nil {
+			log.Printf("txedit mcp: roots/list: %v (keeping the allowed directories)", err)
+			return
+		}
+		var roots []tools.Root
+		for _, r := range res.Roots {
+			dir, ok := rootDir(r.URI)
+			if !ok {
+				log.Printf("txedit mcp: skipping root %s: not an existing directory", r.URI)
+				continue
+			}
+			w, err := s.workspace(dir)
+			if err != nil {
+				log.Printf("txedit mcp: skipping root %s: %v", r.URI, err)
+				continue
+			}
+			roots = append(roots, tools.Root{Dir: dir, S: w.NewSession(engine.SessionOptions{Agent: cn.agent, NoReadCheck: s.o.NoReadCheck})})
+		}
+		if len(roots) == 0 {
+			log.Printf("txedit mcp: the client offered no valid root directory; keeping the allowed directories")
+			return
+		}
+		cn.env.Roots.Set(roots)
+	}()
+}
+
+// rootsTimeout bounds how long the server waits for roots/list.
+const rootsTimeout = 30 * time.Second
+
+// rootDir turns a root's URI (file://… or a plain path; ~ is the home
+// directory) into an existing directory's real path.
+func rootDir(uri string) (string, bool) {
+	p := uri
+	if strings.HasPrefix(uri, "file://") {
+		u, err := url.Parse(uri)
+		if err != nil {
+			return "", false
+		}
+		p = u.Path
+	}
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", false
+		}
+		p = filepath.Join(home, p[1:])
+	}
+	p, err := filepath.Abs(p)
+	if err != nil {
+		return "", false
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", false
+	}
+	fi, err := os.Stat(real)
+	if err != nil || !fi.IsDir() {
+		return "", false
+	}
+	return real, true
+}
+
+// workspace returns the workspace of directory dir (a real path),
+// opening it the first time.
+func (s *sessions) workspace(dir string) (*engine.Workspace, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if w, ok := s.open[dir]; ok {
+		return w, nil
+	}
+	w, err := s.o.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	s.open[dir] = w
+	return w, nil
 }
 
 // result turns a tool's result into MCP's: the text an agent reads, the
 // images as image blocks, the dialect's value as structured content.
 func result(r tools.Result) *mcp.CallToolResult {
+	if len(r.Media) > 0 {
+		res := &mcp.CallToolResult{IsError: !r.OK}
+		for _, m := range r.Media {
+			switch m.Kind {
+			case "image":
+				res.Content = append(res.Content, &mcp.ImageContent{Data: m.Data, MIMEType: m.MimeType})
+			case "audio":
+				res.Content = append(res.Content, &mcp.AudioContent{Data: m.Data, MIMEType: m.MimeType})
+			default:
+				res.Content = append(res.Content, &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: m.URI, MIMEType: m.MimeType, Blob: m.Data}})
+			}
+		}
+		if obj := asObject(r.Value); obj != nil {
+			res.StructuredContent = obj
+		}
+		return res
+	}
 	text := r.TextOf()
+	if !r.OK && r.Plain {
+		// The dialect's own words; the code for programs, in _meta.
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: true}
+		if r.Code != "" {
+			res.Meta = mcp.Meta{"txedit/code": string(r.Code)}
+		}
+		return res
+	}
 	if !r.OK && r.Code != "" {
 		text = "[" + string(r.Code) + "] " + text
 	}

@@ -1,0 +1,217 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/txedit/txedit/apply"
+	"github.com/txedit/txedit/hash"
+	"github.com/txedit/txedit/plan"
+)
+
+// edit_file, as the official server's applyFileEdits with txedit's rules:
+// the file's text with CRLF made LF, each edit applied in turn to the
+// result of those before it, the answer the diff of the whole change in a
+// fenced block. An edit's oldText that occurs once is replaced; one that
+// occurs several times is refused as ambiguous, listing the lines (the
+// official server takes the first, a guess). Text found nowhere is looked
+// for line by line with the matching ladder of txedit's patch formats
+// (trailing whitespace, then all surrounding whitespace, then Unicode
+// punctuation): one place is used, with the official re-indentation of
+// newText, and the answer says which rung matched; several places are
+// ambiguous; none is the official "Could not find exact match". Nothing is
+// written unless every edit applies; the write keeps the file's CRLF and
+// BOM, needs a prior read in the session, and is one undoable
+// transaction. A dryRun needs no read and writes nothing.
+
+type fsEditArg struct {
+	OldText string `json:"oldText"`
+	NewText string `json:"newText"`
+}
+
+func fsEdit(ctx context.Context, env *Env, args json.RawMessage) Result {
+	var a struct {
+		Path   string      `json:"path"`
+		Edits  []fsEditArg `json:"edits"`
+		DryRun bool        `json:"dryRun"`
+	}
+	if err := decode(args, &a); err != nil {
+		return fsFailErr(err)
+	}
+	p, err := fsResolve(rootsOf(env), a.Path)
+	if err != nil {
+		return fsFailErr(err)
+	}
+	// Read without counting as the agent's read: the rule asks whether
+	// the agent has seen the file.
+	b, err := p.root.S.Workspace.ReadBytes(ctx, p.abs)
+	if err != nil {
+		return fsFailErr(fsError(err, p, "open"))
+	}
+	content := lf(decodeUTF8(b.Data))
+	modified, notes, err := applyFsEdits(a.Path, content, a.Edits)
+	if err != nil {
+		return fsFailErr(err)
+	}
+	shown := p.shown()
+	diff := jsUnifiedDiff(shown, content, modified)
+	fence := "```"
+	for strings.Contains(diff, fence) {
+		fence += "`"
+	}
+	text := fence + "diff\n" + diff + fence + "\n\n"
+	if len(notes) > 0 {
+		text += strings.Join(notes, "\n") + "\n"
+	}
+	if a.DryRun {
+		return fsOK(text)
+	}
+	if err := p.root.S.CheckRead(p.abs, b.Data); err != nil {
+		return fsFailErr(writeAnswer(&plan.Result{Code: plan.CodeOf(err), Error: err.Error()}, p, "open"))
+	}
+	// The bytes the edits were made on are the precondition: a change
+	// made since is refused, never overwritten.
+	res, _ := p.root.S.Apply(ctx, &plan.Request{Summary: "edit_file " + a.Path, FileEdits: []plan.FileEdit{{
+		Path: p.abs, ContentHash: hash.Of(b.Data).String(),
+		Edits: []plan.Edit{{Command: string(plan.Create), FileText: &modified}}}}})
+	if !res.Success {
+		return fsFailErr(writeAnswer(res, p, "open"))
+	}
+	return fsOK(text)
+}
+
+// lf turns CRLF into LF, as the official normalizeLineEndings does.
+func lf(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
+
+// applyFsEdits applies the edits in turn; notes say which edits needed a
+// looser rung of the ladder.
+func applyFsEdits(name, content string, edits []fsEditArg) (string, []string, error) {
+	var notes []string
+	for i, e := range edits {
+		old, repl := lf(e.OldText), lf(e.NewText)
+		if old == "" {
+			content = repl + content // "".includes("") and replace("", …): at the start
+			continue
+		}
+		switch n := strings.Count(content, old); {
+		case n == 1:
+			content = strings.Replace(content, old, repl, 1)
+			continue
+		case n > 1:
+			return "", nil, plain(plan.CodeAmbiguous, fmt.Sprintf("[ambiguous] edit %d: its oldText occurs %d times in %s (at lines %s): nothing was written. Give more surrounding text so that it matches one place.",
+				i+1, n, name, occurrenceLines(content, old)))
+		}
+		next, rung, err := looseEdit(name, content, old, repl)
+		if err != nil {
+			if plan.CodeOf(err) == plan.CodeAmbiguous {
+				return "", nil, plain(plan.CodeAmbiguous, fmt.Sprintf("[ambiguous] edit %d: its oldText matches several places of %s once whitespace is ignored (%s): nothing was written. Give more surrounding text so that it matches one place.",
+					i+1, name, strings.TrimPrefix(plan.As(err).Msg, "")))
+			}
+			return "", nil, plain(plan.CodeNotFound, "Could not find exact match for edit:\n"+e.OldText)
+		}
+		content = next
+		if rung == plan.RungExact {
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("Note (txedit): edit %d's oldText matched only with %s ignored; check the diff.", i+1, rungWords(rung)))
+	}
+	return content, notes, nil
+}
+
+func rungWords(r plan.Rung) string {
+	switch r {
+	case plan.RungTrailingSpace:
+		return "trailing whitespace"
+	case plan.RungWhitespace:
+		return "leading and trailing whitespace"
+	case plan.RungUnicode:
+		return "whitespace and Unicode punctuation (dashes, quotes, spaces)"
+	}
+	return string(r)
+}
+
+// occurrenceLines lists the 1-based lines where old starts in content.
+func occurrenceLines(content, old string) string {
+	var lines []string
+	off := 0
+	for len(lines) < 20 {
+		i := strings.Index(content[off:], old)
+		if i < 0 {
+			break
+		}
+		lines = append(lines, fmt.Sprint(strings.Count(content[:off+i], "\n")+1))
+		off += i + max(1, len(old))
+	}
+	return strings.Join(lines, ", ")
+}
+
+// looseEdit finds old's lines in content with the matching ladder (one
+// place, or ambiguous, or none) and replaces them with repl's lines,
+// moved to the indentation they matched at.
+func looseEdit(name, content, old, repl string) (string, plan.Rung, error) {
+	oldLines := strings.Split(old, "\n")
+	hunkOld := oldLines
+	if len(hunkOld) > 1 && hunkOld[len(hunkOld)-1] == "" {
+		hunkOld = hunkOld[:len(hunkOld)-1]
+	}
+	newLines := strings.Split(repl, "\n")
+	o := apply.ApplyBlocks(name, []byte(content), []plan.Hunk{{Old: hunkOld, New: hunkOld}})
+	if !o.OK() {
+		return "", "", o.Failed[0]
+	}
+	if len(o.Reports) != 1 || o.Reports[0].AlreadyApplied {
+		return "", "", plan.Errorf(plan.CodeNotFound, name, "not found")
+	}
+	at := o.Reports[0].Line - 1
+	lines := strings.Split(content, "\n")
+	if at < 0 || at+len(hunkOld) > len(lines) {
+		return "", "", plan.Errorf(plan.CodeNotFound, name, "not found")
+	}
+	if len(hunkOld) < len(oldLines) && len(newLines) > 1 && newLines[len(newLines)-1] == "" {
+		newLines = newLines[:len(newLines)-1]
+	}
+	// The block keeps its shape, moved to where it matched: what
+	// oldText's first line is indented by becomes the file's indent
+	// there. (The official server puts every later line at the first
+	// line's indent plus its own offset from oldText's same line, which
+	// flattens nested code: "def m():\n    return 1" matched four spaces
+	// in comes out with "return" at the indent of "def".)
+	indent, oldBase := leadingSpace(lines[at]), leadingSpace(oldLines[0])
+	out := make([]string, len(newLines))
+	for j, l := range newLines {
+		switch {
+		case j == 0:
+			out[j] = indent + trimLeftSpace(l)
+		case l == "":
+			out[j] = l
+		case strings.HasPrefix(l, oldBase):
+			out[j] = indent + l[len(oldBase):]
+		default:
+			out[j] = l
+		}
+	}
+	lines = append(lines[:at], append(out, lines[at+len(hunkOld):]...)...)
+	return strings.Join(lines, "\n"), o.Reports[0].Rung, nil
+}
+
+// jsSpace is JavaScript's \s.
+func jsSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200a
+}
+
+func leadingSpace(s string) string {
+	for i, r := range s {
+		if !jsSpace(r) {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+func trimLeftSpace(s string) string { return s[len(leadingSpace(s)):] }
