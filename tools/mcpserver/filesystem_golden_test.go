@@ -240,6 +240,12 @@ func asJSON(t *testing.T, v any) any {
 // workspace) to a Go SDK client.
 func fsServer(t *testing.T, dirs []string, copts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
+	return fsServerWith(t, dirs, mcp.NewClient(&mcp.Implementation{Name: "golden-test", Version: "1"}, copts), nil)
+}
+
+// fsServerWith is fsServer with the client and its session options given.
+func fsServerWith(t *testing.T, dirs []string, client *mcp.Client, sopts *mcp.ClientSessionOptions) *mcp.ClientSession {
+	t.Helper()
 	var ws []*engine.Workspace
 	for _, d := range dirs {
 		w, err := engine.Open(d, nil)
@@ -266,7 +272,7 @@ func fsServer(t *testing.T, dirs []string, copts *mcp.ClientOptions) *mcp.Client
 	if _, err := server.Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "golden-test", Version: "1"}, copts).Connect(ctx, ct, nil)
+	cs, err := client.Connect(ctx, ct, sopts)
 	if err != nil {
 		t.Fatal(err)
 	}

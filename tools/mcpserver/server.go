@@ -71,8 +71,7 @@ func New(ts *tools.Toolset, w *engine.Workspace, o Options) *mcp.Server {
 		// but still served; the official filesystem server follows
 		// them, so its drop-in does too (docs/filesystem.md).
 		sopts.InitializedHandler = func(ctx context.Context, req *mcp.InitializedRequest) {
-			//lint:ignore SA1019 see above: roots are what the filesystem server's clients use
-			if p := req.Session.InitializeParams(); p != nil && p.Capabilities != nil && (p.Capabilities.RootsV2 != nil || p.Capabilities.Roots.ListChanged) {
+			if offersRoots(req.Session) {
 				s.followRoots(req.Session)
 			}
 		}
@@ -131,6 +130,11 @@ type conn struct {
 	env     *tools.Env
 	agent   string
 	pending chan struct{} // closed when the roots asked for are in place
+	// initial, for a client that offers roots, is closed once its first
+	// roots are in place: calls that come before (the client's
+	// notifications/initialized may be handled after them) wait for it.
+	initial     chan struct{}
+	initialDone func()
 }
 
 // agentOf names a connection's agent: Options.Agent, else the client's
@@ -165,7 +169,11 @@ func (s *sessions) connOf(c *mcp.ServerSession) *conn {
 		}
 		env.Roots = tools.NewRoots(roots)
 	}
-	cn := &conn{env: &env, agent: agent}
+	cn := &conn{env: &env, agent: agent, initialDone: func() {}}
+	if s.ts.Roots && s.o.OpenRoot != nil && offersRoots(c) {
+		cn.initial = make(chan struct{})
+		cn.initialDone = sync.OnceFunc(func() { close(cn.initial) })
+	}
 	s.byConn[c] = cn
 	if c != nil {
 		go func() {
@@ -182,6 +190,16 @@ func (s *sessions) connOf(c *mcp.ServerSession) *conn {
 // the client for are in place.
 func (s *sessions) env(ctx context.Context, c *mcp.ServerSession) (*tools.Env, error) {
 	cn := s.connOf(c)
+	if cn.initial != nil {
+		select {
+		case <-cn.initial:
+		case <-time.After(initialRootsWait):
+			// A client that offers roots but never says it is
+			// initialized: serve the directories the server was given.
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 	s.mu.Lock()
 	pending := cn.pending
 	s.mu.Unlock()
@@ -207,6 +225,7 @@ func (s *sessions) followRoots(c *mcp.ServerSession) {
 	cn.pending = done
 	s.mu.Unlock()
 	go func() {
+		defer cn.initialDone()
 		defer close(done)
 		if prev != nil {
 			<-prev
@@ -240,8 +259,26 @@ func (s *sessions) followRoots(c *mcp.ServerSession) {
 	}()
 }
 
-// rootsTimeout bounds how long the server waits for roots/list.
-const rootsTimeout = 30 * time.Second
+// rootsTimeout bounds how long the server waits for roots/list;
+// initialRootsWait how long a call waits for a client that offers roots to
+// say it is initialized.
+const (
+	rootsTimeout     = 30 * time.Second
+	initialRootsWait = 5 * time.Second
+)
+
+// offersRoots reports whether the client said it offers roots, on a
+// protocol that lets the server ask for them: 2026-07-28 deprecates roots
+// and forbids requests from the server (its clients get the directories
+// the server was given).
+func offersRoots(c *mcp.ServerSession) bool {
+	if c == nil {
+		return false
+	}
+	p := c.InitializeParams()
+	//lint:ignore SA1019 roots are deprecated but followed (New says why)
+	return p != nil && p.ProtocolVersion < "2026-07-28" && p.Capabilities != nil && (p.Capabilities.RootsV2 != nil || p.Capabilities.Roots.ListChanged)
+}
 
 // rootDir turns a root's URI (file://… or a plain path; ~ is the home
 // directory) into an existing directory's real path.
