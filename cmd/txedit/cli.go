@@ -35,8 +35,8 @@ Usage:
   txedit glob    [--hidden] [--no-ignore] PATTERN [PATH]
   txedit tool    NAME [--toolset T] [--allow-execute]  run an agent tool: JSON arguments on stdin, result JSON on stdout
   txedit schema  [--toolset T] [--format mcp|openai|anthropic]  print the toolset's tool definitions
-  txedit mcp     [--toolset T] [--read-only] [--allow-execute] [--deny-read G] [--deny-write G]
-                                                  serve the toolset over MCP (stdio)
+  txedit mcp     [--toolset T] [--read-only] [--allow-execute] [--deny-read G] [--deny-write G] [--root DIR]... [DIR...]
+                                                  serve the toolset over MCP (stdio); filesystem serves several DIRs
   txedit mcp install   --client claude-desktop|claude-code|cursor|vscode [--scope user|project]
                        [--toolset T] [--read-only] [--dry-run] ...    add txedit to an MCP client's configuration
   txedit mcp uninstall --client C [--scope S] [--dry-run]             remove it again
@@ -52,7 +52,9 @@ Toolsets: txedit (default: fs_read, fs_write, glob, grep, undo, history),
 claude (Read, Write, Edit, MultiEdit, LS, Glob, Grep), amazonq (fs_read,
 fs_write), deepagents (ls, read_file, write_file, edit_file, glob, grep,
 execute), adk (file_search, list_directory, read_file, write_file,
-copy_file, move_file, file_delete, grep_file, find_files, diff_files).
+copy_file, move_file, file_delete, grep_file, find_files, diff_files),
+filesystem (the official MCP filesystem server's tools, with history
+and undo).
 
 Every command takes --root DIR (default: the current directory) and --json.
 Flags may stand before or after arguments. Exit status: 0 success, 1 the
@@ -88,7 +90,9 @@ type env struct {
 // command that gives --agent another meaning (log and undo filter by it)
 // keeps its own.
 func (e *env) commonFlags(fs *flag.FlagSet) {
-	fs.StringVar(&e.root, "root", ".", "workspace root directory")
+	if fs.Lookup("root") == nil { // mcp takes several
+		fs.StringVar(&e.root, "root", ".", "workspace root directory")
+	}
 	fs.BoolVar(&e.json, "json", false, "machine-readable JSON output")
 	if fs.Lookup("agent") == nil {
 		fs.StringVar(&e.agent, "agent", "", "agent name recorded with the transactions (default $TXEDIT_AGENT, else cli; for mcp the client's name)")
@@ -235,6 +239,12 @@ var (
 )
 
 func (e *env) open(opts *engine.Options) (*engine.Workspace, error) {
+	return e.openAt(e.root, opts)
+}
+
+// openAt opens the workspace at root (open's, for a command that serves
+// several).
+func (e *env) openAt(root string, opts *engine.Options) (*engine.Workspace, error) {
 	if opts == nil {
 		opts = &engine.Options{}
 	}
@@ -242,7 +252,7 @@ func (e *env) open(opts *engine.Options) (*engine.Workspace, error) {
 		opts.Agent = e.agentName()
 	}
 	if testOnlyOptions != nil {
-		testOnlyOptions(e.root, opts)
+		testOnlyOptions(root, opts)
 	}
 	if n, err := strconv.Atoi(os.Getenv("TXEDIT_KEEP")); err == nil && n > 0 && opts.Keep == 0 {
 		// The journal's retention in transactions (default 200).
@@ -254,7 +264,7 @@ func (e *env) open(opts *engine.Options) (*engine.Workspace, error) {
 			fmt.Fprintf(e.stderr, "txedit: %-7s %v\n", phase, d.Round(100*time.Microsecond))
 		}
 	}
-	w, err := engine.Open(e.root, opts)
+	w, err := engine.Open(root, opts)
 	if err != nil {
 		return nil, err
 	}

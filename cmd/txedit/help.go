@@ -81,12 +81,18 @@ var helps = map[string]helpText{
 		examples: []string{"txedit schema --toolset claude --format anthropic"},
 	},
 	"mcp": {
-		synopsis: "mcp [--toolset T] [--read-only] [--allow-execute] [--deny-read G] [--deny-write G]",
+		synopsis: "mcp [--toolset T] [--read-only] [--allow-execute] [--deny-read G] [--deny-write G] [--root DIR]... [DIR...]",
 		summary: "Serve the toolset over MCP on stdin and stdout.\n" +
-			"An MCP client starts this; `txedit mcp install` adds it to a client's configuration.",
+			"An MCP client starts this; `txedit mcp install` adds it to a client's configuration.\n" +
+			"The filesystem toolset (a drop-in for @modelcontextprotocol/server-filesystem) serves several\n" +
+			"directories, each with its own journal: --root repeated, or the directories as arguments as the\n" +
+			"official server takes them; the client's MCP roots, when it offers them, replace them\n" +
+			"(docs/filesystem.md).",
 		args: []string{"install", "uninstall"},
 		examples: []string{
 			"txedit mcp --toolset claude --root /path/to/project",
+			"# in place of npx -y @modelcontextprotocol/server-filesystem ~/src/app ~/notes",
+			"txedit mcp --toolset filesystem ~/src/app ~/notes",
 			"# add it to Claude Desktop (see txedit help mcp install)",
 			"txedit mcp install --client claude-desktop --root /path/to/project",
 		},

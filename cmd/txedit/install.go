@@ -22,7 +22,7 @@ func mcpInstallCmd() *command   { return clientConfigCmd("mcp install", true) }
 func mcpUninstallCmd() *command { return clientConfigCmd("mcp uninstall", false) }
 
 func clientConfigCmd(name string, install bool) *command {
-	var client, scope, entryName, cmdPath, file string
+	var client, scope, entryName, cmdPath, file, replace string
 	var dryRun bool
 	// The server's own flags, taken from txedit mcp so that the two cannot
 	// drift: whatever is set here is passed on in the entry's args.
@@ -38,7 +38,12 @@ func clientConfigCmd(name string, install bool) *command {
 			fs.BoolVar(&dryRun, "dry-run", false, "print the change as a diff of the file, write nothing")
 			if install {
 				fs.StringVar(&cmdPath, "command", "", "the command the client starts (default: the absolute path of this txedit)")
-				server.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, f.Name, f.Usage) })
+				fs.StringVar(&replace, "replace", "", "replace the client's entry NAME of the official filesystem server (@modelcontextprotocol/server-filesystem) with txedit's filesystem toolset, keeping its name and its directories, instead of adding a txedit entry")
+				server.VisitAll(func(f *flag.Flag) {
+					if f.Name != "root" { // the project's, below
+						fs.Var(f.Value, f.Name, f.Usage)
+					}
+				})
 			}
 		},
 		run: func(ctx context.Context, e *env, args []string) int {
@@ -70,6 +75,12 @@ func clientConfigCmd(name string, install bool) *command {
 			var ch *clientconfig.Change
 			if install {
 				toolset := server.Lookup("toolset").Value.String()
+				if replace != "" {
+					if toolset != tools.Default && toolset != "filesystem" {
+						return e.usageErr("%s --replace: the official filesystem server's place takes --toolset filesystem, not %s", name, toolset)
+					}
+					toolset = "filesystem"
+				}
 				if _, err := tools.Get(toolset); err != nil {
 					return e.fail(err)
 				}
@@ -82,8 +93,27 @@ func clientConfigCmd(name string, install bool) *command {
 						return e.failConfig(err)
 					}
 				}
-				o.Server = clientconfig.Server{Command: cmdPath, Args: serverArgs(server, toolset, root)}
+				found, ferr := clientconfig.FindFilesystem(o)
+				if replace != "" {
+					if ferr != nil {
+						return e.failConfig(ferr)
+					}
+					fe, ok := filesystemNamed(found, replace)
+					if !ok {
+						return e.failConfig(&clientconfig.UsageError{Msg: fmt.Sprintf("%s --replace %s: the configuration has no entry %q that runs the official filesystem server (%s)", name, replace, replace, describeEntries(found))})
+					}
+					o.Server = clientconfig.Server{Command: cmdPath, Args: serverArgs(server, toolset, "", fe.Dirs)}
+					if ch, err = clientconfig.ReplaceFilesystem(o, fe); err != nil {
+						return e.failConfig(err)
+					}
+					e.reportReplace(ch, o, fe, dryRun)
+					return 0
+				}
+				o.Server = clientconfig.Server{Command: cmdPath, Args: serverArgs(server, toolset, root, nil)}
 				ch, err = clientconfig.Install(o)
+				if err == nil {
+					defer e.offerReplace(found, client, scope, ch)
+				}
 			} else {
 				ch, err = clientconfig.Uninstall(o)
 			}
@@ -97,14 +127,19 @@ func clientConfigCmd(name string, install bool) *command {
 }
 
 // serverArgs are the arguments of txedit mcp in the entry: the toolset and
-// the root always, then every other server flag that differs from its
-// default, in name order. (The flag values are shared with the command's
-// flag set, which parsed them.)
-func serverArgs(server *flag.FlagSet, toolset, root string) []string {
-	args := []string{"mcp", "--toolset", toolset, "--root", root}
+// the root (if any), then every other server flag that differs from its
+// default, in name order, then dirs (the directories of a filesystem
+// server replaced). (The flag values are shared with the command's flag
+// set, which parsed them.)
+func serverArgs(server *flag.FlagSet, toolset, root string, dirs []string) []string {
+	args := []string{"mcp", "--toolset", toolset}
+	if root != "" {
+		args = append(args, "--root", root)
+	}
+
 	var set []*flag.Flag
 	server.VisitAll(func(f *flag.Flag) {
-		if f.Name == "toolset" {
+		if f.Name == "toolset" || f.Name == "root" {
 			return
 		}
 		switch v := f.Value.(type) {
@@ -132,7 +167,13 @@ func serverArgs(server *flag.FlagSet, toolset, root string) []string {
 			}
 		}
 	}
-	return args
+	for _, d := range dirs {
+		if strings.HasPrefix(d, "-") {
+			args = append(args, "--") // a directory, not a flag
+			break
+		}
+	}
+	return append(args, dirs...)
 }
 
 // thisExecutable is the absolute path of the running txedit, which the
@@ -232,4 +273,80 @@ func shellLine(cmd string, args []string) string {
 		}
 	}
 	return strings.Join(words, " ")
+}
+
+// filesystemNamed returns the entry called name.
+func filesystemNamed(found []clientconfig.FilesystemEntry, name string) (clientconfig.FilesystemEntry, bool) {
+	for _, f := range found {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return clientconfig.FilesystemEntry{}, false
+}
+
+func describeEntries(found []clientconfig.FilesystemEntry) string {
+	if len(found) == 0 {
+		return "it has none"
+	}
+	var names []string
+	for _, f := range found {
+		names = append(names, strconv.Quote(f.Name))
+	}
+	return "it has " + strings.Join(names, ", ")
+}
+
+// offerReplace says, after an install, that the configuration also runs
+// the official filesystem server, and how txedit takes its place.
+func (e *env) offerReplace(found []clientconfig.FilesystemEntry, client, scope string, ch *clientconfig.Change) {
+	if e.json || len(found) == 0 {
+		return
+	}
+	for _, f := range found {
+		line := shellLine(f.Command, f.Args)
+		if !f.Replaceable {
+			fmt.Fprintf(e.stdout, "Note: this configuration also runs the official filesystem server as %q (%s); %s.\n", f.Name, line, f.Why)
+			continue
+		}
+		again := "txedit mcp install --client " + client
+		if scope != "" {
+			again += " --scope " + scope
+		}
+		again += " --replace " + shellLine(f.Name, nil)
+		fmt.Fprintf(e.stdout, "Note: this configuration also runs the official filesystem server as %q (%s).\n"+
+			"txedit can serve its directories in its place, with the same tools and every write undoable: %s\n", f.Name, line, again)
+	}
+}
+
+// reportReplace says what --replace did.
+func (e *env) reportReplace(ch *clientconfig.Change, o clientconfig.Options, fe clientconfig.FilesystemEntry, dryRun bool) {
+	if e.json {
+		e.printJSON(map[string]any{"success": true, "client": ch.Client.Name, "scope": ch.Scope, "name": ch.Name,
+			"path": ch.Path, "target": ch.Target, "action": "replaced", "written": ch.Written, "dry_run": dryRun, "diff": ch.Diff(),
+			"replaced": map[string]any{"command": fe.Command, "args": fe.Args, "dirs": fe.Dirs},
+			"command": o.Server.Command, "args": o.Server.Args})
+		return
+	}
+	if dryRun {
+		e.printDiff(ch.Diff())
+	}
+	config := fmt.Sprintf("%s's %s configuration", ch.Client.Title, ch.Scope)
+	dirs := "the client's roots (the entry names no directory)"
+	if len(fe.Dirs) > 0 {
+		dirs = strings.Join(fe.Dirs, ", ")
+	}
+	verb := "Replaced"
+	if dryRun {
+		verb = "Dry run, nothing was written; this would replace"
+	} else if ch.Action == clientconfig.Unchanged {
+		fmt.Fprintf(e.stdout, "%s's %s server already runs txedit; nothing was written:\n  %s\n", config, ch.Name, ch.Path)
+		return
+	}
+	fmt.Fprintf(e.stdout, "%s the official filesystem server %q (%s) in %s with txedit's filesystem toolset.\n"+
+		"It keeps its name and serves the same directories: %s; the same tools, every write undoable (txedit undo, or the undo tool).\n  %s\n",
+		verb, ch.Name, shellLine(fe.Command, fe.Args), config, dirs, ch.Path)
+	if !dryRun {
+		fmt.Fprintf(e.stdout, "It runs: %s\n", shellLine(o.Server.Command, o.Server.Args))
+		fmt.Fprintln(e.stdout, ch.Client.Next[ch.Scope])
+	}
 }

@@ -33,6 +33,12 @@ type server struct {
 	Toolset string   `json:"toolset"`
 	Client  string   `json:"client,omitempty"`
 	Args    []string `json:"args,omitempty"`
+	// Command and Argv, if set, start the server exactly so (Command
+	// defaults to the txedit built for the tests); Roots are file:// URIs
+	// the client offers as MCP roots.
+	Command string   `json:"command,omitempty"`
+	Argv    []string `json:"argv,omitempty"`
+	Roots   []string `json:"roots,omitempty"`
 }
 
 type callResult struct {

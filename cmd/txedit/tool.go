@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -107,11 +108,12 @@ func schemaCmd() *command {
 func mcpCmd() *command {
 	var toolset string
 	var readOnly, allowExec, allowGit, noReadCheck bool
-	var denyRead, denyWrite multiFlag
+	var denyRead, denyWrite, roots multiFlag
 	return &command{
 		name: "mcp",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&toolset, "toolset", tools.Default, "toolset: "+strings.Join(tools.Names(), ", "))
+			fs.Var(&roots, "root", "the workspace root (default: the current directory); the filesystem toolset serves several: repeat it, or list the directories as arguments as the official filesystem server takes them")
 			fs.BoolVar(&readOnly, "read-only", false, "offer only the read tools; every write is refused")
 			fs.BoolVar(&allowExec, "allow-execute", false, "offer the execute tool (deepagents)")
 			fs.BoolVar(&allowGit, "allow-git", false, "permit writes inside .git/")
@@ -120,28 +122,75 @@ func mcpCmd() *command {
 			fs.BoolVar(&noReadCheck, "no-read-check", false, "let agents write files they have not read in their session")
 		},
 		run: func(ctx context.Context, e *env, args []string) int {
-			if len(args) > 0 {
-				return e.usageErr("mcp takes no arguments; it serves MCP on stdin and stdout")
-			}
 			ts, err := tools.Get(toolset)
 			if err != nil {
 				return e.fail(err)
 			}
+			dirs := append(append([]string(nil), roots...), args...)
+			if len(dirs) > 1 && !ts.Roots {
+				return e.usageErr("mcp --toolset %s serves one directory (%d given); --toolset filesystem serves several, each with its own journal", ts.Name, len(dirs))
+			}
+			if len(dirs) == 0 {
+				dirs = []string{"."}
+			}
 			if err := execWithDeny(allowExec, denyRead, denyWrite); err != nil {
 				return e.fail(err)
 			}
-			opts := &engine.Options{DenyRead: denyRead, DenyWrite: denyWrite, AllowGit: allowGit, ReadOnly: readOnly}
-			w, err := e.open(opts)
-			if err != nil {
-				return e.fail(err)
+			opts := engine.Options{DenyRead: denyRead, DenyWrite: denyWrite, AllowGit: allowGit, ReadOnly: readOnly}
+			open := func(dir string) (*engine.Workspace, error) {
+				o := opts
+				return e.openAt(dir, &o)
 			}
-			defer w.Close()
+			// As the official filesystem server does, a directory that
+			// cannot be opened is skipped with a warning; none at all is
+			// an error.
+			var ws []*engine.Workspace
+			var firstErr error
+			for _, d := range dirs {
+				w, err := open(d)
+				if err != nil {
+					if len(dirs) == 1 {
+						return e.fail(err)
+					}
+					fmt.Fprintf(e.stderr, "txedit: warning: skipping %s: %v\n", d, err)
+					firstErr = err
+					continue
+				}
+				defer w.Close()
+				ws = append(ws, w)
+			}
+			if len(ws) == 0 {
+				fmt.Fprintln(e.stderr, "txedit: error: none of the directories can be served")
+				return e.fail(firstErr)
+			}
+			w := ws[0]
+			// Roots the client offers are opened as they come, and closed
+			// when the server ends.
+			var mu sync.Mutex
+			var opened []*engine.Workspace
+			defer func() {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, x := range opened {
+					x.Close()
+				}
+			}()
+			openRoot := func(dir string) (*engine.Workspace, error) {
+				x, err := open(dir)
+				if err == nil {
+					mu.Lock()
+					opened = append(opened, x)
+					mu.Unlock()
+				}
+				return x, err
+			}
 			// The client is the agent's host: writes need no further
 			// approval here (it asks its user, as MCP clients do). Each
 			// connection is a session named after the client, unless
 			// --agent or TXEDIT_AGENT names it.
 			server := mcpserver.New(ts, w, mcpserver.Options{ReadOnly: readOnly, Version: buildinfo.Version(), Agent: e.agent,
-				NoReadCheck: noReadCheck, Env: tools.Env{Mode: execMode(tools.ModeAcceptEdits, allowExec), AllowExecute: allowExec}})
+				NoReadCheck: noReadCheck, Env: tools.Env{Mode: execMode(tools.ModeAcceptEdits, allowExec), AllowExecute: allowExec},
+				Roots: ws[1:], OpenRoot: openRoot})
 			if err := server.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
 				fmt.Fprintf(e.stderr, "txedit: mcp: %v\n", err)
 				return 1
