@@ -324,7 +324,7 @@ func (e *env) reportReplace(ch *clientconfig.Change, o clientconfig.Options, fe 
 		e.printJSON(map[string]any{"success": true, "client": ch.Client.Name, "scope": ch.Scope, "name": ch.Name,
 			"path": ch.Path, "target": ch.Target, "action": "replaced", "written": ch.Written, "dry_run": dryRun, "diff": ch.Diff(),
 			"replaced": map[string]any{"command": fe.Command, "args": fe.Args, "dirs": fe.Dirs},
-			"command": o.Server.Command, "args": o.Server.Args})
+			"command":  o.Server.Command, "args": o.Server.Args})
 		return
 	}
 	if dryRun {
