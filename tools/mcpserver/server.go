@@ -409,6 +409,13 @@ func instructions(ts *tools.Toolset, o Options) string {
 		}
 		b.WriteString("\n")
 	}
+	if ts.Roots {
+		// The filesystem toolset answers as the official server does:
+		// Node's error texts; txedit's own refusals carry a code.
+		b.WriteString("The tools and answers are the official MCP filesystem server's; the history and undo tools take any write back. " +
+			"txedit's own refusals start with a code in brackets ([not_read], [stale_hash], [ambiguous], [denied]) and say how to fix the call.")
+		return b.String()
+	}
 	b.WriteString("Errors start with a stable code in brackets ([not_found], [ambiguous], [stale_hash], ...) and say how to fix the call.")
 	return b.String()
 }
