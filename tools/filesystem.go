@@ -733,7 +733,7 @@ func fsSearch(ctx context.Context, env *Env, args json.RawMessage) Result {
 	var results []string
 	var search func(dir, rel string) error
 	search = func(dir, rel string) error {
-		p := &fsPath{named: a.Path, abs: dir, root: top.root}
+		p := &fsPath{named: a.Path, abs: dir, root: top.root, allowed: top.allowed}
 		ents, err := listDir(ctx, p, dir)
 		if err != nil {
 			return err

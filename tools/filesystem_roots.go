@@ -80,9 +80,10 @@ func AllowedDirs(roots []Root) []string {
 // server resolves it (validatePath): the root it falls under and its
 // absolute spelling.
 type fsPath struct {
-	named string // as the call gave it
-	abs   string // absolute, cleaned
-	root  *Root
+	named   string // as the call gave it
+	abs     string // absolute, cleaned
+	root    *Root
+	allowed []string // every allowed directory, for messages
 }
 
 var windowsPath = regexp.MustCompile(`^[A-Za-z]:([\\/]|$)`)
@@ -139,7 +140,7 @@ func fsResolve(roots []Root, p string) (*fsPath, error) {
 			}
 		}
 	}
-	return &fsPath{named: p, abs: abs, root: best}, nil
+	return &fsPath{named: p, abs: abs, root: best, allowed: allowed}, nil
 }
 
 func withinAny(abs string, dirs []string) bool {
@@ -226,13 +227,22 @@ func fsError(err error, p *fsPath, op string) error {
 			return plain(e.Code, "EISDIR: illegal operation on a directory, read")
 		}
 	case plan.CodeOutsideRoot:
+		// A link out of every allowed directory gets the official
+		// words; one that txedit refuses though the official server
+		// follows it (an absolute link, a link into another allowed
+		// directory) gets txedit's, with its code.
 		if p.root != nil && p.root.S.OnDisk() {
-			if real, rerr := filepath.EvalSymlinks(p.abs); rerr == nil && real != p.abs {
-				return plain(e.Code, fmt.Sprintf("Access denied - symlink target outside allowed directories: %s not in %s", real, strings.Join(AllowedDirs([]Root{*p.root}), ", ")))
+			real, rerr := filepath.EvalSymlinks(p.abs)
+			switch {
+			case rerr != nil || real == p.abs:
+			case !withinAny(real, p.allowed):
+				return plain(e.Code, fmt.Sprintf("Access denied - symlink target outside allowed directories: %s not in %s", real, strings.Join(p.allowed, ", ")))
+			case !within(real, p.root.Dir) && !within(real, p.root.S.RealRoot()):
+				return plain(e.Code, fmt.Sprintf("[outside_root] %s is a symlink into another allowed directory (%s): txedit keeps each allowed directory to itself; use that path instead", p.named, real))
 			}
 		}
 	}
-	return plain(e.Code, "["+string(e.Code)+"] "+e.Error())
+	return plain(e.Code, "["+string(e.Code)+"] "+strings.TrimPrefix(e.Error(), string(e.Code)+": "))
 }
 
 // isNotExist reports whether a path does not exist in its root.

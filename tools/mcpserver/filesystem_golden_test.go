@@ -93,7 +93,7 @@ func makeFsTree(t *testing.T, base string, tree map[string]json.RawMessage) {
 		must(t, json.Unmarshal(tree[n], &e))
 		switch {
 		case e.Symlink != nil:
-			must(t, os.Symlink(*e.Symlink, full))
+			must(t, os.Symlink(strings.ReplaceAll(*e.Symlink, "$BASE", base), full))
 		case e.Base64 != nil:
 			data, err := base64.StdEncoding.DecodeString(*e.Base64)
 			must(t, err)
@@ -138,7 +138,7 @@ func fsSnapshot(t *testing.T, base string) map[string]any {
 		switch {
 		case fi.Mode()&fs.ModeSymlink != 0:
 			target, _ := os.Readlink(p)
-			out[rel] = map[string]any{"symlink": target}
+			out[rel] = map[string]any{"symlink": strings.ReplaceAll(target, base, "$BASE")}
 		case fi.IsDir():
 			out[rel+"/"] = ""
 		default:

@@ -11,7 +11,7 @@
 // args, deliberate?}]}. DIRs are the allowed directories, relative to a
 // fresh temporary directory ($BASE in args and answers). An ENTRY is a
 // string (a file's text; a PATH ending in "/" is a directory), or
-// {base64}, {text, mode}, {symlink: TARGET}. Times in get_file_info's
+// {base64}, {text, mode}, {symlink: TARGET} ($BASE allowed in TARGET). Times in get_file_info's
 // answers are written as $TIME: they differ every run.
 import { mkdtempSync, mkdirSync, writeFileSync, symlinkSync, chmodSync, readdirSync, lstatSync, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs";
 import { join, dirname } from "node:path";
@@ -37,7 +37,7 @@ function makeTree(base, tree) {
     if (typeof e === "string") {
       writeFileSync(full, e);
     } else if (e.symlink !== undefined) {
-      symlinkSync(e.symlink, full);
+      symlinkSync(e.symlink.split("$BASE").join(base), full);
     } else if (e.base64 !== undefined) {
       writeFileSync(full, Buffer.from(e.base64, "base64"));
     } else {
@@ -58,7 +58,7 @@ function snapshot(base) {
       const r = rel ? rel + "/" + name : name;
       const st = lstatSync(join(base, r));
       if (st.isSymbolicLink()) {
-        out[r] = { symlink: readlinkSync(join(base, r)) };
+        out[r] = { symlink: readlinkSync(join(base, r)).split(base).join("$BASE") };
       } else if (st.isDirectory()) {
         out[r + "/"] = "";
         walk(r);
