@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/txedit/txedit/plan"
@@ -201,4 +202,23 @@ func TestUndoKeepsDirectoriesItDidNotMake(t *testing.T) {
 	}
 	undoOnce(t, w, false)
 	wantTree(t, dir, "undone", map[string]string{"existing/": "", "k.txt": "k\n"})
+}
+
+// TestDryRunNeedsNoRead: a preview of a change to a file the session has
+// not read shows the diff (it writes nothing, so it loses nothing); the
+// same request for real is refused with not_read.
+func TestDryRunNeedsNoRead(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a.txt": "one\n"})
+	s := openWS(t, dir, nil).NewSession(SessionOptions{Agent: "t"})
+	ctx := context.Background()
+	res, _ := s.Apply(ctx, mustParse(t, `{"command":"str_replace","path":"a.txt","old_str":"one","new_str":"two","dry_run":true}`))
+	if !res.Success || len(res.Files) != 1 || !strings.Contains(res.Files[0].Preview, "+two") {
+		t.Fatalf("dry run of an unread file: %+v", res)
+	}
+	res, _ = s.Apply(ctx, mustParse(t, `{"command":"str_replace","path":"a.txt","old_str":"one","new_str":"two"}`))
+	if res.Success || res.Code != plan.CodeNotRead {
+		t.Fatalf("the same for real: %+v, want not_read", res)
+	}
+	wantTree(t, dir, "after", map[string]string{"a.txt": "one\n"})
 }
