@@ -615,6 +615,10 @@ type GlobOptions struct {
 	// NewestFirst sorts by modification time, newest first (ties by
 	// path), before Limit cuts: what Claude Code's Glob returns.
 	NewestFirst bool
+	// Exclude holds globs, relative to Path, of entries to leave out (a
+	// glob without "/" matches names at any depth; an excluded directory
+	// is not entered).
+	Exclude []string
 }
 
 // Glob returns the files (and, if asked, directories) under Path matching
@@ -633,6 +637,10 @@ func (w *Workspace) Glob(ctx context.Context, o GlobOptions) (*plan.GlobResult, 
 	if err != nil {
 		return fail(plan.Errorf(plan.CodeInvalidRequest, "", "%v", err))
 	}
+	excl, err := ignore.CompileGlobs(o.Exclude)
+	if err != nil {
+		return fail(plan.Errorf(plan.CodeInvalidRequest, "", "exclude: %v", err))
+	}
 	v, release := w.view()
 	defer release()
 	start, isDir, err := v.readTarget(o.Path)
@@ -645,10 +653,12 @@ func (w *Workspace) Glob(ctx context.Context, o GlobOptions) (*plan.GlobResult, 
 	var mu sync.Mutex
 	mtime := map[string]int64{}
 	err = walk.Walk(ctx, v.fsy, walk.Options{Skip: skipJournal, Dir: start, Hidden: o.Hidden, NoIgnore: o.NoIgnore, Workers: v.opts.Workers,
-		Dirs:  o.Dirs || o.OnlyDirs,
-		Prune: func(rel string) bool { return v.checkPolicy(rel, rel, false) != nil }},
+		Dirs: o.Dirs || o.OnlyDirs,
+		Prune: func(rel string) bool {
+			return v.checkPolicy(rel, rel, false) != nil || ignore.AnyMatch(excl, relTo(start, rel))
+		}},
 		func(e *walk.Entry) error {
-			if o.OnlyDirs && !e.IsDir {
+			if o.OnlyDirs && !e.IsDir || ignore.AnyMatch(excl, relTo(start, e.Path)) {
 				return nil
 			}
 			if rel := relTo(start, e.Path); g.Match(rel) && (e.IsDir && v.checkPolicy(e.Path, e.Path, false) == nil || !e.IsDir && !v.readDenied(e.Path)) {
