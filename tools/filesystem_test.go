@@ -259,3 +259,83 @@ func TestDecodeUTF8(t *testing.T) {
 		}
 	}
 }
+
+// TestFsReadTextAsText: the txedit toolset's fs_read gives the agent a
+// file's text as it is (not JSON with the text escaped inside), its
+// hashes in the structured content; a batch reports a file it cannot read
+// in its place, and fails only when it can read none.
+func TestFsReadTextAsText(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n\nvar s = \"q\\t\"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.txt"), []byte("no newline"), 0o644)
+	env := fsEnv(t, dir)
+	ts, _ := Get("txedit")
+	read := func(args string) Result {
+		return Call(context.Background(), env, ts.Tool("fs_read"), json.RawMessage(args))
+	}
+
+	r := read(`{"mode":"Line","path":"a.go"}`)
+	meta, _ := r.Structured.(map[string]any)
+	if !r.OK || r.TextOf() != "package a\n\nvar s = \"q\\t\"\n" || meta["content_hash"] == nil || meta["content"] != nil {
+		t.Fatalf("single read: %v %q structured %v", r.OK, r.TextOf(), r.Structured)
+	}
+	if v := jsonOf(r.Value); !strings.Contains(v, `"content":"package a`) {
+		t.Errorf("txedit tool's value lost the content: %s", v)
+	}
+	r = read(`{"mode":"Line","paths":["a.go","missing.txt","b.txt"]}`)
+	want := "==> a.go <==\npackage a\n\nvar s = \"q\\t\"\n\n==> missing.txt <==\n[file_not_found] missing.txt: no such file\n\n==> b.txt <==\nno newline\n"
+	if !r.OK || r.Code != "" || r.TextOf() != want {
+		t.Fatalf("batch: %v %s %q\nwant %q", r.OK, r.Code, r.TextOf(), want)
+	}
+	if res, _ := r.Structured.(map[string]any)["results"].([]any); len(res) != 3 {
+		t.Errorf("batch structured: %v", r.Structured)
+	}
+	if r = read(`{"mode":"Line","paths":["x","y"]}`); r.OK || r.Code != plan.CodeFileNotFound {
+		t.Errorf("a batch of missing files: %v %s", r.OK, r.Code)
+	}
+	if r = read(`{"mode":"Directory","path":".","depth":1,"exclude":["*.go"]}`); !r.OK || strings.Contains(r.TextOf(), "a.go") || !strings.Contains(r.TextOf(), "b.txt") {
+		t.Errorf("Directory with exclude: %q", r.TextOf())
+	}
+}
+
+// TestGlobExclude: glob leaves out what exclude names, and does not enter
+// an excluded directory.
+func TestGlobExclude(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"src/a.js", "src/a.min.js", "node_modules/x/i.js", "dist/b.js", "c.js"} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
+		os.WriteFile(filepath.Join(dir, p), []byte("x\n"), 0o644)
+	}
+	env := fsEnv(t, dir)
+	ts, _ := Get("txedit")
+	r := Call(context.Background(), env, ts.Tool("glob"), json.RawMessage(`{"pattern":"**/*.js","exclude":["node_modules","*.min.js","dist/**"]}`))
+	if got := jsonOf(r.Value); !r.OK || got != `{"success":true,"files":["c.js","src/a.js"]}` {
+		t.Errorf("glob with exclude: %s", got)
+	}
+	r = Call(context.Background(), env, ts.Tool("glob"), json.RawMessage(`{"pattern":"**/*.js","exclude":["["]}`))
+	if r.OK || r.Code != plan.CodeInvalidRequest {
+		t.Errorf("a bad exclude: %v %s", r.OK, r.Code)
+	}
+}
+
+// TestFsReadMedia: Media mode returns images and audio as such, any other
+// file as an embedded resource, and a file it cannot read in the
+// structured results.
+func TestFsReadMedia(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "p.png"), []byte("\x89PNG\r\n\x1a\nrest"), 0o644)
+	os.WriteFile(filepath.Join(dir, "noext"), []byte("\x89PNG\r\n\x1a\nrest"), 0o644)
+	os.WriteFile(filepath.Join(dir, "s.mp3"), []byte("ID3\x03"), 0o644)
+	os.WriteFile(filepath.Join(dir, "d.bin"), []byte{0, 1, 2}, 0o644)
+	env := fsEnv(t, dir)
+	ts, _ := Get("txedit")
+	r := Call(context.Background(), env, ts.Tool("fs_read"), json.RawMessage(`{"mode":"Media","paths":["p.png","noext","s.mp3","d.bin","gone"]}`))
+	var kinds []string
+	for _, m := range r.Media {
+		kinds = append(kinds, m.Kind+" "+m.MimeType)
+	}
+	if !r.OK || strings.Join(kinds, ", ") != "image image/png, image image/png, audio audio/mpeg, resource application/octet-stream" ||
+		!strings.HasPrefix(r.Media[3].URI, "file://") || !strings.Contains(jsonOf(r.Value), `"code":"file_not_found"`) {
+		t.Errorf("Media: %v %v %s", r.OK, kinds, jsonOf(r.Value))
+	}
+}

@@ -34,10 +34,10 @@ type lsEntry struct {
 // group, size, time and name (a symlink's target after "->"), the
 // columns aligned, entries in byte order of their names. Directories
 // below the workspace's journal and "." and ".." are left out.
-func listLong(ctx context.Context, env *Env, dir string, depth int) ([]*plan.DirEntry, string, error) {
+func listLong(ctx context.Context, env *Env, dir string, depth int, exclude ...string) ([]*plan.DirEntry, string, error) {
 	var mu sync.Mutex
 	info := map[string]*lsEntry{}
-	ents, err := env.W.List(ctx, dir, engine.ListOptions{Depth: depth, Each: func(e *plan.DirEntry, fi fs.FileInfo) {
+	ents, err := env.W.List(ctx, dir, engine.ListOptions{Depth: depth, Ignore: exclude, Each: func(e *plan.DirEntry, fi fs.FileInfo) {
 		le := statEntry(e, fi)
 		mu.Lock()
 		info[e.Path] = le

@@ -99,6 +99,11 @@ type Result struct {
 	// tool's; the code travels in the result's _meta, txedit/code)
 	// instead of after "[code] ".
 	Plain bool
+	// Structured, if set, is MCP's structured content instead of Value
+	// (what a program reads beside Text, without what Text already
+	// says: txedit's fs_read sends a file's text as text and its hashes
+	// here).
+	Structured any
 }
 
 // Image is an image a tool returns.

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/txedit/txedit/apply/patch"
@@ -15,7 +18,7 @@ import (
 func init() {
 	register("txedit", func() *Toolset {
 		return &Toolset{Name: "txedit", Description: "txedit's own tools: batch reads with content hashes, transactional writes, search, undo",
-			Tools: []*Tool{fsReadTool(false), fsWriteTool(false), applyPatchTool(), globTool(), grepTool(), undoTool(), historyTool()}}
+			Tools: []*Tool{fsReadTool(false), fsWriteTool(false), applyPatchTool(), globTool(), grepTool(), undoTool(), historyTool(), allowedDirsTool()}}
 	})
 }
 
@@ -36,11 +39,20 @@ func readSchema() map[string]any {
 }
 
 func fsReadTool(rfc bool) *Tool {
+	schema := readSchema()
+	if !rfc {
+		// txedit's own: a Media mode, and excludes for listings.
+		props := schema["properties"].(map[string]any)
+		props["mode"] = enum("The mode: Line (file contents), Directory (listing), Search (lines containing a text), Image (base64 image data), Media (any files: images and audio as such, others as embedded resources).", "Line", "Directory", "Search", "Image", "Media")
+		props["exclude"] = strs("Directory mode: globs of entries to leave out (without / a glob matches names at any depth; an excluded directory is not listed into).")
+	}
 	return &Tool{
 		Name: "fs_read",
-		Description: "Read files, directories and images. Line mode returns lines with line numbers implied by start_line; " +
-			"batch several files with paths. " + hashAdvice + " Binary files are refused in Line mode (use Image mode for images).",
-		Schema:   readSchema(),
+		Description: "Read files, directories and images. Line mode returns the lines as they are (line numbers implied by start_line); " +
+			"batch several files with paths (each under a ==> path <== line; a file that cannot be read is reported in its place). " +
+			"Over MCP the text is the files' text and the structured content holds content_hash, file_hash, last_modified and the line range. " +
+			hashAdvice + " Binary files are refused in Line mode (use Image mode for images).",
+		Schema:   schema,
 		ReadOnly: true,
 		Examples: []string{`{"mode":"Line","path":"src/main.go","start_line":10,"end_line":40}`, `{"mode":"Line","paths":["a.go","b.go"]}`,
 			`{"mode":"Directory","path":".","depth":1}`, `{"mode":"Search","path":"README.md","pattern":"install"}`, `{"mode":"Image","image_paths":["logo.png"]}`},
@@ -49,28 +61,44 @@ func fsReadTool(rfc bool) *Tool {
 			if err := decode(args, &req); err != nil {
 				return failure(err, nil)
 			}
+			var extra struct {
+				Exclude []string `json:"exclude"`
+			}
+			if !rfc {
+				decode(args, &extra)
+				if strings.EqualFold(req.Mode, "Media") {
+					return readMedia(ctx, env, &req)
+				}
+			}
 			var res []*plan.ReadResult
 			var err error
 			if strings.EqualFold(req.Mode, "Directory") {
-				res, err = readDirectories(ctx, env, &req)
+				res, err = readDirectories(ctx, env, &req, extra.Exclude)
 			} else {
 				res, err = env.W.Read(ctx, &req)
 			}
 			if err != nil {
 				return failure(err, nil)
 			}
-			ok := true
+			ok, some := true, false
 			var images []Image
 			for _, r := range res {
 				ok = ok && r.Success
+				some = some || r.Success
 				for _, img := range r.Images {
 					images = append(images, Image{Data: img.Data, MediaType: img.MediaType})
 				}
 			}
+			batch := len(res) > 1 || len(req.Paths) > 0 || len(req.ImagePaths) > 1
+			if !rfc && batch {
+				// A batch reports a file it cannot read in its place; the
+				// call fails only when none can be read.
+				ok = some
+			}
 			r := Result{OK: ok, Images: images}
 			var values []any
 			for _, x := range res {
-				if !x.Success && r.Code == "" {
+				if !x.Success && r.Code == "" && !ok {
 					r.Code = x.Code
 				}
 				if rfc {
@@ -90,6 +118,11 @@ func fsReadTool(rfc bool) *Tool {
 				// The images go to the agent as images (MCP image content);
 				// its text leaves their base64 out.
 				r.Text = withoutImageData(r.Value)
+			} else if !rfc {
+				// The agent reads the files' text as text; their hashes
+				// and metadata go in the structured content.
+				r.LazyText = func() string { return readsText(res, batch) }
+				r.Structured = readsMeta(res, batch)
 			}
 			return r
 		},
@@ -102,9 +135,54 @@ func fsReadTool(rfc bool) *Tool {
 	}
 }
 
+// readsText is what an agent reads of fs_read's results: a file's text
+// (or a listing, or the matching lines) as it is; for a batch, each
+// under a "==> path <==" line as head(1) prints several files, a failure
+// as its code and message in its place.
+func readsText(res []*plan.ReadResult, batch bool) string {
+	if !batch && len(res) == 1 {
+		if !res[0].Success {
+			return strings.TrimPrefix(res[0].Error, string(res[0].Code)+": ")
+		}
+		return res[0].Content
+	}
+	var b strings.Builder
+	for i, r := range res {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("==> " + r.Path + " <==\n")
+		text := r.Content
+		if !r.Success {
+			text = "[" + string(r.Code) + "] " + strings.TrimPrefix(r.Error, string(r.Code)+": ")
+		}
+		b.WriteString(text)
+		if text != "" && !strings.HasSuffix(text, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// readsMeta is fs_read's structured content: each result without the
+// text the agent reads already ({"results": [...]} for a batch).
+func readsMeta(res []*plan.ReadResult, batch bool) map[string]any {
+	metas := make([]any, len(res))
+	for i, r := range res {
+		var m map[string]any
+		json.Unmarshal(r.AppendJSON(nil), &m)
+		delete(m, "content")
+		metas[i] = m
+	}
+	if !batch && len(metas) == 1 {
+		return metas[0].(map[string]any)
+	}
+	return map[string]any{"results": metas}
+}
+
 // readDirectories runs Directory mode: per path, its listing as ls -lA
 // prints it (ls -lAR down to depth), and its entries.
-func readDirectories(ctx context.Context, env *Env, req *plan.ReadRequest) ([]*plan.ReadResult, error) {
+func readDirectories(ctx context.Context, env *Env, req *plan.ReadRequest, exclude []string) ([]*plan.ReadResult, error) {
 	paths := req.Paths
 	if req.Path != "" {
 		paths = append([]string{req.Path}, paths...)
@@ -119,7 +197,7 @@ func readDirectories(ctx context.Context, env *Env, req *plan.ReadRequest) ([]*p
 	var out []*plan.ReadResult
 	for _, p := range paths {
 		r := &plan.ReadResult{Path: p, Success: true}
-		ents, text, err := listLong(ctx, env, p, depth)
+		ents, text, err := listLong(ctx, env, p, depth, exclude...)
 		if err != nil {
 			pe := plan.As(err)
 			r.Success, r.Code, r.Error = false, pe.Code, pe.Error()
@@ -314,15 +392,19 @@ func globTool() *Tool {
 	return &Tool{
 		Name:        "glob",
 		Description: "Find files by name: pattern is relative to path; ** crosses directories, {a,b} and [abc] work; a pattern without / matches names at any depth. .gitignore is honoured and dot-files are skipped. Returns root-relative paths sorted by path.",
-		Schema:      object([]string{"pattern"}, map[string]any{"pattern": str("A glob, e.g. **/*.go or src/**/*.{ts,tsx}."), "path": str("Directory to search (default the root).")}),
-		ReadOnly:    true,
-		Examples:    []string{`{"pattern":"**/*.go"}`, `{"pattern":"*.md","path":"docs"}`},
+		Schema: object([]string{"pattern"}, map[string]any{"pattern": str("A glob, e.g. **/*.go or src/**/*.{ts,tsx}."), "path": str("Directory to search (default the root)."),
+			"exclude": strs("Globs, relative to path, of files and directories to leave out (without / a glob matches names at any depth; an excluded directory is not entered), e.g. [\"node_modules\", \"*.min.js\"].")}),
+		ReadOnly: true,
+		Examples: []string{`{"pattern":"**/*.go"}`, `{"pattern":"*.md","path":"docs"}`, `{"pattern":"**/*.js","exclude":["node_modules","dist/**"]}`},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {
-			var a struct{ Pattern, Path string }
+			var a struct {
+				Pattern, Path string
+				Exclude       []string
+			}
 			if err := decode(args, &a); err != nil {
 				return failure(err, nil)
 			}
-			res, err := env.W.Glob(ctx, engine.GlobOptions{Pattern: a.Pattern, Path: a.Path})
+			res, err := env.W.Glob(ctx, engine.GlobOptions{Pattern: a.Pattern, Path: a.Path, Exclude: a.Exclude})
 			if err != nil {
 				return failure(err, res)
 			}
@@ -441,4 +523,95 @@ func historyTool() *Tool {
 		},
 		Compact: func(a map[string]any) string { return "" },
 	}
+}
+
+// readMedia is fs_read's Media mode: each file as the agent can take it
+// (an image or an audio clip as such, anything else as an embedded
+// resource with its bytes), through the session (they count as read); a
+// file that cannot be read is reported in the structured results.
+func readMedia(ctx context.Context, env *Env, req *plan.ReadRequest) Result {
+	paths := append(append([]string(nil), req.Paths...), req.ImagePaths...)
+	if req.Path != "" {
+		paths = append([]string{req.Path}, paths...)
+	}
+	if len(paths) == 0 {
+		return failure(plan.Errorf(plan.CodeInvalidRequest, "", "Media mode needs path or paths"), nil)
+	}
+	var media []Media
+	var results []any
+	var firstErr error
+	for _, p := range paths {
+		b, err := env.W.ReadBytes(ctx, p)
+		if err != nil {
+			pe := plan.As(err)
+			results = append(results, map[string]any{"path": p, "success": false, "code": pe.Code, "error": pe.Error()})
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		m := mediaOf(b.Path, b.Data, env.W.RealRoot())
+		media = append(media, m)
+		results = append(results, map[string]any{"path": p, "success": true, "kind": m.Kind, "media_type": m.MimeType,
+			"size": len(b.Data), "content_hash": b.Hash, "file_hash": b.Hash})
+	}
+	value := map[string]any{"success": len(media) > 0, "results": results}
+	if len(media) == 0 {
+		r := failure(firstErr, value)
+		return r
+	}
+	return Result{OK: true, Media: media, Value: value}
+}
+
+// mediaOf is a file's content block: by its extension as the official
+// filesystem server decides, else by its first bytes for images.
+func mediaOf(rel string, data []byte, root string) Media {
+	mt := mediaTypes[strings.ToLower(path.Ext(rel))]
+	if mt == "" {
+		mt = sniffImage(data)
+	}
+	m := Media{Data: data, MimeType: mt}
+	switch {
+	case strings.HasPrefix(mt, "image/"):
+		m.Kind = "image"
+	case strings.HasPrefix(mt, "audio/"):
+		m.Kind = "audio"
+	default:
+		m.Kind, m.MimeType = "resource", "application/octet-stream"
+		m.URI = (&url.URL{Scheme: "file", Path: path.Join(filepath.ToSlash(root), rel)}).String()
+	}
+	return m
+}
+
+func allowedDirsTool() *Tool {
+	return &Tool{
+		Name:        "list_allowed_directories",
+		Description: "The directory this server reads and writes in (its workspace root); paths may be relative to it or absolute inside it.",
+		Schema:      object(nil, map[string]any{}),
+		ReadOnly:    true,
+		Examples:    []string{`{}`},
+		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {
+			dirs := AllowedDirs(rootsOf(env))
+			text := "Allowed directories:\n" + strings.Join(dirs, "\n")
+			return Result{OK: true, Value: map[string]any{"success": true, "directories": dirs}, Text: text}
+		},
+		Compact: func(a map[string]any) string { return "" },
+	}
+}
+
+// sniffImage names an image's media type from its first bytes ("" when
+// it is none of the common formats).
+func sniffImage(b []byte) string {
+	s := string(b[:min(len(b), 16)])
+	switch {
+	case strings.HasPrefix(s, "\x89PNG\r\n\x1a\n"):
+		return "image/png"
+	case strings.HasPrefix(s, "\xff\xd8\xff"):
+		return "image/jpeg"
+	case strings.HasPrefix(s, "GIF87a"), strings.HasPrefix(s, "GIF89a"):
+		return "image/gif"
+	case len(s) >= 12 && s[:4] == "RIFF" && s[8:12] == "WEBP":
+		return "image/webp"
+	}
+	return ""
 }

@@ -48,7 +48,8 @@ Usage:
   txedit completion bash|zsh|fish                 print a shell completion script
   txedit help    [COMMAND]                        a command's usage, flags and examples (also: txedit COMMAND --help)
 
-Toolsets: txedit (default: fs_read, fs_write, glob, grep, undo, history),
+Toolsets: txedit (default: fs_read, fs_write, apply_patch, glob, grep, undo,
+history, list_allowed_directories),
 claude (Read, Write, Edit, MultiEdit, LS, Glob, Grep), amazonq (fs_read,
 fs_write), deepagents (ls, read_file, write_file, edit_file, glob, grep,
 execute), adk (file_search, list_directory, read_file, write_file,

@@ -170,7 +170,10 @@ func TestMCPWithTypeScriptClient(t *testing.T) {
 		files   map[string]string // expected on disk afterwards
 	}{
 		{"txedit", []call{
-			{"fs_read", map[string]any{"mode": "Line", "path": "a.txt"}, false, `"content":"hello\n"`},
+			// The file's text as text (its hashes are the structured
+			// content); a batch reports a missing file in its place.
+			{"fs_read", map[string]any{"mode": "Line", "path": "a.txt"}, false, "hello\n"},
+			{"fs_read", map[string]any{"mode": "Line", "paths": []string{"missing.txt", "a.txt"}}, false, "==> missing.txt <==\n[file_not_found] missing.txt: no such file\n\n==> a.txt <==\nhello\n"},
 			{"fs_write", map[string]any{"command": "str_replace", "path": "a.txt", "old_str": "hello", "new_str": "bye"}, false, `"success":true`},
 			{"fs_write", map[string]any{"command": "str_replace", "path": "a.txt", "old_str": "nope", "new_str": "x"}, true, "[not_found]"},
 			{"grep", map[string]any{"pattern": "bye", "output_mode": "count"}, false, "a.txt:1"},

@@ -371,7 +371,11 @@ func result(r tools.Result) *mcp.CallToolResult {
 	}
 	// The structured content would carry the images' base64 a second
 	// time: a result with images has none.
-	if obj := asObject(r.Value); obj != nil && len(r.Images) == 0 {
+	v := r.Value
+	if r.Structured != nil {
+		v = r.Structured
+	}
+	if obj := asObject(v); obj != nil && len(r.Images) == 0 {
 		res.StructuredContent = obj
 	}
 	return res

@@ -95,7 +95,7 @@ func TestMCPServer(t *testing.T) {
 	for _, tl := range list.Tools {
 		names = append(names, tl.Name)
 	}
-	if strings.Join(names, ",") != "fs_read,glob,grep,history" {
+	if strings.Join(names, ",") != "fs_read,glob,grep,history,list_allowed_directories" {
 		t.Errorf("read-only tools: %v", names)
 	}
 }
