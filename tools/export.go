@@ -18,7 +18,12 @@ func Export(ts *Toolset, format string, tools []*Tool) ([]map[string]any, error)
 		case "mcp", "":
 			ann := HintsOf(t).JSON()
 			if t.Annotations != nil {
-				ann = t.Annotations
+				// As the MCP server sends them: the SDK always writes
+				// readOnlyHint and idempotentHint (false is the default).
+				ann = map[string]any{"readOnlyHint": false, "idempotentHint": false}
+				for k, v := range t.Annotations {
+					ann[k] = v
+				}
 			}
 			def := map[string]any{"name": t.Name, "description": t.Description, "inputSchema": t.Schema, "annotations": ann}
 			if t.Title != "" {

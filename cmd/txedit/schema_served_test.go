@@ -17,7 +17,7 @@ import (
 // --read-only and --allow-execute, `txedit schema` prints exactly the
 // tools a `txedit mcp` process with the same flags serves over
 // tools/list: the same names, descriptions, input schemas and
-// annotations. (The order is not compared: schema keeps the toolset's,
+// annotations (and titles and output schemas where a toolset has them). (The order is not compared: schema keeps the toolset's,
 // the SDK serves tools sorted by name.)
 func TestSchemaEqualsServedTools(t *testing.T) {
 	bin := txeditBinary(t)
@@ -46,7 +46,13 @@ func TestSchemaEqualsServedTools(t *testing.T) {
 				json.Unmarshal(b, &m)
 				ann, _ := m["annotations"].(map[string]any)
 				delete(ann, "title") // the server titles each tool; schema has no title
-				served = append(served, map[string]any{"name": m["name"], "description": m["description"], "inputSchema": m["inputSchema"], "annotations": ann})
+				def := map[string]any{"name": m["name"], "description": m["description"], "inputSchema": m["inputSchema"], "annotations": ann}
+				for _, k := range []string{"title", "outputSchema"} { // a toolset that copies a real server's (filesystem)
+					if v, ok := m[k]; ok {
+						def[k] = v
+					}
+				}
+				served = append(served, def)
 			}
 			sort.Slice(defs, func(i, j int) bool { return defs[i]["name"].(string) < defs[j]["name"].(string) })
 			sort.Slice(served, func(i, j int) bool { return served[i]["name"].(string) < served[j]["name"].(string) })
