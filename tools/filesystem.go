@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/txedit/txedit/engine"
@@ -133,7 +132,7 @@ func fsOK(text string) Result {
 func fsFailErr(err error) Result {
 	var code plan.Code
 	msg := err.Error()
-	if pe, ok := err.(*plainError); ok {
+	if pe, ok := err.(*fsPlainErr); ok {
 		code = pe.code
 	} else {
 		e := plan.As(err)
@@ -535,15 +534,6 @@ func fsListSizes(ctx context.Context, env *Env, args json.RawMessage) Result {
 	}
 	lines = append(lines, "", fmt.Sprintf("Total: %d files, %d directories", files, dirs), "Combined size: "+formatSize(total))
 	return fsOK(strings.Join(lines, "\n"))
-}
-
-// jsLen is a string's length as JavaScript counts it (UTF-16 units).
-func jsLen(s string) int {
-	n := 0
-	for _, r := range s {
-		n += utf16.RuneLen(r)
-	}
-	return n
 }
 
 func padEnd(s string, n int) string {

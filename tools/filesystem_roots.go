@@ -172,17 +172,17 @@ func (p *fsPath) shown() string {
 	}
 }
 
-// plainError is a failure whose message is the official server's own
+// fsPlainErr is a failure whose message is the official server's own
 // text (or txedit's, with its code in front where the official server has
 // none): the toolset sends it as it is.
-type plainError struct {
+type fsPlainErr struct {
 	code plan.Code
 	msg  string
 }
 
-func (e *plainError) Error() string { return e.msg }
+func (e *fsPlainErr) Error() string { return e.msg }
 
-func plain(code plan.Code, msg string) error { return &plainError{code, msg} }
+func plain(code plan.Code, msg string) error { return &fsPlainErr{code, msg} }
 
 // nodeError spells an error as Node's fs module does ("ENOENT: no such
 // file or directory, open '/x'"), which is what the official server's
@@ -211,7 +211,7 @@ func nodeError(code plan.Code, errno, op string, paths ...string) error {
 // the call it would have failed in), else txedit's message with its code
 // in front.
 func fsError(err error, p *fsPath, op string) error {
-	var pe *plainError
+	var pe *fsPlainErr
 	if errors.As(err, &pe) {
 		return err
 	}
