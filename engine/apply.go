@@ -415,8 +415,9 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, 
 	} else {
 		t.out, sedN = t.produce(cur.data, cur.exists)
 	}
-	if out, ok := w.journalRetry(t, cur); ok {
+	if out, id, ok := w.journalRetry(t, cur); ok {
 		t.out = out // a retry the journal proves (retry.go)
+		t.res.AppliedBy = id
 	}
 	if t.out.AlreadyApplied {
 		t.res.Status = "already_applied"

@@ -21,19 +21,23 @@ import (
 
 // retryCodes are the failures a journal proof may turn into
 // already_applied: the patch's lines, or the file, were not where it said.
-var retryCodes = map[plan.Code]bool{plan.CodeNotFound: true, plan.CodeConflict: true, plan.CodeAmbiguous: true, plan.CodeFileNotFound: true}
+var retryCodes = map[plan.Code]bool{plan.CodeNotFound: true, plan.CodeConflict: true, plan.CodeAmbiguous: true, plan.CodeFileNotFound: true,
+	plan.CodeLineOutOfRange: true}
 
 // retryable reports whether t's failure is one a journal proof may answer:
-// a file whose edits are patches (and a patch's delete or move), every
-// failure of a retryCodes code.
+// a file whose edits are patches, str_replace or line edits (a request
+// sent again: issue #25 asks that it say so, naming the transaction), or a
+// patch's delete or move, every failure of a retryCodes code. Appends never
+// fail, and an append sent again is a second append.
 func retryable(t *task) bool {
 	f := t.fo
-	if t.sed != nil || f.Create != nil || f.Hash != nil || len(f.LineEdits)+len(f.StrReplaces)+len(f.Appends) > 0 || len(f.Invalid) > 0 {
+	if t.sed != nil || f.Create != nil || f.Hash != nil || len(f.Appends) > 0 || len(f.Invalid) > 0 ||
+		!f.ProveRetries && len(f.StrReplaces)+len(f.LineEdits) > 0 {
 		return false
 	}
 	switch {
 	case f.Final == nil:
-		if len(f.Patches) == 0 {
+		if len(f.Patches) == 0 && (!f.ProveRetries || len(f.StrReplaces)+len(f.LineEdits) == 0) {
 			return false
 		}
 	case f.Final.Command == plan.Delete:
@@ -55,35 +59,43 @@ func retryable(t *task) bool {
 }
 
 // journalRetry reports whether the journal proves t's edits already in
-// effect on the file as read (cur), and if so the outcome to report.
-// Moves are proven by movedByJournal.
-func (w *Workspace) journalRetry(t *task, cur *fileInfo) (*apply.Outcome, bool) {
+// effect on the file as read (cur), and if so the outcome to report and
+// the transaction that made them. Moves are proven by movedByJournal.
+func (w *Workspace) journalRetry(t *task, cur *fileInfo) (*apply.Outcome, string, bool) {
+	out, e, ok := w.journalRetry1(t, cur)
+	if !ok {
+		return nil, "", false
+	}
+	return out, e.ID, true
+}
+
+func (w *Workspace) journalRetry1(t *task, cur *fileInfo) (*apply.Outcome, *journal.Entry, bool) {
 	if !retryable(t) {
-		return nil, false
+		return nil, nil, false
 	}
 	e, i := w.lastOp(t.src)
 	if e == nil {
-		return nil, false
+		return nil, nil, false
 	}
 	op := e.Manifest.Ops[i]
 	switch f := t.fo.Final; {
 	case f == nil:
 		if !cur.exists || op.New == nil || op.New.Hash != hash.Of(cur.data) {
-			return nil, false
+			return nil, nil, false
 		}
 		if out, ok := w.replay(t.fo, e.Manifest, i); ok && bytes.Equal(out.Content, cur.data) {
-			return provenRetry(t.fo, cur.data, out), true
+			return provenRetry(t.fo, cur.data, out), e, true
 		}
 	case f.Command == plan.Delete:
 		if cur.exists || op.Kind != journal.Delete || op.New != nil || strings.HasPrefix(op.Note, "moved to ") {
-			return nil, false
+			return nil, nil, false
 		}
 		// A diff's deletion empties the file first: its hunks must have.
 		if out, ok := w.replay(t.fo, e.Manifest, i); ok && (len(t.fo.Patches) == 0 || len(out.Content) == 0) {
-			return &apply.Outcome{AlreadyApplied: true}, true
+			return &apply.Outcome{AlreadyApplied: true}, e, true
 		}
 	}
-	return nil, false
+	return nil, nil, false
 }
 
 // movedByJournal reports whether the journal proves a move already made:
@@ -122,7 +134,7 @@ func (w *Workspace) replay(fo *plan.FileOps, m *journal.Manifest, i int) (*apply
 	}
 	rest := *fo
 	rest.Final = nil
-	if len(rest.Patches) == 0 {
+	if !rest.TextEdits() {
 		return &apply.Outcome{Content: before}, op.Old != nil
 	}
 	out := apply.Edit(&rest, before, op.Old != nil)

@@ -169,3 +169,38 @@ func TestRetriedGitRename(t *testing.T) {
 		t.Errorf("unproven rename: success %v code %s: %s", res.Success, res.Code, res.Error)
 	}
 }
+
+// TestRequestSentAgain (issue #25): a str_replace sent again after it
+// committed (it fails: its old text is gone) answers already_applied naming the transaction, when
+// the request asks for retry proof (the command line and the txedit
+// toolset do); without it (dialects whose tools answer not found) it
+// stays not_found. A different edit is never proven.
+func TestRequestSentAgain(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a.txt": "one\ntwo\nthree\n"})
+	w := openWS(t, dir, nil)
+	apply := func(js string, prove bool) *plan.Result {
+		req := mustParse(t, js)
+		req.ProveRetries = prove
+		res, _ := w.Apply(context.Background(), req)
+		return res
+	}
+	for _, js := range []string{
+		`{"command":"str_replace","path":"a.txt","old_str":"two","new_str":"TWO"}`,
+	} {
+		first := apply(js, true)
+		if !first.Success || first.TransactionID == "" {
+			t.Fatalf("%s: %s", js, first.Error)
+		}
+		if res := apply(js, false); res.Success {
+			t.Errorf("%s again without proof: success", js)
+		}
+		res := apply(js, true)
+		if !res.Success || res.TransactionID != "" || res.Files[0].Status != "already_applied" || res.Files[0].AppliedBy != first.TransactionID {
+			t.Errorf("%s again: %s", js, mustJSON(res))
+		}
+	}
+	if res := apply(`{"command":"str_replace","path":"a.txt","old_str":"two","new_str":"2"}`, true); res.Success {
+		t.Errorf("a different edit was proven: %s", mustJSON(res))
+	}
+}

@@ -456,3 +456,29 @@ func TestTooLargeAtTheDoor(t *testing.T) {
 		t.Fatalf("undo: %s", res.Error)
 	}
 }
+
+// TestOptionsDir: with Dir, relative paths start in that directory (the
+// command line's working directory below a workspace it found above);
+// absolute paths and the root-relative results are as before.
+func TestOptionsDir(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"sub/a.txt": "sub a\n", "a.txt": "top a\n"})
+	w := openWS(t, dir, &Options{Dir: "sub"})
+	if res := run(t, w, `{"command":"str_replace","path":"a.txt","old_str":"a","new_str":"A"}`); !res.Success {
+		t.Fatal(res.Error)
+	}
+	if res := run(t, w, `{"command":"str_replace","path":"../a.txt","old_str":"top","new_str":"TOP"}`); !res.Success {
+		t.Fatal(res.Error)
+	}
+	got := readTree(t, dir)
+	if got["sub/a.txt"] != "sub A\n" || got["a.txt"] != "TOP a\n" {
+		t.Errorf("tree: %s", treeString(got))
+	}
+	if res := run(t, w, `{"command":"create","path":"../../x","file_text":"x"}`); res.Success || res.Code != plan.CodeOutsideRoot && !anyFileCode(res, plan.CodeOutsideRoot) {
+		t.Errorf("../../x from sub: %+v", res)
+	}
+	g, err := w.Grep(context.Background(), &plan.GrepRequest{Pattern: "A"})
+	if err != nil || strings.Join(g.Files, ",") != "sub/a.txt" {
+		t.Errorf("grep from sub: %v %v", err, g.Files)
+	}
+}

@@ -54,6 +54,12 @@ type Options struct {
 	DenyRead, DenyWrite []string
 	// AllowGit permits writes inside .git directories.
 	AllowGit bool
+	// Dir is the directory, relative to the root, that relative paths
+	// start from (default: the root). The command line sets it when it
+	// found the workspace above the current directory, as git finds its
+	// repository, so that a path given in a subdirectory means what it
+	// says there (docs/cli.md, "Which workspace").
+	Dir string
 	// Keep and KeepBytes are the journal's retention (default 200
 	// transactions within 1 GiB of before-images).
 	Keep      int
@@ -339,6 +345,9 @@ func (w *Workspace) resolve1(p string) (string, bool, error) {
 	// A name ending in "/" (or "/.") names a directory: "a/f.txt/" is
 	// not a/f.txt, as the kernel says (ENOTDIR).
 	slashed := strings.HasSuffix(name, "/") || strings.HasSuffix(name, "/.")
+	if d := w.opts.Dir; d != "" && d != "." && !filepath.IsAbs(name) {
+		name = d + "/" + name
+	}
 	lastDir := true // the root
 	if filepath.IsAbs(name) {
 		rel, ok := w.relToRoot(filepath.Clean(name))

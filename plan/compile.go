@@ -59,6 +59,8 @@ type Op struct {
 type FileOps struct {
 	Entry int    // position in fileEdits (0 for the single-file form)
 	Path  string // as the request named it
+	// ProveRetries: see Request.ProveRetries.
+	ProveRetries bool
 	Hash  *hash.Token
 	// NumEdits is the number of edits the request gave for the file.
 	NumEdits int
@@ -158,6 +160,9 @@ func Compile(r *Request) (*Plan, error) {
 	}
 	if len(p.Files) == 0 && p.Pattern == nil {
 		return nil, Errorf(CodeInvalidRequest, "", "request has no edits")
+	}
+	for _, f := range p.Files {
+		f.ProveRetries = r.ProveRetries
 	}
 	return p, nil
 }

@@ -33,6 +33,14 @@ type Request struct {
 	// Summary is a short human description recorded in the journal. The
 	// chat CLI's fs_write sends one; txedit makes one up when it is empty.
 	Summary string `json:"summary,omitempty"`
+	// ProveRetries lets the journal prove a failed str_replace or line
+	// edit already in effect (the same request sent again: the
+	// transaction in effect on the file made exactly this change), which
+	// is then already_applied, naming that transaction. Patches always
+	// may (docs/patch-formats.md). Off for dialects whose tool answers a
+	// repeated edit with its own failure (Claude Code, deepagents): the
+	// command line and the txedit toolset set it.
+	ProveRetries bool `json:"-"`
 }
 
 // FileEdit is one entry of fileEdits: a file and its edits.

@@ -58,6 +58,9 @@ type FileResult struct {
 	// file: created, modified, deleted, moved, copied; already_applied when
 	// a patch found its change already made (SPEC §13); empty when nothing.
 	Status string `json:"status,omitempty"`
+	// AppliedBy names, for a file already_applied by journal proof, the
+	// transaction that made the change (a request sent again).
+	AppliedBy string `json:"applied_by,omitempty"`
 	// LinesAdded and LinesRemoved count the lines of the file's diff.
 	LinesAdded   int `json:"lines_added,omitempty"`
 	LinesRemoved int `json:"lines_removed,omitempty"`

@@ -314,6 +314,9 @@ func fsWriteTool(rfc bool) *Tool {
 			if err != nil {
 				return failure(err, nil)
 			}
+			// txedit's own dialect says when a request sent again is
+			// already in effect (the RFC's says nothing of it).
+			req.ProveRetries = !rfc
 			res, _ := env.W.Apply(ctx, req)
 			if rfc {
 				return rfcWriteResult(req, res)

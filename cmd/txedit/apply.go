@@ -43,6 +43,7 @@ func applyCmd() *command {
 			if dryRun {
 				req.DryRun = true
 			}
+			req.ProveRetries = true // say when a request sent again is in effect
 			w, err := e.open(nil)
 			if err != nil {
 				return e.fail(err)
@@ -148,7 +149,10 @@ func (e *env) printChanges(res *plan.Result) {
 func (e *env) printResult(res *plan.Result) {
 	defer e.printWarnings(res)
 	for _, f := range res.Files {
-		if f.Status == "already_applied" {
+		switch {
+		case f.Status == "already_applied" && f.AppliedBy != "":
+			fmt.Fprintf(e.stderr, "txedit: %s: already in effect: transaction %s made this change (txedit show %s); nothing to do\n", f.Path, f.AppliedBy, f.AppliedBy)
+		case f.Status == "already_applied":
 			fmt.Fprintf(e.stderr, "txedit: %s: already applied; left as it is\n", f.Path)
 		}
 		for _, h := range f.Hunks {

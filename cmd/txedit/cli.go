@@ -85,6 +85,11 @@ type env struct {
 	// agent is who the command works for (--agent, else $TXEDIT_AGENT,
 	// else "" here and "cli" in the transactions it records).
 	agent string
+	// dir is the current directory relative to a root found above it,
+	// found what was found there (workspace.go); noted, whether the
+	// command has said so.
+	dir, found string
+	noted      bool
 }
 
 // commonFlags registers the flags every command takes, after its own: a
@@ -154,6 +159,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "usage: txedit %s\nRun 'txedit help %s' for the flags and examples.\n", helps[c.name].synopsis, c.name)
 		return 2
 	}
+	e.discoverRoot(fs, c.name)
 	e.color = !e.json && isTerminal(stdout) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -252,6 +258,10 @@ func (e *env) openAt(root string, opts *engine.Options) (*engine.Workspace, erro
 	if opts.Agent == "" {
 		opts.Agent = e.agentName()
 	}
+	if opts.Dir == "" && root == e.root {
+		opts.Dir = e.dir
+	}
+	e.noteRoot()
 	if testOnlyOptions != nil {
 		testOnlyOptions(root, opts)
 	}

@@ -177,6 +177,7 @@ func recoverCmd() *command {
 			}
 			// Open recovers what it must; Recover then repairs the
 			// journal itself and reports stray names. Report it all.
+			e.noteRoot()
 			w, err := engine.Open(e.root, nil)
 			if err != nil {
 				return e.fail(err)
