@@ -61,7 +61,7 @@ type FileOps struct {
 	Path  string // as the request named it
 	// ProveRetries: see Request.ProveRetries.
 	ProveRetries bool
-	Hash  *hash.Token
+	Hash         *hash.Token
 	// NumEdits is the number of edits the request gave for the file.
 	NumEdits int
 	// Create is the create or write that sets the base content.
