@@ -151,39 +151,43 @@ func (e *env) printResult(res *plan.Result) {
 	for _, f := range res.Files {
 		switch {
 		case f.Status == "already_applied" && f.AppliedBy != "":
-			fmt.Fprintf(e.stderr, "txedit: %s: already in effect: transaction %s made this change (txedit show %s); nothing to do\n", f.Path, f.AppliedBy, f.AppliedBy)
+			fmt.Fprintf(e.stderr, e.pfx()+"%s: already in effect: transaction %s made this change (txedit show %s); nothing to do\n", f.Path, f.AppliedBy, f.AppliedBy)
 		case f.Status == "already_applied":
-			fmt.Fprintf(e.stderr, "txedit: %s: already applied; left as it is\n", f.Path)
+			fmt.Fprintf(e.stderr, e.pfx()+"%s: already applied; left as it is\n", f.Path)
 		}
 		for _, h := range f.Hunks {
 			if h.Rung != plan.RungExact || h.Offset != 0 {
-				fmt.Fprintf(e.stderr, "txedit: %s: hunk %d placed at line %d%s\n", f.Path, h.Hunk+1, h.Line, hunkNote(h))
+				fmt.Fprintf(e.stderr, e.pfx()+"%s: hunk %d placed at line %d%s\n", f.Path, h.Hunk+1, h.Line, hunkNote(h))
 			}
 		}
 		for _, fe := range f.FailedEdits {
-			fmt.Fprintf(e.stderr, "txedit: %s\n", fe.Error)
+			fmt.Fprintf(e.stderr, e.pfx()+"%s\n", fe.Error)
 		}
 		if len(f.FailedEdits) == 0 && f.Error != "" {
-			fmt.Fprintf(e.stderr, "txedit: %s\n", f.Error)
+			fmt.Fprintf(e.stderr, e.pfx()+"%s\n", f.Error)
 		}
 	}
 	switch {
 	case res.DryRun && res.Success:
 		fmt.Fprintf(e.stdout, "dry run: %d file(s) would change; nothing was written\n", res.FilesModified)
 	case res.DryRun:
-		fmt.Fprintf(e.stderr, "txedit: dry run failed: %s\n", res.Error)
+		fmt.Fprintf(e.stderr, e.pfx()+"dry run failed: %s\n", res.Error)
 	case res.Success && res.TransactionID == "":
 		fmt.Fprintln(e.stdout, "nothing to change")
 	case res.TransactionID != "":
-		fmt.Fprintf(e.stdout, "committed %s: %d file(s) changed (txedit undo %s reverts it)\n", res.TransactionID, res.FilesModified, res.TransactionID)
+		how := fmt.Sprintf("txedit undo %s reverts it", res.TransactionID)
+		if strings.HasPrefix(res.Summary, "undo ") {
+			how = "txedit redo brings it back"
+		}
+		fmt.Fprintf(e.stdout, "committed %s: %d file(s) changed (%s)\n", res.TransactionID, res.FilesModified, how)
 		if !res.Success {
-			fmt.Fprintf(e.stderr, "txedit: %s\n", res.Error)
+			fmt.Fprintf(e.stderr, e.pfx()+"%s\n", res.Error)
 		}
 	default:
 		if n := countFailures(res); n > 0 {
-			fmt.Fprintf(e.stderr, "txedit: nothing was written: %d edit(s) failed and the request is atomic\n", n)
+			fmt.Fprintf(e.stderr, e.pfx()+"nothing was written: %d edit(s) failed and the request is atomic\n", n)
 		} else {
-			fmt.Fprintf(e.stderr, "txedit: error: %s\n", strings.TrimPrefix(res.Error, string(res.Code)+": "))
+			fmt.Fprintf(e.stderr, e.pfx()+"%s\n", strings.TrimPrefix(res.Error, string(res.Code)+": "))
 		}
 	}
 }

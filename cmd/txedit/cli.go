@@ -22,47 +22,45 @@ import (
 
 const usage = `txedit: transactional file edits for agents and people
 
-Usage:
-  txedit apply   [--dry-run] [--json] [--format F] [FILE|-]
-                                                  run a write request (fs_write JSON, or an apply_patch envelope,
-                                                  apply_patch_call, unified/git diff, SEARCH/REPLACE); stdin if no FILE
-  txedit undo    [TXID] [--force] [--dry-run]     revert the newest transaction still in effect (or TXID)
-  txedit redo    [--force] [--dry-run]            re-apply what the last undo reverted
-  txedit replace [--dry-run] [--glob G] [--exclude G]... [--literal] [--hidden] [--no-ignore] 's/RE/REP/FLAGS' [DIR]
-                                                  sed s/// across a tree as one undoable transaction
-  txedit read    [--json] [FILE|-]                run a read request (fs_read JSON: Line, Directory, Search, Image)
-  txedit grep    [-i -n -A N -B N -C N -l -c -g GLOB -t TYPE -U -F --hidden --no-ignore] PATTERN [PATH]
-  txedit glob    [--hidden] [--no-ignore] PATTERN [PATH]
-  txedit tool    NAME [--toolset T] [--allow-execute]  run an agent tool: JSON arguments on stdin, result JSON on stdout
-  txedit schema  [--toolset T] [--format mcp|openai|anthropic]  print the toolset's tool definitions
-  txedit mcp     [--toolset T] [--read-only] [--allow-execute] [--deny-read G] [--deny-write G] [--root DIR]... [DIR...]
-                                                  serve the toolset over MCP (stdio); filesystem serves several DIRs
-  txedit mcp install   --client claude-desktop|claude-code|cursor|vscode [--scope user|project]
-                       [--toolset T] [--read-only] [--dry-run] ...    add txedit to an MCP client's configuration
-  txedit mcp uninstall --client C [--scope S] [--dry-run]             remove it again
-  txedit log     [-n N] [--json]                  list transactions, newest first
-  txedit show    TXID [--json]                    print a transaction and its diff
-  txedit recover [--json]                         roll back transactions interrupted by a crash
-  txedit gc      [--json]                         apply journal retention (newest 200, or 1 GiB)
-  txedit version [--json]                         print the version, VCS revision, Go version and platform (also --version)
-  txedit completion bash|zsh|fish                 print a shell completion script
-  txedit help    [COMMAND]                        a command's usage, flags and examples (also: txedit COMMAND --help)
+Usage: txedit COMMAND [flags] [args]
 
-Toolsets: txedit (default: fs_read, fs_write, apply_patch, glob, grep, undo,
-history, list_allowed_directories),
-claude (Read, Write, Edit, MultiEdit, LS, Glob, Grep), amazonq (fs_read,
-fs_write), deepagents (ls, read_file, write_file, edit_file, glob, grep,
-execute), adk (file_search, list_directory, read_file, write_file,
-copy_file, move_file, file_delete, grep_file, find_files, diff_files),
-filesystem (the official MCP filesystem server's tools, with history
-and undo).
+Change files (one transaction each, undoable):
+  apply   [--dry-run] [--format F] [FILE|-]   a write request: fs_write JSON,
+                          apply_patch, a diff or SEARCH/REPLACE (stdin: -)
+  replace [--dry-run] [--glob G] 's/RE/REP/FLAGS' [DIR]
+                          sed s/// across a tree
+  undo    [TXID] [--force] [--dry-run]        revert the newest transaction
+  redo    [--force] [--dry-run]               re-apply what undo reverted
 
-Every command takes --root DIR (default: the current directory) and --json.
-Flags may stand before or after arguments. Exit status: 0 success, 1 the
-operation failed (in atomic mode nothing was written; for grep and glob:
-nothing matched), 2 bad usage or an unparseable request, 3 committed but
-its durability is unknown (a sync failed after the commit point: the
-change took effect, do not retry it).
+Read and search:
+  read    [FILE|-]        a read request (fs_read JSON)
+  grep    [rg flags] PATTERN [PATH]           search like rg
+  glob    PATTERN [PATH]  list files like fd
+
+The journal:
+  log     [-n N]          transactions, newest first
+  show    [TXID]          a transaction and its diff (default: the newest)
+  recover                 roll back what a crash interrupted; repair
+  gc                      apply retention (newest 200, or 1 GiB)
+
+Agents:
+  tool    NAME [--toolset T]   run one tool: JSON in, the result JSON out
+  schema  [--toolset T] [--format mcp|openai|anthropic]
+  mcp     [--toolset T] [--read-only] [DIR...]  serve the tools over MCP
+  mcp install --client NAME    add txedit to an MCP client's configuration
+  mcp uninstall --client NAME  take it out again
+
+Other: version, completion bash|zsh|fish, help [COMMAND]
+
+Toolsets: txedit (default), claude, codex, amazonq, deepagents, adk,
+filesystem (txedit schema --toolset T lists their tools).
+
+Every command takes --root DIR (default: the nearest directory above with
+.txedit/, else with .git, else the current one) and --json; flags may
+stand before or after arguments. Exit status: 0 success, 1 the operation
+failed (nothing written in atomic mode; grep and glob: no match), 2 bad
+usage, 3 committed but its durability is unknown (do not retry).
+Run 'txedit help COMMAND' for a command's flags and examples.
 `
 
 // commandTable is the one list of commands: run dispatches through it, and
@@ -90,6 +88,7 @@ type env struct {
 	// command has said so.
 	dir, found string
 	noted      bool
+	cmd        string // the command's name, for messages
 }
 
 // commonFlags registers the flags every command takes, after its own: a
@@ -104,6 +103,10 @@ func (e *env) commonFlags(fs *flag.FlagSet) {
 		fs.StringVar(&e.agent, "agent", "", "agent name recorded with the transactions (default $TXEDIT_AGENT, else cli; for mcp the client's name)")
 	}
 }
+
+// pfx is the one prefix of everything a command says on stderr:
+// "txedit: CMD: ".
+func (e *env) pfx() string { return "txedit: " + e.cmd + ": " }
 
 // agentName is the agent recorded for the command's transactions.
 func (e *env) agentName() string {
@@ -135,13 +138,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	mk, ok := commandTable()[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "txedit: unknown command %q\n\n%s", args[0], usage)
+		fmt.Fprintf(stderr, "txedit: unknown command %q%s; run 'txedit help' for the list\n", args[0], didYouMean(args[0]))
 		return 2
 	}
 	c := mk()
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, cmd: c.name}
 	fs := flag.NewFlagSet("txedit "+c.name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // parse errors are said below, in one line
 	fs.Usage = func() {}
 	if c.flags != nil {
 		c.flags(fs)
@@ -156,7 +159,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			writeHelp(stdout, c.name)
 			return 0
 		}
-		fmt.Fprintf(stderr, "usage: txedit %s\nRun 'txedit help %s' for the flags and examples.\n", helps[c.name].synopsis, c.name)
+		fmt.Fprintf(stderr, "%s%v; run 'txedit help %s' for its flags and examples\n", e.pfx(), err, c.name)
 		return 2
 	}
 	e.discoverRoot(fs, c.name)
@@ -272,7 +275,7 @@ func (e *env) openAt(root string, opts *engine.Options) (*engine.Workspace, erro
 	if os.Getenv("TXEDIT_TIMINGS") != "" {
 		// Diagnostics for benchmarks: how long each phase of a write took.
 		opts.Timings = func(phase string, d time.Duration) {
-			fmt.Fprintf(e.stderr, "txedit: %-7s %v\n", phase, d.Round(100*time.Microsecond))
+			fmt.Fprintf(e.stderr, e.pfx()+"%-7s %v\n", phase, d.Round(100*time.Microsecond))
 		}
 	}
 	w, err := engine.Open(root, opts)
@@ -302,7 +305,7 @@ func (e *env) fail(err error) int {
 	if e.json {
 		e.printJSON(map[string]any{"success": false, "code": code, "error": err.Error()})
 	} else {
-		fmt.Fprintf(e.stderr, "txedit: error: %s\n", strings.TrimPrefix(err.Error(), string(code)+": "))
+		fmt.Fprintf(e.stderr, e.pfx()+"%s\n", strings.TrimPrefix(err.Error(), string(code)+": "))
 	}
 	return exitCode(code)
 }
@@ -328,7 +331,7 @@ func exitCode(code plan.Code) int {
 // durability is unknown, a retention that failed) to stderr.
 func (e *env) printWarnings(res *plan.Result) {
 	for _, w := range res.Warnings {
-		fmt.Fprintf(e.stderr, "txedit: warning: %s\n", w)
+		fmt.Fprintf(e.stderr, e.pfx()+"warning: %s\n", w)
 	}
 }
 
@@ -355,6 +358,41 @@ func (e *env) printJSON(v any) {
 }
 
 func (e *env) usageErr(format string, args ...any) int {
-	fmt.Fprintf(e.stderr, "txedit: "+format+"\n", args...)
+	fmt.Fprintf(e.stderr, e.pfx()+""+format+"\n", args...)
 	return 2
+}
+
+// didYouMean names the command nearest to an unknown one, if one is near.
+func didYouMean(name string) string {
+	best, dist := "", 3
+	for c := range commandTable() {
+		if d := editDistance(name, c); d < dist || d == dist && c < best {
+			best, dist = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// editDistance is Levenshtein's distance between two short words.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

@@ -109,7 +109,7 @@ var helps = map[string]helpText{
 		args: []string{},
 		examples: []string{
 			"txedit mcp install --client claude-desktop --root ~/src/app",
-			"# Cursor and VS Code: a file in the project (.cursor/mcp.json, .vscode/mcp.json)",
+			"# Cursor, VS Code: a file in the project (.cursor/mcp.json, .vscode/mcp.json)",
 			"cd ~/src/app && txedit mcp install --client cursor",
 			"txedit mcp install --client vscode --scope user --toolset claude --read-only",
 			"# Claude Code: .mcp.json in the project",
@@ -129,7 +129,7 @@ var helps = map[string]helpText{
 		examples: []string{"txedit log -n 5"},
 	},
 	"show": {
-		synopsis: "show TXID [--json]",
+		synopsis: "show [TXID] [--json]",
 		summary:  "Print a transaction (any unique id prefix) and its diff.",
 		args:     []string{},
 		examples: []string{"txedit show 20261121-0817"},
@@ -236,7 +236,10 @@ var placeholders = map[string]string{
 // writeHelp prints a command's usage, summary, flags and examples.
 func writeHelp(w io.Writer, name string) {
 	h := helps[name]
-	fmt.Fprintf(w, "usage: txedit %s\n\n%s\n", h.synopsis, h.summary)
+	fmt.Fprintf(w, "%s\n\n", wrap("usage: txedit "+h.synopsis, "       ", helpWidth))
+	for _, para := range strings.Split(h.summary, "\n\n") {
+		fmt.Fprintln(w, wrap(strings.Join(strings.Fields(para), " "), "", helpWidth))
+	}
 	fs := commandFlags(commandTable()[name]())
 	var rows [][2]string
 	width := 0
@@ -253,7 +256,9 @@ func writeHelp(w io.Writer, name string) {
 		usage := f.Usage
 		switch {
 		case f.Name == "root":
-			usage += " (default: the current directory)"
+			if name != "mcp" {
+				usage += " (default: the nearest directory above with .txedit/, else .git, else the current one)"
+			}
 		case !isBool(f) && f.DefValue != "" && f.DefValue != "0" && f.DefValue != "[]":
 			usage += fmt.Sprintf(" (default %q)", f.DefValue)
 		}
@@ -262,12 +267,41 @@ func writeHelp(w io.Writer, name string) {
 	})
 	if len(rows) > 0 {
 		fmt.Fprintln(w, "\nFlags:")
+		indent := strings.Repeat(" ", width+4)
 		for _, r := range rows {
-			fmt.Fprintf(w, "  %-*s  %s\n", width, r[0], r[1])
+			fmt.Fprintln(w, wrap(fmt.Sprintf("  %-*s  %s", width, r[0], r[1]), indent, helpWidth))
 		}
 	}
 	fmt.Fprintln(w, "\nExamples:")
 	for _, ex := range h.examples {
 		fmt.Fprintf(w, "  %s\n", ex)
 	}
+}
+
+// helpWidth is the width help text is wrapped to (examples are left
+// whole: they are commands to copy).
+const helpWidth = 80
+
+// wrap breaks s at spaces so that no line is longer than width (a word
+// longer than that stands alone), starting continuation lines with indent.
+func wrap(s, indent string, width int) string {
+	var b strings.Builder
+	line := 0
+	for i, word := range strings.Split(s, " ") {
+		switch {
+		case i == 0:
+		case line+1+len(word) > width && line > len(indent):
+			b.WriteString("\n" + indent)
+			line = len(indent)
+			if word == "" {
+				continue
+			}
+		default:
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(word)
+		line += len(word)
+	}
+	return b.String()
 }

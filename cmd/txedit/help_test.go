@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -21,7 +22,7 @@ func TestHelpCoversEveryCommand(t *testing.T) {
 			t.Errorf("help of %q: synopsis %q", name, h.synopsis)
 		}
 		// The top-level usage names every command.
-		if !strings.Contains(usage, "txedit "+name) {
+		if !regexp.MustCompile(`(^|[ \n])` + regexp.QuoteMeta(name) + `([ ,\n]|$)`).MatchString(usage) {
 			t.Errorf("the usage text does not mention txedit %s", name)
 		}
 	}
@@ -123,8 +124,15 @@ func TestHelpCommand(t *testing.T) {
 			continue
 		}
 		h := helps[name]
-		if !strings.HasPrefix(r.stdout, "usage: txedit "+h.synopsis+"\n") || !strings.Contains(r.stdout, "\nExamples:\n  ") {
+		if !strings.HasPrefix(r.stdout, wrap("usage: txedit "+h.synopsis, "       ", helpWidth)+"\n") || !strings.Contains(r.stdout, "\nExamples:\n  ") {
 			t.Errorf("txedit help %s:\n%s", name, r.stdout)
+		}
+		// Within 80 columns, but for the examples (commands to copy whole).
+		text, _, _ := strings.Cut(r.stdout, "\nExamples:\n")
+		for _, l := range strings.Split(text, "\n") {
+			if len(l) > helpWidth {
+				t.Errorf("txedit help %s: a line of %d columns: %q", name, len(l), l)
+			}
 		}
 		for _, f := range commandFlagNames(commandTable()[name]()) {
 			if !strings.Contains(r.stdout, "  -"+f+" ") && !strings.Contains(r.stdout, "  --"+f+" ") {
@@ -152,10 +160,20 @@ func TestHelpCommand(t *testing.T) {
 	if r := runCLI("help", "frobnicate"); r.code != 2 || !strings.Contains(r.stderr, `unknown command "frobnicate"`) {
 		t.Errorf("txedit help frobnicate: %+v", r)
 	}
-	// A bad flag: the error, the command's synopsis and where to look.
+	// A bad flag: one line, the command's prefix, the error and where to
+	// look.
 	r := runCLI("apply", "--nope")
-	if r.code != 2 || !strings.Contains(r.stderr, "flag provided but not defined: -nope") ||
-		!strings.Contains(r.stderr, "usage: txedit apply [--dry-run]") || !strings.Contains(r.stderr, "txedit help apply") {
+	if r.code != 2 || r.stderr != "txedit: apply: flag provided but not defined: -nope; run 'txedit help apply' for its flags and examples\n" {
 		t.Errorf("txedit apply --nope: %+v", r)
+	}
+	// The top-level usage, within 80 columns; an unknown command, in one
+	// line with the nearest command.
+	for _, l := range strings.Split(usage, "\n") {
+		if len(l) > helpWidth {
+			t.Errorf("usage: a line of %d columns: %q", len(l), l)
+		}
+	}
+	if r := runCLI("aply"); r.code != 2 || r.stderr != "txedit: unknown command \"aply\" (did you mean \"apply\"?); run 'txedit help' for the list\n" {
+		t.Errorf("txedit aply: %+v", r)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/txedit/txedit/engine"
@@ -68,7 +69,11 @@ func undoCmd() *command {
 				return 0
 			}
 			e.printStat(res)
-			fmt.Fprintf(e.stdout, "committed %s: %s (txedit undo %s reverts it)\n", res.TransactionID, res.Summary, res.TransactionID)
+			how := "txedit redo brings it back"
+			if e.redo {
+				how = "txedit undo reverts it again"
+			}
+			fmt.Fprintf(e.stdout, "committed %s: %s (%s)\n", res.TransactionID, res.Summary, how)
 			e.printWarnings(res)
 			return exitCode(res.Code)
 		},
@@ -107,17 +112,21 @@ func logCmd() *command {
 			if len(log) == 0 {
 				fmt.Fprintln(e.stdout, "no transactions yet")
 			}
+			// Aligned columns, whatever the states and agents are; who
+			// undid a transaction goes after its summary.
+			tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 			for _, t := range log {
-				state := t.State
-				if t.UndoneBy != "" {
-					state = "undone by " + t.UndoneBy
-				}
 				agent := t.Agent
 				if agent == "" {
 					agent = "-"
 				}
-				fmt.Fprintf(e.stdout, "%s  %s  %-11s %-12s %3d file(s)  %s\n", t.ID, t.Time.Local().Format(time.DateTime), state, agent, len(t.Files), t.Summary)
+				summary := t.Summary
+				if t.UndoneBy != "" {
+					summary += " (undone by " + t.UndoneBy + ")"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d file(s)\t%s\n", t.ID, t.Time.Local().Format(time.DateTime), t.State, agent, len(t.Files), summary)
 			}
+			tw.Flush()
 			return 0
 		},
 	}
@@ -127,15 +136,19 @@ func showCmd() *command {
 	return &command{
 		name: "show",
 		run: func(ctx context.Context, e *env, args []string) int {
-			if len(args) != 1 {
-				return e.usageErr("show takes one transaction id (see txedit log)")
+			if len(args) > 1 {
+				return e.usageErr("show takes at most one transaction id (see txedit log); without one it shows the newest")
+			}
+			id := ""
+			if len(args) == 1 {
+				id = args[0]
 			}
 			w, err := e.open(&engine.Options{ReadOnly: true})
 			if err != nil {
 				return e.fail(err)
 			}
 			defer w.Close()
-			info, diff, err := w.Show(ctx, args[0])
+			info, diff, err := w.Show(ctx, id)
 			if err != nil {
 				return e.fail(err)
 			}

@@ -216,7 +216,7 @@ func (e *env) failConfig(err error) int {
 	if e.json {
 		e.printJSON(map[string]any{"success": false, "code": code, "error": err.Error()})
 	} else {
-		fmt.Fprintf(e.stderr, "txedit: error: %v\n", err)
+		fmt.Fprintf(e.stderr, e.pfx()+"%v\n", err)
 	}
 	return 1
 }

@@ -66,7 +66,7 @@ func replaceCmd() *command {
 				replacements += f.Replacements
 			}
 			for _, s := range res.Skipped {
-				fmt.Fprintf(e.stderr, "txedit: skipped %s (%s): %s\n", s.Path, s.Code, strings.TrimPrefix(s.Reason, string(s.Code)+": "))
+				fmt.Fprintf(e.stderr, e.pfx()+"skipped %s (%s): %s\n", s.Path, s.Code, strings.TrimPrefix(s.Reason, string(s.Code)+": "))
 			}
 			if res.Success {
 				fmt.Fprintf(e.stdout, "%d replacement(s) in %d file(s); %d file(s) skipped\n", replacements, res.FilesModified, res.FilesSkipped)

@@ -97,7 +97,7 @@ func printRead(out *bufio.Writer, e *env, r *plan.ReadResult, many bool) {
 	}
 	if !r.Success {
 		out.Flush()
-		fmt.Fprintf(e.stderr, "txedit: %s\n", r.Error)
+		fmt.Fprintf(e.stderr, e.pfx()+"%s\n", r.Error)
 		return
 	}
 	for _, img := range r.Images {
@@ -184,7 +184,7 @@ func grepCmd() *command {
 				grep.Print(out, res, grep.PrintOptions{LineNumbers: showNums, NoPath: single, Context: req.Before+req.After+req.Context > 0})
 				out.Flush()
 				if res.Truncated {
-					fmt.Fprintf(e.stderr, "txedit: output cut at %d entries (--head-limit)\n", req.HeadLimit)
+					fmt.Fprintf(e.stderr, e.pfx()+"output cut at %d entries (--head-limit)\n", req.HeadLimit)
 				}
 			}
 			if !found {

@@ -152,7 +152,7 @@ func mcpCmd() *command {
 					if len(dirs) == 1 {
 						return e.fail(err)
 					}
-					fmt.Fprintf(e.stderr, "txedit: warning: skipping %s: %v\n", d, err)
+					fmt.Fprintf(e.stderr, e.pfx()+"warning: skipping %s: %v\n", d, err)
 					firstErr = err
 					continue
 				}
@@ -160,7 +160,7 @@ func mcpCmd() *command {
 				ws = append(ws, w)
 			}
 			if len(ws) == 0 {
-				fmt.Fprintln(e.stderr, "txedit: error: none of the directories can be served")
+				fmt.Fprintln(e.stderr, e.pfx()+"none of the directories can be served")
 				return e.fail(firstErr)
 			}
 			w := ws[0]
@@ -192,7 +192,7 @@ func mcpCmd() *command {
 				NoReadCheck: noReadCheck, Env: tools.Env{Mode: execMode(tools.ModeAcceptEdits, allowExec), AllowExecute: allowExec},
 				Roots: ws[1:], OpenRoot: openRoot})
 			if err := server.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
-				fmt.Fprintf(e.stderr, "txedit: mcp: %v\n", err)
+				fmt.Fprintf(e.stderr, e.pfx()+"%v\n", err)
 				return 1
 			}
 			return 0

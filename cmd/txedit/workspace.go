@@ -66,5 +66,5 @@ func (e *env) noteRoot() {
 		return
 	}
 	e.noted = true
-	fmt.Fprintf(e.stderr, "txedit: workspace %s (the nearest directory above with %s)\n", e.root, e.found)
+	fmt.Fprintf(e.stderr, e.pfx()+"workspace %s (the nearest directory above with %s)\n", e.root, e.found)
 }
