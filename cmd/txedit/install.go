@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -88,6 +89,21 @@ func clientConfigCmd(name string, install bool) *command {
 				if err := execWithDeny(server.Lookup("allow-execute").Value.String() == "true", deny("deny-read"), deny("deny-write")); err != nil {
 					return e.fail(err) // the entry would name a server that refuses to start
 				}
+				// A project's file is committed and shared: it names the
+				// command as found on PATH and the project by the
+				// client's own variable, never this machine's paths
+				// (issue #25). A user's file keeps absolute ones.
+				project := (scope == "" && c.Scopes[0] == clientconfig.Project || scope == string(clientconfig.Project)) && file == ""
+				entryRoot := root
+				if project && c.ProjectRoot != "" {
+					entryRoot = c.ProjectRoot
+				}
+				if cmdPath == "" && project {
+					cmdPath = "txedit"
+					if _, err := exec.LookPath("txedit"); err != nil {
+						fmt.Fprintf(e.stderr, "%stxedit is not on PATH here: the client will not find it until it is (or pass --command PATH)\n", e.pfx())
+					}
+				}
 				if cmdPath == "" {
 					if cmdPath, err = thisExecutable(); err != nil {
 						return e.failConfig(err)
@@ -109,7 +125,7 @@ func clientConfigCmd(name string, install bool) *command {
 					e.reportReplace(ch, o, fe, dryRun)
 					return 0
 				}
-				o.Server = clientconfig.Server{Command: cmdPath, Args: serverArgs(server, toolset, root, nil)}
+				o.Server = clientconfig.Server{Command: cmdPath, Args: serverArgs(server, toolset, entryRoot, nil)}
 				ch, err = clientconfig.Install(o)
 				if err == nil {
 					defer e.offerReplace(found, client, scope, ch)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -54,13 +55,32 @@ func TestInstallThenServe(t *testing.T) {
 				t.Fatal(err)
 			}
 			e := cfg[cs.key]["txedit"]
-			if e.Command != bin {
-				t.Errorf("command %q, want the installed binary %s", e.Command, bin)
-			}
-
-			// Start the entry the way a client does: from elsewhere.
+			// A user's entry names the installed binary and the
+			// project's path; a project's (committed, shared) names
+			// txedit on PATH and the project by the client's variable,
+			// which the client expands.
 			cmd := exec.Command(e.Command, e.Args...)
-			cmd.Dir = os.TempDir()
+			if cs.scope == "user" {
+				if e.Command != bin {
+					t.Errorf("command %q, want the installed binary %s", e.Command, bin)
+				}
+				cmd.Dir = os.TempDir() // started from elsewhere
+			} else {
+				if e.Command != "txedit" {
+					t.Errorf("command %q, want txedit (on PATH)", e.Command)
+				}
+				// As the clients do: VS Code and Cursor expand
+				// ${workspaceFolder}; Claude Code expands ${VAR:-default}
+				// from its environment and starts the server in the
+				// project.
+				args := slices.Clone(e.Args)
+				for i, a := range args {
+					a = strings.ReplaceAll(a, "${workspaceFolder}", project)
+					args[i] = strings.ReplaceAll(a, "${CLAUDE_PROJECT_DIR:-.}", ".")
+				}
+				cmd = exec.Command(bin, args...)
+				cmd.Dir = project
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			session, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)

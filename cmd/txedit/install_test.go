@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/txedit/txedit/internal/clientconfig"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -105,7 +106,14 @@ func TestInstallEveryClient(t *testing.T) {
 				t.Fatalf("%v\n%s", err, data)
 			}
 			e := cfg[cs.key]["txedit"]
-			wantArgs := []string{"mcp", "--toolset", "txedit", "--root", project}
+			// A project's file names the project by the client's own
+			// variable (it is committed and shared); a user's by path.
+			wantRoot := project
+			if cs.scope == "project" {
+				c, _ := clientconfig.Lookup(cs.client)
+				wantRoot = c.ProjectRoot
+			}
+			wantArgs := []string{"mcp", "--toolset", "txedit", "--root", wantRoot}
 			if e.Command != exe || strings.Join(e.Args, " ") != strings.Join(wantArgs, " ") {
 				t.Errorf("entry %+v, want %s %v", e, exe, wantArgs)
 			}
@@ -229,7 +237,7 @@ func TestInstallPassesServerFlagsOn(t *testing.T) {
 		Args                  []string
 	}
 	json.Unmarshal([]byte(r.stdout), &out)
-	want := []string{"mcp", "--toolset", "deepagents", "--root", project, "--allow-git", "--deny-read", ".env", "--deny-read", "secrets/**", "--deny-write", "*.lock", "--read-only"}
+	want := []string{"mcp", "--toolset", "deepagents", "--root", "${workspaceFolder}", "--allow-git", "--deny-read", ".env", "--deny-read", "secrets/**", "--deny-write", "*.lock", "--read-only"}
 	if out.Action != "added" || out.Command != "/bin/txedit" || strings.Join(out.Args, "\x00") != strings.Join(want, "\x00") {
 		t.Errorf("--json: %+v, want args %q", out, want)
 	}
@@ -274,10 +282,11 @@ func TestInstallUsage(t *testing.T) {
 		{"root is not a directory", []string{"mcp", "install", "--client", "cursor", "--root", filepath.Join(project, "nope")}, 1, "is not a directory"},
 	}
 	for _, tc := range tests {
-		r := runCLI(append(tc.args, "--root", project)...)
+		args := append(tc.args, "--root", project)
 		if tc.name == "root is not a directory" {
-			r = runCLI(tc.args...)
+			args = tc.args // its own --root
 		}
+		r := runCLI(args...)
 		if r.code != tc.code || !strings.Contains(r.stderr, tc.msg) {
 			t.Errorf("%s: %+v, want exit %d and %q", tc.name, r, tc.code, tc.msg)
 		}
@@ -287,12 +296,17 @@ func TestInstallUsage(t *testing.T) {
 	}
 }
 
-// Without --command the entry runs this very binary, unless it is a
-// temporary build that will be gone (go run, go test).
+// Without --command a user's entry runs this very binary, unless it is a
+// temporary build that will be gone (go run, go test); a project's entry
+// runs txedit as found on PATH (the file is shared: issue #25 item 4).
 func TestInstallCommandDefault(t *testing.T) {
 	_, project := installEnv(t)
+	if r := runCLI("mcp", "install", "--client", "cursor", "--root", project, "--dry-run"); r.code != 0 ||
+		!strings.Contains(r.stdout, `+      "command": "txedit",`) || !strings.Contains(r.stdout, `"${workspaceFolder}"`) {
+		t.Errorf("project scope: %+v", r)
+	}
 	exe, _ := os.Executable()
-	r := runCLI("mcp", "install", "--client", "cursor", "--root", project, "--dry-run")
+	r := runCLI("mcp", "install", "--client", "cursor", "--scope", "user", "--root", project, "--dry-run")
 	if strings.Contains(filepath.ToSlash(exe), "/go-build") {
 		if r.code != 1 || !strings.Contains(r.stderr, "is a temporary build (go run)") || !strings.Contains(r.stderr, "go install") {
 			t.Errorf("a go-build binary: %+v", r)

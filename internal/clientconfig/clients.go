@@ -41,6 +41,14 @@ type Client struct {
 	Scopes []Scope
 	// Next tells the user how the client picks the change up.
 	Next map[Scope]string
+	// ProjectRoot is how a project-scope entry names the project's
+	// directory so that the file works on every machine it is committed
+	// to: the client's own variable for the workspace folder where it
+	// documents one (VS Code and Cursor expand ${workspaceFolder}); for
+	// Claude Code, which expands ${VAR:-default} and starts servers in
+	// the project, CLAUDE_PROJECT_DIR if set, else the directory the
+	// server is started in.
+	ProjectRoot string
 
 	user    func(Env) (string, error)
 	project func(dir string) string
@@ -128,7 +136,7 @@ var clients = []*Client{
 		// the project root, user scope the top-level mcpServers of
 		// ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json when that is
 		// set). `claude mcp add` writes "type": "stdio".
-		Name: "claude-code", Title: "Claude Code", Key: "mcpServers", Type: true,
+		Name: "claude-code", Title: "Claude Code", Key: "mcpServers", Type: true, ProjectRoot: "${CLAUDE_PROJECT_DIR:-.}",
 		Scopes: []Scope{Project, User},
 		Next: map[Scope]string{
 			Project: "Claude Code asks to approve the servers of .mcp.json when it next starts in the project; /mcp lists them.",
@@ -146,7 +154,7 @@ var clients = []*Client{
 	{
 		// Cursor's MCP documentation (cursor.com/docs/mcp): ~/.cursor/mcp.json
 		// for every project, .cursor/mcp.json in a project.
-		Name: "cursor", Title: "Cursor", Key: "mcpServers",
+		Name: "cursor", Title: "Cursor", Key: "mcpServers", ProjectRoot: "${workspaceFolder}",
 		Scopes: []Scope{Project, User},
 		Next: map[Scope]string{
 			Project: "Cursor loads the server when it next opens the project; check that it is enabled in Cursor's MCP settings.",
@@ -167,7 +175,7 @@ var clients = []*Client{
 		// (microsoft/vscode src/vs/platform/environment/node/userDataPath.ts:
 		// $VSCODE_PORTABLE/user-data, $VSCODE_APPDATA/Code, else the
 		// platform's application data directory). Its files are JSONC.
-		Name: "vscode", Title: "VS Code", Key: "servers", Type: true, JSONC: true,
+		Name: "vscode", Title: "VS Code", Key: "servers", Type: true, JSONC: true, ProjectRoot: "${workspaceFolder}",
 		Scopes: []Scope{Project, User},
 		Next: map[Scope]string{
 			Project: "In VS Code, run \"MCP: List Servers\" from the Command Palette to start it.",
