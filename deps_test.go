@@ -39,6 +39,8 @@ var allowed = map[string][]string{
 	"bench/searchbench":     {"*"},
 	"bench/internal/timing": {"*"},
 	"internal/buildinfo":    {},
+	"internal/mcpcli":       {"engine", "plan", "tools"},
+	"cmd/txedit-mcp":        {"*"},
 	"internal/patchcorpus":  {},
 	"bench/patchpeers":      {"*"},
 	"internal/clientconfig": {"apply", "github.com/google/renameio/v2", "golang.org/x/sys"},
@@ -133,6 +135,25 @@ func TestEngineKnowsNoDialect(t *testing.T) {
 		if strings.HasPrefix(d, module+"/tools") || strings.HasPrefix(d, module+"/cmd") || strings.Contains(d, "modelcontextprotocol") {
 			t.Errorf("engine depends on %s", d)
 		}
+	}
+}
+
+// TestOnlyTheServerLinksTheSDK: txedit itself does not link the MCP SDK
+// or what it brings (net/http, crypto/tls, OAuth): their package inits
+// ran in every command, ~12 ms a start (issue #22). Only txedit-mcp links
+// them.
+func TestOnlyTheServerLinksTheSDK(t *testing.T) {
+	for _, d := range goList(t, "-deps", "./cmd/txedit") {
+		if strings.Contains(d, "modelcontextprotocol") || d == "net/http" || d == "crypto/tls" || strings.HasPrefix(d, "golang.org/x/oauth2") {
+			t.Errorf("cmd/txedit links %s", d)
+		}
+	}
+	found := false
+	for _, d := range goList(t, "-deps", "./cmd/txedit-mcp") {
+		found = found || strings.Contains(d, "modelcontextprotocol/go-sdk/mcp")
+	}
+	if !found {
+		t.Error("cmd/txedit-mcp does not link the MCP SDK: what serves MCP?")
 	}
 }
 

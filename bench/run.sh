@@ -98,7 +98,7 @@ cleanup() {
 }
 trap cleanup EXIT
 build() {
-	go build -o "$bin/" ./cmd/txedit ./bench/commitbench ./bench/replacebench ./bench/searchbench
+	go build -o "$bin/" ./cmd/txedit ./cmd/txedit-mcp ./bench/commitbench ./bench/replacebench ./bench/searchbench
 }
 scratch() { # scratch BASE NAME sets dir, the program's directory under BASE
 	dir=$1/txedit-$2

@@ -7,12 +7,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/txedit/txedit/internal/mcpcli"
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
-	"time"
 
 	"golang.org/x/term"
 
@@ -268,16 +267,7 @@ func (e *env) openAt(root string, opts *engine.Options) (*engine.Workspace, erro
 	if testOnlyOptions != nil {
 		testOnlyOptions(root, opts)
 	}
-	if n, err := strconv.Atoi(os.Getenv("TXEDIT_KEEP")); err == nil && n > 0 && opts.Keep == 0 {
-		// The journal's retention in transactions (default 200).
-		opts.Keep = n
-	}
-	if os.Getenv("TXEDIT_TIMINGS") != "" {
-		// Diagnostics for benchmarks: how long each phase of a write took.
-		opts.Timings = func(phase string, d time.Duration) {
-			fmt.Fprintf(e.stderr, e.pfx()+"%-7s %v\n", phase, d.Round(100*time.Microsecond))
-		}
-	}
+	mcpcli.Tune(opts, e.stderr, e.pfx())
 	w, err := engine.Open(root, opts)
 	if err != nil {
 		return nil, err
@@ -289,14 +279,7 @@ func (e *env) openAt(root string, opts *engine.Options) (*engine.Workspace, erro
 }
 
 func (e *env) warnRecovered(id string, conflicts int, damaged string) {
-	msg := fmt.Sprintf("txedit: rolled back transaction %s, interrupted before its commit point", id)
-	if conflicts > 0 {
-		msg += fmt.Sprintf(" (%d file(s) changed by others were left alone: see txedit show %s)", conflicts, id)
-	}
-	if damaged != "" {
-		msg = fmt.Sprintf("txedit: transaction %s has a damaged manifest (%s); its files were not checked", id, damaged)
-	}
-	fmt.Fprintln(e.stderr, msg)
+	fmt.Fprintln(e.stderr, mcpcli.RecoveredMessage(id, conflicts, damaged))
 }
 
 // fail prints an error and returns its exit status.

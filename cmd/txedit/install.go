@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/txedit/txedit/internal/mcpcli"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,7 +87,7 @@ func clientConfigCmd(name string, install bool) *command {
 					return e.fail(err)
 				}
 				deny := func(n string) []string { return *server.Lookup(n).Value.(*multiFlag) }
-				if err := execWithDeny(server.Lookup("allow-execute").Value.String() == "true", deny("deny-read"), deny("deny-write")); err != nil {
+				if err := mcpcli.CheckExec(server.Lookup("allow-execute").Value.String() == "true", deny("deny-read"), deny("deny-write")); err != nil {
 					return e.fail(err) // the entry would name a server that refuses to start
 				}
 				// A project's file is committed and shared: it names the

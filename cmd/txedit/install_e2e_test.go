@@ -23,7 +23,8 @@ func TestInstallThenServe(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := filepath.Join(t.TempDir(), "bin", "txedit")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	// Installed as go install ./cmd/... does: txedit and txedit-mcp.
+	if out, err := exec.Command("go", "build", "-o", filepath.Dir(bin)+"/", ".", "../txedit-mcp").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	version, err := exec.Command(bin, "version", "--json").Output()

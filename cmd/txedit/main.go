@@ -12,20 +12,16 @@
 package main
 
 import (
+	"github.com/txedit/txedit/internal/mcpcli"
 	"github.com/txedit/txedit/tools"
 	"os"
-	"runtime"
 	"runtime/debug"
-	"runtime/pprof"
 )
 
 // memoryLimit is the soft limit of the Go heap (GOMEMLIMIT overrides it).
 const memoryLimit = 128 << 20
 
 func main() {
-	if os.Getenv("TXEDIT_MEMPROFILE") == "" {
-		runtime.MemProfileRate = 0 // no sampling cost, no profile buckets
-	}
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent(os.Args[1:]))
 	}
@@ -37,7 +33,7 @@ func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit)
 	}
-	os.Exit(profiled(func() int { return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) }))
+	os.Exit(mcpcli.Profiled(func() int { return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) }))
 }
 
 // gcPercent is the collector's setting for a command. A command lives for
@@ -91,32 +87,4 @@ func writesFiles(name string) bool {
 		}
 	}
 	return false
-}
-
-// profiled runs f under the profiles TXEDIT_CPUPROFILE and
-// TXEDIT_MEMPROFILE ask for.
-func profiled(f func() int) int {
-	cpu, mem := os.Getenv("TXEDIT_CPUPROFILE"), os.Getenv("TXEDIT_MEMPROFILE")
-	if cpu == "" && mem == "" {
-		return f()
-	}
-	if mem != "" {
-		runtime.MemProfileRate = 1
-	}
-	if cpu != "" {
-		if out, err := os.Create(cpu); err == nil {
-			if pprof.StartCPUProfile(out) == nil {
-				defer out.Close()
-				defer pprof.StopCPUProfile()
-			}
-		}
-	}
-	code := f()
-	if mem != "" {
-		if out, err := os.Create(mem); err == nil {
-			pprof.Lookup("allocs").WriteTo(out, 0)
-			out.Close()
-		}
-	}
-	return code
 }

@@ -111,7 +111,8 @@ func txeditBinary(t *testing.T) string {
 			return
 		}
 		builtBin = filepath.Join(dir, "txedit")
-		if out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput(); err != nil {
+		// txedit mcp becomes txedit-mcp, found beside it.
+		if out, err := exec.Command("go", "build", "-o", dir+"/", ".", "../txedit-mcp").CombinedOutput(); err != nil {
 			buildErr = &buildFailure{err, out}
 		}
 	})

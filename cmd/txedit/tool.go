@@ -5,17 +5,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/txedit/txedit/internal/mcpcli"
 	"io"
 	"strings"
-	"sync"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/txedit/txedit/engine"
-	"github.com/txedit/txedit/internal/buildinfo"
 	"github.com/txedit/txedit/plan"
 	"github.com/txedit/txedit/tools"
-	"github.com/txedit/txedit/tools/mcpserver"
 )
 
 func toolCmd() *command {
@@ -45,7 +41,7 @@ func toolCmd() *command {
 			// --allow-execute is the person's approval of commands: the
 			// library's default asks an Approve function, and without one
 			// runs none (tools.Env).
-			env := &tools.Env{W: w.NewSession(engine.SessionOptions{Agent: e.agentName(), NoReadCheck: true}), AllowExecute: allowExec, Mode: execMode(tools.ModeDefault, allowExec)}
+			env := &tools.Env{W: w.NewSession(engine.SessionOptions{Agent: e.agentName(), NoReadCheck: true}), AllowExecute: allowExec, Mode: mcpcli.ExecMode(tools.ModeDefault, allowExec)}
 			var t *tools.Tool
 			var names []string
 			for _, x := range ts.Offered(false, env) {
@@ -133,89 +129,13 @@ func mcpCmd() *command {
 			if len(dirs) == 0 {
 				dirs = []string{"."}
 			}
-			if err := execWithDeny(allowExec, denyRead, denyWrite); err != nil {
+			if err := mcpcli.CheckExec(allowExec, denyRead, denyWrite); err != nil {
 				return e.fail(err)
 			}
-			opts := engine.Options{DenyRead: denyRead, DenyWrite: denyWrite, AllowGit: allowGit, ReadOnly: readOnly}
-			open := func(dir string) (*engine.Workspace, error) {
-				o := opts
-				return e.openAt(dir, &o)
-			}
-			// As the official filesystem server does, a directory that
-			// cannot be opened is skipped with a warning; none at all is
-			// an error.
-			var ws []*engine.Workspace
-			var firstErr error
-			for _, d := range dirs {
-				w, err := open(d)
-				if err != nil {
-					if len(dirs) == 1 {
-						return e.fail(err)
-					}
-					fmt.Fprintf(e.stderr, e.pfx()+"warning: skipping %s: %v\n", d, err)
-					firstErr = err
-					continue
-				}
-				defer w.Close()
-				ws = append(ws, w)
-			}
-			if len(ws) == 0 {
-				fmt.Fprintln(e.stderr, e.pfx()+"none of the directories can be served")
-				return e.fail(firstErr)
-			}
-			w := ws[0]
-			// Roots the client offers are opened as they come, and closed
-			// when the server ends.
-			var mu sync.Mutex
-			var opened []*engine.Workspace
-			defer func() {
-				mu.Lock()
-				defer mu.Unlock()
-				for _, x := range opened {
-					x.Close()
-				}
-			}()
-			openRoot := func(dir string) (*engine.Workspace, error) {
-				x, err := open(dir)
-				if err == nil {
-					mu.Lock()
-					opened = append(opened, x)
-					mu.Unlock()
-				}
-				return x, err
-			}
-			// The client is the agent's host: writes need no further
-			// approval here (it asks its user, as MCP clients do). Each
-			// connection is a session named after the client, unless
-			// --agent or TXEDIT_AGENT names it.
-			server := mcpserver.New(ts, w, mcpserver.Options{ReadOnly: readOnly, Version: buildinfo.Version(), Agent: e.agent,
-				NoReadCheck: noReadCheck, Env: tools.Env{Mode: execMode(tools.ModeAcceptEdits, allowExec), AllowExecute: allowExec},
-				Roots: ws[1:], OpenRoot: openRoot})
-			if err := server.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
-				fmt.Fprintf(e.stderr, e.pfx()+"%v\n", err)
-				return 1
-			}
-			return 0
+			// The server is txedit-mcp: only that binary links the MCP
+			// SDK (internal/mcpcli).
+			return e.execMCP(&mcpcli.Config{Toolset: ts.Name, Dirs: dirs, ReadOnly: readOnly, AllowExecute: allowExec, AllowGit: allowGit,
+				NoReadCheck: noReadCheck, DenyRead: denyRead, DenyWrite: denyWrite, Agent: e.agent})
 		},
 	}
-}
-
-// execMode is the permission mode of a command line that offers commands
-// when allowExec: --allow-execute is the person's approval of them, so
-// nothing is asked (ModeBypass); otherwise mode.
-func execMode(mode tools.PermissionMode, allowExec bool) tools.PermissionMode {
-	if allowExec {
-		return tools.ModeBypass
-	}
-	return mode
-}
-
-// execWithDeny refuses --allow-execute beside deny flags: a shell command
-// reads and writes any file, so the flags would promise what the server
-// cannot keep (README, "Security").
-func execWithDeny(allowExec bool, denyRead, denyWrite []string) error {
-	if allowExec && len(denyRead)+len(denyWrite) > 0 {
-		return plan.Errorf(plan.CodeInvalidRequest, "", "--allow-execute cannot be combined with --deny-read or --deny-write: a command can read and write any file, so the deny flags could not be kept; drop one or the other")
-	}
-	return nil
 }
