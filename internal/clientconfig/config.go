@@ -117,6 +117,11 @@ func (e *ReadOnlyError) Error() string {
 // an entry of the same name: its "type", "command" and "args" are set and
 // every other key of it (env, disabled, …) is kept.
 func Install(o Options) (*Change, error) {
+	unlock, err := lockFor(o)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	ch, f, err := start(o)
 	if err != nil {
 		return nil, err
@@ -131,6 +136,11 @@ func Install(o Options) (*Change, error) {
 // Uninstall removes the entry; Action is Absent if there was none (and
 // the file is not touched).
 func Uninstall(o Options) (*Change, error) {
+	unlock, err := lockFor(o)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	ch, f, err := start(o)
 	if err != nil {
 		return nil, err
@@ -140,6 +150,45 @@ func Uninstall(o Options) (*Change, error) {
 		return nil, &MalformedError{Path: ch.Path, Err: err}
 	}
 	return finish(o, ch, f)
+}
+
+// lockFor serialises txedit's writers of o's configuration file: an
+// install reads the file, edits it and replaces it, so two at once each
+// kept only its own entry (issue #27 finding 4: of 8 concurrent installs
+// 2 to 6 entries survived). The lock is an flock of the file's directory
+// (or its nearest existing ancestor, when the directory is yet to be
+// made): directories are not replaced, so every writer locks the same
+// inode, and no lock file is left in the user's configuration directory.
+// Clients that rewrite their own files take no such lock; the check
+// before the replace catches them.
+func lockFor(o Options) (func(), error) {
+	if o.Client == nil || o.DryRun {
+		return func() {}, nil
+	}
+	env := o.Env
+	if env == nil {
+		h := HostEnv()
+		env = &h
+	}
+	path, err := o.Client.Path(o.Scope, o.Project, *env)
+	if o.File != "" {
+		path, err = filepath.Abs(o.File)
+	}
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(path)
+	for {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			break
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			break
+		}
+		dir = up
+	}
+	return lockDir(dir)
 }
 
 func start(o Options) (*Change, *file, error) {

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -486,5 +488,58 @@ func TestConcurrentChangeIsNotOverwritten(t *testing.T) {
 		if got := mustRead(t, path); !bytes.Equal(got, theirs) {
 			t.Errorf("exists %v: the other writer's content was replaced:\n%s", exists, got)
 		}
+	}
+}
+
+// TestConcurrentInstallsKeepEveryEntry (issue #27 finding 4): eight
+// installs at once into one file each read it, added their entry and
+// replaced it, so only the last ones' entries survived (2 to 6 of 8, all
+// exiting 0). They are serialised now: every entry is there, and none
+// failed.
+func TestConcurrentInstallsKeepEveryEntry(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mcp.json")
+	c, err := Lookup("cursor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = Install(Options{Client: c, Scope: User, File: file, Name: fmt.Sprintf("tx%d", i),
+				Server: Server{Command: "txedit", Args: []string{"mcp"}}, Env: &Env{GOOS: "linux", Home: dir, Getenv: func(string) string { return "" }}})
+		}()
+	}
+	wg.Wait()
+	data, _ := os.ReadFile(file)
+	for i := range n {
+		if errs[i] != nil {
+			t.Errorf("install %d: %v", i, errs[i])
+		}
+		if !strings.Contains(string(data), fmt.Sprintf(`"tx%d"`, i)) {
+			t.Errorf("entry tx%d lost:\n%s", i, data)
+		}
+	}
+}
+
+// TestDuplicateServerKeyRefused (issue #27 finding 4): a key twice in
+// mcpServers was accepted (only the key being installed was checked).
+func TestDuplicateServerKeyRefused(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mcp.json")
+	orig := `{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}` + "\n"
+	os.WriteFile(file, []byte(orig), 0o644)
+	c, _ := Lookup("cursor")
+	_, err := Install(Options{Client: c, Scope: User, File: file, Server: Server{Command: "txedit"}, Env: &Env{GOOS: "linux", Home: dir, Getenv: func(string) string { return "" }}})
+	var me *MalformedError
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), `"a" occurs twice`) {
+		t.Errorf("install into a file with a duplicate server: %v", err)
+	}
+	if data, _ := os.ReadFile(file); string(data) != orig {
+		t.Errorf("the file changed:\n%s", data)
 	}
 }

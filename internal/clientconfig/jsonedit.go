@@ -361,6 +361,26 @@ func (d *doc) lookup(n *node, key string) (*member, error) {
 	return found, nil
 }
 
+// duplicateKey returns a key that occurs twice in object n ("" if none).
+func duplicateKey(n *node) string {
+	seen := make(map[string]bool, len(n.members))
+	for _, m := range n.members {
+		if seen[m.key] {
+			return m.key
+		}
+		seen[m.key] = true
+	}
+	return ""
+}
+
+// objectName names the object at path for a message.
+func objectName(path []string) string {
+	if len(path) == 0 {
+		return "the top-level object"
+	}
+	return fmt.Sprintf("%q", strings.Join(path, "."))
+}
+
 // walk follows path from the root through objects. It returns the member
 // at the end of path, or nil and the deepest object reached with the
 // index of the first key missing from it.
@@ -373,6 +393,12 @@ func (d *doc) walk(path []string) (m *member, parent *node, missing int, err err
 				where = fmt.Sprintf("%q", strings.Join(path[:i], "."))
 			}
 			return nil, nil, 0, fmt.Errorf("%s is not an object", where)
+		}
+		// Any key twice in an object on the way is refused, not only
+		// the one looked up (issue #27 finding 4: a duplicate server in
+		// mcpServers was accepted).
+		if dup := duplicateKey(n); dup != "" {
+			return nil, nil, 0, fmt.Errorf("the key %q occurs twice in one object (%s)", dup, objectName(path[:i]))
 		}
 		m, err := d.lookup(n, key)
 		if err != nil {

@@ -49,3 +49,27 @@ func writeAtomic(path string, data []byte, perm fs.FileMode, prev fs.FileInfo) e
 func canWrite(path string) error {
 	return unix.Access(path, unix.W_OK)
 }
+
+// lockDir takes an exclusive flock of directory dir, waiting for it, and
+// returns its release. A directory that cannot be opened is not locked
+// (the write will say why it fails).
+func lockDir(dir string) (func(), error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return func() {}, nil
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return func() {}, nil // not lockable here (some network file systems): go on unlocked
+	}
+	return func() {
+		unix.Flock(int(f.Fd()), unix.LOCK_UN)
+		f.Close()
+	}, nil
+}

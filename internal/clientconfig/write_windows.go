@@ -34,3 +34,7 @@ func writeAtomic(path string, data []byte, perm fs.FileMode, prev fs.FileInfo) e
 // canWrite: Windows has no access(2); the read-only attribute shows in the
 // permission bits, which the caller checks.
 func canWrite(path string) error { return nil }
+
+// lockDir does not lock on Windows (no flock); concurrent installs there
+// are caught by the check before the replace, not serialised.
+func lockDir(string) (func(), error) { return func() {}, nil }
