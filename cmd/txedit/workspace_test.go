@@ -25,7 +25,7 @@ func TestWorkspaceFromASubdirectory(t *testing.T) {
 	t.Chdir(filepath.Join(dir, "src/pkg"))
 	// A relative path is the subdirectory's file, not the root's.
 	r := runStdin(`{"command":"str_replace","path":"a.txt","old_str":"one","new_str":"two"}`, "apply", "-")
-	if r.code != 0 || !strings.Contains(r.stderr, "txedit: workspace "+dir) {
+	if r.code != 0 || !strings.Contains(r.stderr, "workspace "+dir) {
 		t.Fatalf("apply in src/pkg: %+v", r)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "src/pkg/a.txt")); string(b) != "two\n" {
