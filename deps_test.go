@@ -40,6 +40,7 @@ var allowed = map[string][]string{
 	"bench/internal/timing": {"*"},
 	"internal/buildinfo":    {},
 	"internal/patchcorpus":  {},
+	"internal/testlong":     {},
 	"bench/patchpeers":      {"*"},
 	"internal/clientconfig": {"apply", "github.com/google/renameio/v2", "golang.org/x/sys"},
 	"":                      {},

@@ -1,0 +1,113 @@
+// Package testlong is the one switch between txedit's quick test run and
+// its long one.
+//
+// The README's test command (go test ./...) is the quick run: every sweep
+// (a crash at every file-system call, a kill at every step, power loss
+// under every drop setting, the peers over big corpora) runs on a
+// deterministic sample of its points, so that the whole tree passes in a
+// few minutes on a two-core machine. With TXEDIT_LONG=1 (CI sets it) the
+// sweeps run in full: every point, every seed, every workload, the big
+// corpora. A test that can only run long skips in the quick run with a
+// message naming TXEDIT_LONG=1; none skips silently.
+//
+// go test caches a package's result together with the environment
+// variables its tests read, so switching TXEDIT_LONG reruns the tests
+// that consult it.
+package testlong
+
+import (
+	"math/rand"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// Env is the variable that turns the long sweeps on: TXEDIT_LONG=1.
+const Env = "TXEDIT_LONG"
+
+// Long reports whether the long sweeps run (TXEDIT_LONG=1).
+func Long() bool { return os.Getenv(Env) == "1" }
+
+// Pick returns long in the long run and quick otherwise.
+func Pick[T any](quick, long T) T {
+	if Long() {
+		return long
+	}
+	return quick
+}
+
+// Skip skips t in the quick run, saying what it does and how to run it.
+func Skip(t testing.TB, what string) {
+	t.Helper()
+	if !Long() {
+		t.Skip(what + ": runs with " + Env + "=1")
+	}
+}
+
+// Points returns the points 1..n a sweep visits, ascending: all of them
+// in the long run; in the quick run about want of them, spread evenly
+// (the first, the last and every k-th between, k = ceil((n-1)/(want-1)))
+// plus the points in always that lie in 1..n. The sample is the same on
+// every run: a failure in the quick run is repeated by the next one.
+func Points(n, want int, always ...int) []int {
+	if Long() {
+		return Range(1, n, 1)
+	}
+	return Sample(n, want, always...)
+}
+
+// Sample is Points' quick sample, whatever the switch says.
+func Sample(n, want int, always ...int) []int {
+	if n <= 0 {
+		return nil
+	}
+	want = max(want, 2)
+	if want >= n {
+		return Range(1, n, 1)
+	}
+	k := (n - 1 + want - 2) / (want - 1)
+	in := make(map[int]bool)
+	for p := 1; p < n; p += k {
+		in[p] = true
+	}
+	in[n] = true
+	for _, p := range always {
+		if p >= 1 && p <= n {
+			in[p] = true
+		}
+	}
+	out := make([]int, 0, len(in))
+	for p := 1; p <= n; p++ {
+		if in[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Range returns from, from+step, … up to and including to.
+func Range(from, to, step int) []int {
+	var out []int
+	for p := from; p <= to; p += step {
+		out = append(out, p)
+	}
+	return out
+}
+
+// SeedEnv names the variable that replays a randomised test: a test that
+// logged "seed 1234" runs the same choices again with TXEDIT_SEED=1234.
+const SeedEnv = "TXEDIT_SEED"
+
+// Rand returns the source of a test's random choices, seeded from
+// TXEDIT_SEED when it is set and from the clock otherwise, and logs the
+// seed so that a failure can be replayed.
+func Rand(t testing.TB) *rand.Rand {
+	t.Helper()
+	seed := time.Now().UnixNano()
+	if s, err := strconv.ParseInt(os.Getenv(SeedEnv), 10, 64); err == nil {
+		seed = s
+	}
+	t.Logf("random choices from seed %d (%s=%d repeats them)", seed, SeedEnv, seed)
+	return rand.New(rand.NewSource(seed))
+}
