@@ -18,6 +18,7 @@ package testlong
 import (
 	"math/rand"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -110,4 +111,63 @@ func Rand(t testing.TB) *rand.Rand {
 	}
 	t.Logf("random choices from seed %d (%s=%d repeats them)", seed, SeedEnv, seed)
 	return rand.New(rand.NewSource(seed))
+}
+
+// Sweep visits the points 1..n of a sweep whose outcome turns once, from
+// false to true or from true to false (a crash before a transaction's
+// commit point rolls it back, one after it leaves it committed), and
+// returns the points it visited, ascending, and how many came out true.
+// In the long run it visits every point. In the quick run it visits
+// about want of them plus a few: the first and the last, evenly spread
+// ones (Sample), and, found by bisection from the two ends, the point
+// where the outcome turns and its neighbours within 2, where a commit
+// protocol's mistakes show. Every point is visited at most once, and
+// visit checks each one like any other.
+func Sweep(n, want int, visit func(p int) bool) (points []int, trues int) {
+	if n <= 0 {
+		return nil, 0
+	}
+	seen := map[int]bool{}
+	at := func(p int) bool {
+		if v, ok := seen[p]; ok {
+			return v
+		}
+		v := visit(p)
+		seen[p] = v
+		return v
+	}
+	if Long() {
+		for p := 1; p <= n; p++ {
+			at(p)
+		}
+	} else {
+		first, last := at(1), at(n)
+		if first != last {
+			lo, hi := 1, n
+			for hi-lo > 1 {
+				mid := lo + (hi-lo)/2
+				if at(mid) == last {
+					hi = mid
+				} else {
+					lo = mid
+				}
+			}
+			for p := hi - 2; p <= hi+2; p++ {
+				if p >= 1 && p <= n {
+					at(p)
+				}
+			}
+		}
+		for _, p := range Sample(n, want) {
+			at(p)
+		}
+	}
+	for p, v := range seen {
+		points = append(points, p)
+		if v {
+			trues++
+		}
+	}
+	slices.Sort(points)
+	return points, trues
 }

@@ -50,3 +50,43 @@ func TestRandReplays(t *testing.T) {
 		t.Errorf("TXEDIT_SEED=42 gave %d then %d", a, b)
 	}
 }
+
+func TestSweepFindsTheTurn(t *testing.T) {
+	t.Setenv(Env, "")
+	for _, turn := range []int{1, 2, 97, 500, 998, 1000, 1001} {
+		visits := map[int]int{}
+		points, trues := Sweep(1000, 20, func(p int) bool {
+			visits[p]++
+			return p >= turn
+		})
+		in := map[int]bool{}
+		for _, p := range points {
+			in[p] = true
+			if visits[p] != 1 {
+				t.Errorf("turn %d: point %d visited %d times", turn, p, visits[p])
+			}
+		}
+		if len(visits) != len(points) || len(points) > 20+12+5 {
+			t.Errorf("turn %d: %d points, %d visited", turn, len(points), len(visits))
+		}
+		for p := max(1, turn-2); p <= min(1000, turn+2); p++ {
+			if turn > 1 && turn <= 1000 && !in[p] {
+				t.Errorf("turn %d: point %d not visited: %v", turn, p, points)
+			}
+		}
+		want := 0
+		for _, p := range points {
+			if p >= turn {
+				want++
+			}
+		}
+		if trues != want || !in[1] || !in[1000] {
+			t.Errorf("turn %d: %d true of %v", turn, trues, points)
+		}
+	}
+	t.Setenv(Env, "1")
+	points, trues := Sweep(50, 3, func(p int) bool { return p > 40 })
+	if len(points) != 50 || trues != 10 {
+		t.Errorf("long: %d points, %d true", len(points), trues)
+	}
+}
