@@ -226,13 +226,13 @@ func killFromOutside(t *testing.T, cmd *exec.Cmd, n int) (stoppedAt int) {
 // runs `txedit recover`: every file is entirely old or new, and no
 // temporary file is left. The quick run kills at a sample of the small
 // run's calls (testlong.Sweep: the first, the last, evenly between, and
-// around the commit point) and at 12 of the big one's; TXEDIT_LONG=1 at
+// around the commit point) and at 8 of the big one's; TXEDIT_LONG=1 at
 // every call and at 120.
 func TestKillEveryStep(t *testing.T) {
 	small := newKillRig(t, 20)
-	points, commits := testlong.Sweep(small.calls, 24, func(n int) bool { return small.killAt(t, n) })
+	points, commits := testlong.Sweep(small.calls, 16, func(n int) bool { return small.killAt(t, n) })
 	big := newKillRig(t, 200)
-	step := max(1, big.calls/testlong.Pick(12, 120))
+	step := max(1, big.calls/testlong.Pick(8, 120))
 	trials := 0
 	for n := 1; n <= big.calls; n += step {
 		big.killAt(t, n)
@@ -245,13 +245,13 @@ func TestKillEveryStep(t *testing.T) {
 }
 
 // TestKillRandomTimes SIGKILLs a 200-file `txedit apply` from outside at
-// random points of its run (300 with TXEDIT_LONG=1, 30 in the quick
+// random points of its run (300 with TXEDIT_LONG=1, 16 in the quick
 // run): each trial picks a call at random, up to a tenth past the last
 // so that some runs finish first, and kills the process where it stopped
 // (killFromOutside). The seed is logged; TXEDIT_SEED repeats the choices.
 func TestKillRandomTimes(t *testing.T) {
 	rig := newKillRig(t, 200)
-	trials := testlong.Pick(30, 300)
+	trials := testlong.Pick(16, 300)
 	rng := testlong.Rand(t)
 	commits, finished := 0, 0
 	for i := 0; i < trials; i++ {

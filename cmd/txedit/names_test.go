@@ -43,7 +43,7 @@ func replaceRun(bin, dir string, env ...string) *exec.Cmd {
 // committed run. Before manifests kept names exactly, 2 of 60 random kills
 // left the file new in a tree rolled back, undo refused, and undo --force
 // overwrote the decoy. The quick run kills at a sample of the small run's
-// calls (testlong.Sweep) and at 12 random points; TXEDIT_LONG=1 at every
+// calls (testlong.Sweep) and at 8 random points; TXEDIT_LONG=1 at every
 // call and at 60.
 func TestKillNonUTF8Names(t *testing.T) {
 	bin := hookedBinary(t)
@@ -87,7 +87,7 @@ func TestKillNonUTF8Names(t *testing.T) {
 		return false
 	}
 	small := mk(6)
-	points, commits := testlong.Sweep(small.calls, 16, func(n int) bool {
+	points, commits := testlong.Sweep(small.calls, 10, func(n int) bool {
 		dir := t.TempDir()
 		writeFiles(t, dir, small.files)
 		replaceRun(bin, dir, "TXEDIT_TEST_KILL_AT="+strconv.Itoa(n)).Run()
@@ -95,7 +95,7 @@ func TestKillNonUTF8Names(t *testing.T) {
 	})
 	big := mk(301)
 	rng := testlong.Rand(t)
-	bigCommits, kills := 0, testlong.Pick(12, 60)
+	bigCommits, kills := 0, testlong.Pick(8, 60)
 	for i := 0; i < kills; i++ {
 		dir := t.TempDir()
 		writeFiles(t, dir, big.files)

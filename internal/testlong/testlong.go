@@ -121,9 +121,9 @@ func Rand(t testing.TB) *rand.Rand {
 // about want of them plus a few: the first and the last, evenly spread
 // ones (Sample), and, found by bisection from the two ends, the point
 // where the outcome turns and its neighbours within 2, where a commit
-// protocol's mistakes show. Every point is visited at most once, and
-// visit checks each one like any other.
-func Sweep(n, want int, visit func(p int) bool) (points []int, trues int) {
+// protocol's mistakes show, plus the points in always. Every point is
+// visited at most once, and visit checks each one like any other.
+func Sweep(n, want int, visit func(p int) bool, always ...int) (points []int, trues int) {
 	if n <= 0 {
 		return nil, 0
 	}
@@ -158,7 +158,7 @@ func Sweep(n, want int, visit func(p int) bool) (points []int, trues int) {
 				}
 			}
 		}
-		for _, p := range Sample(n, want) {
+		for _, p := range Sample(n, want, always...) {
 			at(p)
 		}
 	}
