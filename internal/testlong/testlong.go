@@ -10,6 +10,10 @@
 // corpora. A test that can only run long skips in the quick run with a
 // message naming TXEDIT_LONG=1; none skips silently.
 //
+// Linear checks that an operation's cost grows linearly, from a ratio of
+// CPU times, where a test would otherwise hold it to a wall-clock limit
+// that a loaded or slow machine breaks.
+//
 // go test caches a package's result together with the environment
 // variables its tests read, so switching TXEDIT_LONG reruns the tests
 // that consult it.
@@ -18,6 +22,7 @@ package testlong
 import (
 	"math/rand"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
@@ -170,4 +175,38 @@ func Sweep(n, want int, visit func(p int) bool, always ...int) (points []int, tr
 	}
 	slices.Sort(points)
 	return points, trues
+}
+
+// Linear fails t unless run's cost grows about linearly with its size: it
+// takes the CPU time of run(n/8) and of run(n), each the least of three
+// runs, interleaved, each after a garbage collection, and fails if the
+// larger took more than 24 times the smaller (linear growth takes about 8
+// times, quadratic 64). The smaller counts as at least 10 ms: below that
+// the garbage collector's steps blur the ratio, and a run of n that
+// takes less than 240 ms is no blowup. CPU time, not wall time: a loaded
+// machine makes a run wait, not work more. A ratio, not a limit: a slow
+// machine makes both runs slower alike. run must not start goroutines
+// that outlive it, and no parallel test may run beside it (the CPU time
+// is the process's).
+func Linear(t testing.TB, what string, n int, run func(n int)) {
+	t.Helper()
+	small, big := time.Duration(1<<62), time.Duration(1<<62)
+	for range 3 {
+		for _, size := range []int{n / 8, n} {
+			runtime.GC()
+			start := CPU()
+			run(size)
+			d := CPU() - start
+			if size == n {
+				big = min(big, d)
+			} else {
+				small = min(small, d)
+			}
+		}
+	}
+	ratio := float64(big) / float64(max(small, 10*time.Millisecond))
+	t.Logf("%s: %v CPU at size %d, %v at %d (x%.1f)", what, small, n/8, big, n, float64(big)/float64(max(small, 1)))
+	if ratio > 24 {
+		t.Errorf("%s: eight times the size took %.0f times the CPU time (%v, %v): worse than linear", what, ratio, small, big)
+	}
 }

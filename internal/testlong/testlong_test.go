@@ -90,3 +90,38 @@ func TestSweepFindsTheTurn(t *testing.T) {
 		t.Errorf("long: %d points, %d true", len(points), trues)
 	}
 }
+
+func TestLinear(t *testing.T) {
+	work := func(n int) {
+		x := 0
+		for i := range n {
+			for j := range n {
+				x += i ^ j
+			}
+		}
+		sink = x
+	}
+	// Linear work passes.
+	Linear(t, "linear", 8<<20, func(n int) {
+		x := 0
+		for i := range n * 4 {
+			x += i * i
+		}
+		sink = x
+	})
+	// Quadratic work fails: checked through a recorder.
+	rec := &recorder{TB: t}
+	Linear(rec, "quadratic", 32000, work)
+	if !rec.failed {
+		t.Errorf("quadratic work passed Linear")
+	}
+}
+
+var sink int
+
+type recorder struct {
+	testing.TB
+	failed bool
+}
+
+func (r *recorder) Errorf(format string, args ...any) { r.failed = true; r.TB.Logf("(expected) "+format, args...) }
