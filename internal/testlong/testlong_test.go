@@ -124,4 +124,7 @@ type recorder struct {
 	failed bool
 }
 
-func (r *recorder) Errorf(format string, args ...any) { r.failed = true; r.TB.Logf("(expected) "+format, args...) }
+func (r *recorder) Errorf(format string, args ...any) {
+	r.failed = true
+	r.TB.Logf("(expected) "+format, args...)
+}
