@@ -63,9 +63,9 @@ func TestExitStatusPromises(t *testing.T) {
 	new, _ := tree(t, dir)
 	statuses := map[int]int{}
 	// The outcome turns more than once (a failed read early on may not
-	// stop the commit), so the quick sample also takes the last 12 calls:
+	// stop the commit), so the quick sample also takes the last 8 calls:
 	// the commit mark and the syncs after it.
-	points, _ := testlong.Sweep(calls, 12, func(n int) bool {
+	points, _ := testlong.Sweep(calls, 8, func(n int) bool {
 		dir := fresh()
 		status, out := apply(dir, "TXEDIT_TEST_EIO_AT="+strconv.Itoa(n))
 		statuses[status]++
@@ -103,7 +103,7 @@ func TestExitStatusPromises(t *testing.T) {
 			t.Errorf("%s: temporary files left: %v", label, temps)
 		}
 		return committed
-	}, testlong.Range(calls-11, calls, 1)...)
+	}, testlong.Range(calls-7, calls, 1)...)
 	t.Logf("EIO at %d of %d calls: exit statuses %v", len(points), calls, statuses)
 	if statuses[3] == 0 {
 		t.Errorf("no fault gave exit 3: the sync after the commit mark was never hit")
