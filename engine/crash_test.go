@@ -177,7 +177,7 @@ func ioErrorAtEveryCall(t *testing.T, old, new map[string]string, durability Dur
 	faultApply(t, dir, Options{Durability: durability}, probe, crashRequest)
 	total := probe.N()
 	for _, mode := range []faultfs.Mode{faultfs.ModeError, faultfs.ModeErrorPersistent} {
-		testlong.Sweep(total, 16, func(n int) bool {
+		testlong.Sweep(total, 10, func(n int) bool {
 			dir := t.TempDir()
 			writeTree(t, dir, crashTree)
 			ffs := &faultfs.FS{FailAt: n, Mode: mode}

@@ -16,7 +16,7 @@ import (
 // stale_hash. Half the agents open the workspace at w, half at w/sub
 // (--root defaults to the current directory, so this is easy to do). Each
 // root has its own journal and LOCK: before the tree lock, the two sets of
-// writers were not serialised and increments were lost (54 of 80). (4 x 5
+// writers were not serialised and increments were lost (54 of 80). (4 x 3
 // increments in the quick run, 4 x 20 with TXEDIT_LONG=1.)
 func TestNestedRootsNoLostUpdate(t *testing.T) {
 	bin := hookedBinary(t)
@@ -24,7 +24,7 @@ func TestNestedRootsNoLostUpdate(t *testing.T) {
 	sub := filepath.Join(top, "sub")
 	os.MkdirAll(sub, 0o755)
 	os.WriteFile(filepath.Join(sub, "count.txt"), []byte("counter\n0\nend\n"), 0o644)
-	agents, each := 4, testlong.Pick(5, 20)
+	agents, each := 4, testlong.Pick(3, 20)
 	var ags []counterAgent
 	for a := 0; a < agents; a++ {
 		if a%2 == 0 {
