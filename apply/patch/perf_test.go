@@ -12,7 +12,7 @@ import (
 // A 20,000-line file changed in 200 places: the git-style diff parses and
 // applies, and so do the same changes written as an apply_patch and as
 // SEARCH/REPLACE blocks, at a cost that grows linearly with the file
-// (from 1,000 to 8,000 lines);
+// (from 500 to 8,000 lines);
 // inputs built to make a parser quadratic (long runs of blank lines)
 // parse at a cost linear in their length. The growth is checked by
 // testlong.Linear, a ratio of CPU times: a wall-clock limit failed on a

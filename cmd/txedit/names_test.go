@@ -43,7 +43,7 @@ func replaceRun(bin, dir string, env ...string) *exec.Cmd {
 // committed run. Before manifests kept names exactly, 2 of 60 random kills
 // left the file new in a tree rolled back, undo refused, and undo --force
 // overwrote the decoy. The quick run kills at a sample of the small run's
-// calls (testlong.Sweep) and at 6 random points; TXEDIT_LONG=1 at every
+// calls (testlong.Sweep) and at 4 random points; TXEDIT_LONG=1 at every
 // call and at 60.
 func TestKillNonUTF8Names(t *testing.T) {
 	bin := hookedBinary(t)
@@ -89,16 +89,16 @@ func TestKillNonUTF8Names(t *testing.T) {
 	small := mk(6)
 	// A run's calls vary by a few (a file written within the file
 	// system's timestamp slack is checked again), so the commit point
-	// moves by as much: the quick sample takes the last 13 calls too.
+	// moves by as much: the quick sample takes the last 10 calls too.
 	points, commits := testlong.Sweep(small.calls, 6, func(n int) bool {
 		dir := t.TempDir()
 		writeFiles(t, dir, small.files)
 		replaceRun(bin, dir, "TXEDIT_TEST_KILL_AT="+strconv.Itoa(n)).Run()
 		return check(small, dir, fmt.Sprintf("killed at call %d of %d", n, small.calls))
-	}, testlong.Range(small.calls-12, small.calls, 1)...)
+	}, testlong.Range(small.calls-9, small.calls, 1)...)
 	big := mk(301)
 	rng := testlong.Rand(t)
-	bigCommits, kills := 0, testlong.Pick(6, 60)
+	bigCommits, kills := 0, testlong.Pick(4, 60)
 	for i := 0; i < kills; i++ {
 		dir := t.TempDir()
 		writeFiles(t, dir, big.files)

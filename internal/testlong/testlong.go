@@ -178,35 +178,43 @@ func Sweep(n, want int, visit func(p int) bool, always ...int) (points []int, tr
 }
 
 // Linear fails t unless run's cost grows about linearly with its size: it
-// takes the CPU time of run(n/8) and of run(n), each the least of three
-// runs, interleaved, each after a garbage collection, and fails if the
-// larger took more than 24 times the smaller (linear growth takes about 8
-// times, quadratic 64). The smaller counts as at least 10 ms: below that
-// the garbage collector's steps blur the ratio, and a run of n that
-// takes less than 240 ms is no blowup. CPU time, not wall time: a loaded
-// machine makes a run wait, not work more. A ratio, not a limit: a slow
-// machine makes both runs slower alike. run must not start goroutines
-// that outlive it, and no parallel test may run beside it (the CPU time
-// is the process's).
+// takes the CPU time of run(n/16) and of run(n), each repeated as often
+// as makes run(n/16) last 10 ms (so that the clock's grain and the
+// garbage collector's steps do not blur it), and fails if the larger took
+// more than 64 times the smaller: linear growth takes about 16 times
+// (caches make a big run somewhat slower per item: up to 2 or 3 times
+// more), quadratic 256. Each measure follows a garbage collection; a
+// ratio within a factor of 2 of the limit is measured twice more, and the
+// least of each counts. CPU time, not wall time: a loaded machine makes a
+// run wait, not work more. A ratio, not a limit: a slow machine makes
+// both runs slower alike. run must not start goroutines that outlive it,
+// and no parallel test may run beside it (the CPU time is the process's).
 func Linear(t testing.TB, what string, n int, run func(n int)) {
 	t.Helper()
-	small, big := time.Duration(1<<62), time.Duration(1<<62)
-	for range 3 {
-		for _, size := range []int{n / 8, n} {
-			runtime.GC()
-			start := CPU()
+	measure := func(size, reps int) time.Duration {
+		runtime.GC()
+		start := CPU()
+		for range reps {
 			run(size)
-			d := CPU() - start
-			if size == n {
-				big = min(big, d)
-			} else {
-				small = min(small, d)
-			}
 		}
+		return CPU() - start
 	}
-	ratio := float64(big) / float64(max(small, 10*time.Millisecond))
-	t.Logf("%s: %v CPU at size %d, %v at %d (x%.1f)", what, small, n/8, big, n, float64(big)/float64(max(small, 1)))
-	if ratio > 24 {
-		t.Errorf("%s: eight times the size took %.0f times the CPU time (%v, %v): worse than linear", what, ratio, small, big)
+	const least, limit = 10 * time.Millisecond, 64.0
+	reps := 1
+	small := min(measure(n/16, 1), measure(n/16, 1))
+	for small < least && reps < 1<<20 {
+		reps = max(reps*2, int(int64(reps)*int64(least)/max(int64(small), 1))+1)
+		small = measure(n/16, reps)
+	}
+	big := measure(n, reps)
+	ratio := float64(big) / float64(max(small, 1))
+	for round := 0; round < 2 && ratio > limit/2 && ratio < 2*limit; round++ {
+		small = min(small, measure(n/16, reps))
+		big = min(big, measure(n, reps))
+		ratio = float64(big) / float64(max(small, 1))
+	}
+	t.Logf("%s: %v CPU at size %d, %v at %d, %d times each (x%.1f)", what, small, n/16, big, n, reps, ratio)
+	if ratio > limit {
+		t.Errorf("%s: sixteen times the size took %.0f times the CPU time (%v, %v): worse than linear", what, ratio, small, big)
 	}
 }

@@ -102,7 +102,7 @@ func TestLinear(t *testing.T) {
 		sink = x
 	}
 	// Linear work passes.
-	Linear(t, "linear", 8<<20, func(n int) {
+	Linear(t, "linear", 1<<20, func(n int) {
 		x := 0
 		for i := range n * 4 {
 			x += i * i
@@ -111,7 +111,7 @@ func TestLinear(t *testing.T) {
 	})
 	// Quadratic work fails: checked through a recorder.
 	rec := &recorder{TB: t}
-	Linear(rec, "quadratic", 32000, work)
+	Linear(rec, "quadratic", 6400, work)
 	if !rec.failed {
 		t.Errorf("quadratic work passed Linear")
 	}
