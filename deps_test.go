@@ -42,6 +42,7 @@ var allowed = map[string][]string{
 	"internal/mcpcli":       {"engine", "plan", "tools"},
 	"cmd/txedit-mcp":        {"*"},
 	"internal/patchcorpus":  {},
+	"internal/testlong":     {},
 	"bench/patchpeers":      {"*"},
 	"internal/clientconfig": {"apply", "github.com/google/renameio/v2", "golang.org/x/sys"},
 	"":                      {},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -85,19 +86,35 @@ func TestSedMatchesGNUSed(t *testing.T) {
 	if len(sedConformance) < 30 {
 		t.Fatalf("only %d conformance patterns", len(sedConformance))
 	}
+	// One sed per pattern: sed -i edits each input file separately, as
+	// if each were its own stdin (-i implies -s).
+	dir := t.TempDir()
+	var names, paths []string
+	for name := range sedInputs {
+		names = append(names, name)
+		paths = append(paths, filepath.Join(dir, name))
+	}
 	for _, pat := range sedConformance {
 		s, err := ParseSed(pat, false)
 		if err != nil {
 			t.Errorf("ParseSed(%q): %v", pat, err)
 			continue
 		}
-		for name, in := range sedInputs {
-			cmd := exec.Command(sed, "-E", pat)
-			cmd.Env = append(os.Environ(), "LC_ALL=C")
-			cmd.Stdin = strings.NewReader(in)
-			want, err := cmd.Output()
+		for i, name := range names {
+			if err := os.WriteFile(paths[i], []byte(sedInputs[name]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := exec.Command(sed, append([]string{"-E", "-i", pat}, paths...)...)
+		cmd.Env = append(os.Environ(), "LC_ALL=C")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("sed -E -i %q: %v\n%s", pat, err, out)
+		}
+		for i, name := range names {
+			in := sedInputs[name]
+			want, err := os.ReadFile(paths[i])
 			if err != nil {
-				t.Fatalf("sed -E %q: %v", pat, err)
+				t.Fatal(err)
 			}
 			got, _ := s.Apply([]byte(in))
 			if !bytes.Equal(got, want) {

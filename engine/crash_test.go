@@ -11,6 +11,7 @@ import (
 
 	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/fsys/faultfs"
+	"github.com/txedit/txedit/internal/testlong"
 	"github.com/txedit/txedit/journal"
 	"github.com/txedit/txedit/plan"
 )
@@ -117,7 +118,9 @@ func faultApply(t *testing.T, dir string, opts Options, ffs *faultfs.FS, req str
 
 // TestCrashAtEveryCall kills the commit (a panic that leaves the file
 // system as a SIGKILL would) at every file-system call, recovers, and
-// checks that each file is entirely old or entirely new.
+// checks that each file is entirely old or entirely new. The quick run
+// crashes at a sample of the calls (testlong.Sweep: the ends, evenly
+// between, and around the commit point); TXEDIT_LONG=1 at every one.
 func TestCrashAtEveryCall(t *testing.T) {
 	old, new := crashWorkload(t)
 	modes := map[string]Durability{"fdatasync": DurableAuto, "fsync": DurableFsync, "syncfs": DurableSyncFS}
@@ -132,8 +135,8 @@ func TestCrashAtEveryCall(t *testing.T) {
 			if got := treeString(readTree(t, dir)); got != treeString(new) {
 				t.Fatalf("clean run through faultfs did not produce the new tree")
 			}
-			commits, crashes := 0, 0
-			for n := 1; n <= total+1; n++ {
+			crashes := 0
+			points, commits := testlong.Sweep(total+1, 24, func(n int) bool {
 				dir := t.TempDir()
 				writeTree(t, dir, crashTree)
 				ffs := &faultfs.FS{FailAt: n, Mode: faultfs.ModeCrash}
@@ -141,13 +144,12 @@ func TestCrashAtEveryCall(t *testing.T) {
 				if ffs.Tripped {
 					crashes++
 				}
-				if checkCrashInvariant(t, dir, old, new, name+" crash at call "+itoa(n)) {
-					commits++
-				}
-			}
-			t.Logf("%s: %d calls, %d crash points, %d ended committed, %d rolled back", name, total, crashes, commits, total+1-commits)
-			if crashes != total || commits == 0 || commits == total+1 {
-				t.Errorf("crash coverage: %d crashes of %d calls, %d commits", crashes, total, commits)
+				return checkCrashInvariant(t, dir, old, new, name+" crash at call "+itoa(n))
+			})
+			t.Logf("%s: %d calls, %d crash points of %d tried, %d ended committed, %d rolled back", name, total, crashes, len(points), commits, len(points)-commits)
+			// The point after the last call crashes nothing.
+			if crashes != len(points)-1 || commits == 0 || commits == len(points) {
+				t.Errorf("crash coverage: %d crashes at %d points of %d calls, %d commits", crashes, len(points), total, commits)
 			}
 		})
 	}
@@ -156,7 +158,8 @@ func TestCrashAtEveryCall(t *testing.T) {
 // TestIOErrorAtEveryCall fails each call with EIO once (and, separately,
 // from that call on): Apply must report the failure and leave the tree
 // old — or new if the error came after the commit point — without any
-// recovery run.
+// recovery run. The quick run fails a sample of the calls
+// (testlong.Sweep); TXEDIT_LONG=1 every one.
 func TestIOErrorAtEveryCall(t *testing.T) {
 	old, new := crashWorkload(t)
 	for _, durability := range []Durability{DurableAuto, DurableFsync} {
@@ -174,7 +177,7 @@ func ioErrorAtEveryCall(t *testing.T, old, new map[string]string, durability Dur
 	faultApply(t, dir, Options{Durability: durability}, probe, crashRequest)
 	total := probe.N()
 	for _, mode := range []faultfs.Mode{faultfs.ModeError, faultfs.ModeErrorPersistent} {
-		for n := 1; n <= total; n++ {
+		testlong.Sweep(total, 10, func(n int) bool {
 			dir := t.TempDir()
 			writeTree(t, dir, crashTree)
 			ffs := &faultfs.FS{FailAt: n, Mode: mode}
@@ -189,8 +192,8 @@ func ioErrorAtEveryCall(t *testing.T, old, new map[string]string, durability Dur
 			if got := treeString(readTree(t, dir)); mode == faultfs.ModeError && got != treeString(old) && got != treeString(new) {
 				t.Errorf("%s: tree is neither old nor new before recovery:\n%s", label, got)
 			}
-			checkCrashInvariant(t, dir, old, new, label)
-		}
+			return checkCrashInvariant(t, dir, old, new, label)
+		})
 	}
 }
 
@@ -204,14 +207,25 @@ func TestCrashDuringRecovery(t *testing.T) {
 	faultApply(t, dir, Options{Durability: DurableFsync}, probe, crashRequest)
 	total := probe.N()
 	explored := 0
-	for n := 5; n <= total; n += 7 {
+	// Every 7th call from the 5th (the quick run: a sample of those, the
+	// last, after the commit point, among them), and recovery crashed
+	// at each of its calls (the quick run: a sample of them).
+	crashes := testlong.Range(5, total, 7)
+	if !testlong.Long() {
+		var some []int
+		for _, i := range testlong.Sample(len(crashes), 8) {
+			some = append(some, crashes[i-1])
+		}
+		crashes = some
+	}
+	for _, n := range crashes {
 		// How many calls does recovery after a crash at n make?
 		base := t.TempDir()
 		writeTree(t, base, crashTree)
 		faultApply(t, base, Options{Durability: DurableFsync}, &faultfs.FS{FailAt: n, Mode: faultfs.ModeCrash}, crashRequest)
 		rprobe := &faultfs.FS{}
 		recoverWith(t, base, rprobe)
-		for m := 1; m <= rprobe.N(); m++ {
+		for _, m := range testlong.Points(rprobe.N(), 16) {
 			dir := t.TempDir()
 			writeTree(t, dir, crashTree)
 			faultApply(t, dir, Options{Durability: DurableFsync}, &faultfs.FS{FailAt: n, Mode: faultfs.ModeCrash}, crashRequest)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/fsys/faultfs"
+	"github.com/txedit/txedit/internal/testlong"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -21,7 +22,14 @@ import (
 func TestDiskFullCodes(t *testing.T) {
 	old, _ := crashWorkload(t)
 	codes := map[plan.Code]int{}
-	for n := 1; ; n++ {
+	probe, pdir := &faultfs.FS{}, t.TempDir()
+	writeTree(t, pdir, crashTree)
+	if res, _ := faultApply(t, pdir, Options{}, probe, crashRequest); res == nil || !res.Success {
+		t.Fatalf("clean run: %+v", res)
+	}
+	// Full from every call (the quick run: from a sample of them); from
+	// a call after the last write on, nothing trips.
+	for _, n := range testlong.Points(probe.N(), 24) {
 		dir := t.TempDir()
 		writeTree(t, dir, crashTree)
 		ff := &faultfs.FS{FailAt: n, Mode: faultfs.ModeFull}
@@ -29,10 +37,7 @@ func TestDiskFullCodes(t *testing.T) {
 		if res == nil {
 			continue // the workspace did not open
 		}
-		if !ff.Tripped {
-			break
-		}
-		if res.Success {
+		if !ff.Tripped || res.Success {
 			continue
 		}
 		codes[res.Code]++
@@ -48,6 +53,9 @@ func TestDiskFullCodes(t *testing.T) {
 		}
 	}
 	t.Logf("codes: %v", codes)
+	if codes[plan.CodeIOError] == 0 {
+		t.Errorf("no full disk failed the commit")
+	}
 }
 
 // TestImmutableFileDenied: a file the system will not let anyone replace

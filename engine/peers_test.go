@@ -12,13 +12,15 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/txedit/txedit/internal/testlong"
 	"github.com/txedit/txedit/plan"
 )
 
 // The equality tests run txedit and the real ripgrep and fd on a copy of
 // the Go distribution's source tree made a git repository, with ignore
-// files added so that nested rules and negation are exercised. Under the
-// race detector a part of the tree is used, to keep CI quick.
+// files added so that nested rules and negation are exercised. In the
+// quick run and under the race detector a part of the tree is used
+// (smallCorpus).
 var goTree struct {
 	once sync.Once
 	dir  string
@@ -57,6 +59,12 @@ func peer(t *testing.T, names ...string) string {
 	return ""
 }
 
+// smallCorpus reports whether the tests over a copy of GOROOT/src copy a
+// few of its packages (fmt, net, go, strings) rather than all of it: in
+// the quick run and under the race detector. TXEDIT_LONG=1 without -race
+// copies it all.
+func smallCorpus() bool { return raceEnabled || !testlong.Long() }
+
 func goSourceTree(t *testing.T) string {
 	t.Helper()
 	goTree.once.Do(func() {
@@ -68,12 +76,12 @@ func goSourceTree(t *testing.T) string {
 		}
 		goTree.dir = dir
 		parts := []string{src + "/."}
-		if raceEnabled {
+		if smallCorpus() {
 			parts = []string{src + "/fmt", src + "/net", src + "/go", src + "/strings"}
 		}
 		for _, p := range parts {
 			dst := dir
-			if raceEnabled {
+			if smallCorpus() {
 				dst = filepath.Join(dir, filepath.Base(p))
 			}
 			if out, err := exec.Command("cp", "-a", p, dst).CombinedOutput(); err != nil {
@@ -269,7 +277,7 @@ func TestGlobEqualsFd(t *testing.T) {
 		// txedit's glob is case-sensitive, as shells are; fd's default is
 		// smart case, so it is asked to be case-sensitive too.
 		want := runPeer(t, dir, fd, append(append([]string{"-t", "f", "-s", "--glob"}, tc.fdArgs...), fdPattern)...)
-		if d := diffSets(res.Files, want); d != "" || (len(want) == 0 && !raceEnabled) {
+		if d := diffSets(res.Files, want); d != "" || (len(want) == 0 && !smallCorpus()) {
 			t.Errorf("glob %q differs from fd (%d vs %d):\n%s", tc.pattern, len(res.Files), len(want), d)
 		}
 	}

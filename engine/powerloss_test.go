@@ -8,6 +8,7 @@ import (
 
 	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/fsys/fstest"
+	"github.com/txedit/txedit/internal/testlong"
 	"github.com/txedit/txedit/journal"
 	"github.com/txedit/txedit/plan"
 )
@@ -15,7 +16,8 @@ import (
 // The power-loss model (fsys/fstest) runs the engine itself, not just the
 // journal: Apply of a pattern_replace and Undo are crashed at every call,
 // powered off under every drop setting, and recovered (recovery crashed
-// too, for every third point). After recovery the workspace is entirely
+// too, for every third point; every ninth, with one seed, in the quick
+// run: see explorePower). After recovery the workspace is entirely
 // before or entirely after the operation, with no temporary file left.
 
 const powerRoot = "/ws" // nominal: the workspace lives in memory
@@ -89,11 +91,17 @@ func explorePower(t *testing.T, name string, initial map[string]string, run func
 	if after == before {
 		t.Fatalf("%s: the clean run changed nothing", name)
 	}
-	seeds := 2
+	// The quick run: one seed for the random drops, recovery crashed
+	// after every 9th crash point; TXEDIT_LONG=1: two seeds (one under
+	// the race detector), every 3rd.
+	seeds, nested := 2, 3
 	if testing.Short() || raceEnabled {
 		seeds = 1
 	}
-	e := &fstest.Exploration{Initial: initial, Settings: fstest.Drops(seeds), NestedEvery: 3,
+	if !testlong.Long() {
+		seeds, nested = 1, 9
+	}
+	e := &fstest.Exploration{Initial: initial, Settings: fstest.Drops(seeds), NestedEvery: nested,
 		Run: run, Recover: recoverOn(d), Check: powerCheck(before, after)}
 	rep, err := e.Explore()
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/fsys/faultfs"
+	"github.com/txedit/txedit/internal/testlong"
 	"github.com/txedit/txedit/journal"
 )
 
@@ -139,6 +140,14 @@ func TestDirectoriesComeBackAsTheyWere(t *testing.T) {
 		}
 	}
 	del := `{"fileEdits":[{"path":"private/deeper/secret.txt","edits":[{"command":"delete"}]}]}`
+	// calls counts the file-system calls of a clean run.
+	calls := func(t *testing.T) int {
+		probe := &faultfs.FS{}
+		if res, _ := faultApply(t, setup(t), Options{}, probe, del); res == nil || !res.Success {
+			t.Fatalf("clean run: %+v", res)
+		}
+		return probe.N()
+	}
 	t.Run("undo", func(t *testing.T) {
 		dir := setup(t)
 		w := openWS(t, dir, nil)
@@ -164,16 +173,13 @@ func TestDirectoriesComeBackAsTheyWere(t *testing.T) {
 	t.Run("rollback", func(t *testing.T) {
 		// Fail every call after the directories are removed, in turn: the
 		// commit rolls back in process and recreates them.
-		rolledBack := 0
-		for n := 1; ; n++ {
+		// (The quick run: a sample of the calls, testlong.Sweep.)
+		_, rolledBack := testlong.Sweep(calls(t), 12, func(n int) bool {
 			dir := setup(t)
 			ff := &faultfs.FS{FailAt: n, Mode: faultfs.ModeError}
 			res, _ := faultApply(t, dir, Options{}, ff, del)
-			if res == nil {
-				continue // the workspace did not open
-			}
-			if !ff.Tripped {
-				break
+			if res == nil || !ff.Tripped {
+				return false // the workspace did not open, or no fault
 			}
 			log, _ := openWS(t, dir, nil).Log(context.Background(), LogOptions{})
 			if !res.Success && len(log) > 0 && log[0].State == "rolled_back" {
@@ -181,29 +187,32 @@ func TestDirectoriesComeBackAsTheyWere(t *testing.T) {
 					t.Fatalf("failed at call %d, but the file is gone: %v", n, err)
 				}
 				check(t, dir, fmt.Sprintf("rollback after a failure at call %d", n))
-				rolledBack++
+				return true
 			}
-		}
+			return false
+		})
 		if rolledBack == 0 {
 			t.Fatal("no failure made the commit roll back")
 		}
 	})
 	t.Run("recovery", func(t *testing.T) {
-		// Crash at every call; recovery (on open) restores the directories
-		// unless the transaction committed.
-		for n := 1; ; n++ {
+		// Crash at every call (the quick run: a sample, testlong.Sweep);
+		// recovery (on open) restores the directories unless the
+		// transaction committed.
+		testlong.Sweep(calls(t), 12, func(n int) bool {
 			dir := setup(t)
 			_, crashed := faultApply(t, dir, Options{}, &faultfs.FS{FailAt: n, Mode: faultfs.ModeCrash}, del)
 			if !crashed {
-				break
+				return true // the run made fewer calls and finished
 			}
 			w := openWS(t, dir, nil)
 			log, _ := w.Log(context.Background(), LogOptions{})
 			if len(log) > 0 && log[0].State == "committed" {
-				continue
+				return true
 			}
 			check(t, dir, fmt.Sprintf("recovery after a crash at call %d", n))
-		}
+			return false
+		})
 	})
 }
 

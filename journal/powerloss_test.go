@@ -3,6 +3,8 @@ package journal
 import (
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/txedit/txedit/fsys/faultfs"
 	"github.com/txedit/txedit/fsys/fstest"
 	"github.com/txedit/txedit/hash"
+	"github.com/txedit/txedit/internal/testlong"
 )
 
 // A workload is a change to a tree: new content per path, "" to delete;
@@ -232,7 +235,7 @@ func modeName(m SyncMode) string {
 
 // explore enumerates crash point x drop setting x seed for one workload
 // and sync mode.
-func explore(t *testing.T, w workload, mode SyncMode, seeds int, nested bool) *fstest.Report {
+func explore(t *testing.T, w workload, mode SyncMode, seeds, nestedEvery int) *fstest.Report {
 	t.Helper()
 	opts := &Options{Sync: mode, Workers: 1}
 	probe := fstest.NewDisk(w.initial)
@@ -246,9 +249,7 @@ func explore(t *testing.T, w workload, mode SyncMode, seeds int, nested bool) *f
 		Run:     func(f fsys.FS) error { return runTx(f, opts, w) },
 		Recover: recoverTx(opts),
 		Check:   func(d *fstest.Disk) string { return violation(d, w) }}
-	if nested {
-		e.NestedEvery = 3
-	}
+	e.NestedEvery = nestedEvery
 	rep, err := e.Explore()
 	if err != nil {
 		t.Fatal(err)
@@ -263,20 +264,33 @@ func explore(t *testing.T, w workload, mode SyncMode, seeds int, nested bool) *f
 // unsynced state is lost (all, none, random subsets, torn blocks), and
 // after recovery (crashed itself at every call, for every third point),
 // every file is entirely old or entirely new, new exactly when the commit
-// mark survived, with no temporary file left.
+// mark survived, with no temporary file left. The quick run explores each
+// workload in one sync mode (each mode in turn, so every mode runs), with
+// one seed, recovery crashed after every 9th crash point;
+// TXEDIT_LONG=1 every workload in every mode, four seeds (one under the
+// race detector), every 3rd.
 func TestPowerLoss(t *testing.T) {
-	seeds := 4
+	seeds, nested := 4, 3
 	if testing.Short() || raceEnabled {
 		seeds = 1 // the full enumeration runs without the race detector
 	}
+	quick := !testlong.Long()
+	if quick {
+		seeds, nested = 1, 9
+	}
+	names := slices.Sorted(maps.Keys(syncModes))
 	total, bad := 0, 0
-	for _, w := range workloads {
-		for mname, mode := range syncModes {
+	for i, w := range workloads {
+		for k, mname := range names {
+			if quick && k != i%len(names) {
+				continue
+			}
+			mode := syncModes[mname]
 			n := seeds
 			if mode != SyncData {
 				n = max(1, seeds/2) // the default barrier gets the most seeds
 			}
-			rep := explore(t, w, mode, n, true)
+			rep := explore(t, w, mode, n, nested)
 			total += rep.States
 			bad += rep.Bad
 			if rep.Bad > 0 {
@@ -288,7 +302,9 @@ func TestPowerLoss(t *testing.T) {
 }
 
 // TestPowerLossCatchesBrokenOrderings proves the model has teeth: each
-// deliberately wrong ordering of the protocol produces violations.
+// deliberately wrong ordering of the protocol produces violations (every
+// workload, two seeds; the quick run: one seed, workloads until one shows
+// violations).
 func TestPowerLossCatchesBrokenOrderings(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -309,9 +325,12 @@ func TestPowerLossCatchesBrokenOrderings(t *testing.T) {
 				defer tc.set(false)
 				bad, states := 0, 0
 				for _, w := range workloads {
-					rep := explore(t, w, mode, 2, false)
+					rep := explore(t, w, mode, testlong.Pick(1, 2), 0)
 					states += rep.States
 					bad += rep.Bad
+					if bad > 0 && !testlong.Long() {
+						break // caught: the quick run looks no further
+					}
 				}
 				t.Logf("%d of %d states violate", bad, states)
 				if bad == 0 {

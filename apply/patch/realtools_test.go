@@ -11,12 +11,26 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/txedit/txedit/internal/testlong"
 )
 
 // These tests generate random multi-file changes (CRLF files, files
 // without a final newline, files with a BOM, renames, new, deleted and
 // executable files), make diffs of them with the real git and diff, and
 // check that Parse + Apply gives exactly what git apply and patch -p1 give.
+
+// peerSeeds are the changes each comparison with a real tool makes:
+// seeds 0 to 39 with TXEDIT_LONG=1, every third of them in the quick run
+// (every context size, both line endings, unique and repeated lines).
+func peerSeeds() []uint64 {
+	step := uint64(testlong.Pick(3, 1))
+	var out []uint64
+	for seed := uint64(0); seed < 40; seed += step {
+		out = append(out, seed)
+	}
+	return out
+}
 
 func need(t *testing.T, tools ...string) {
 	t.Helper()
@@ -233,7 +247,7 @@ func applyOurs(t *testing.T, diff []byte, old tree) tree {
 
 func TestAgainstGitApply(t *testing.T) {
 	need(t, "git")
-	for seed := range uint64(40) {
+	for _, seed := range peerSeeds() {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			t.Parallel()
 			g := newGen(seed, seed%2 == 0)
@@ -281,7 +295,7 @@ func TestAgainstGitApply(t *testing.T) {
 
 func TestAgainstPatch(t *testing.T) {
 	need(t, "diff", "patch")
-	for seed := range uint64(40) {
+	for _, seed := range peerSeeds() {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			t.Parallel()
 			g := newGen(100+seed, seed%2 == 1)
@@ -311,7 +325,7 @@ func TestAgainstPatch(t *testing.T) {
 // where patch did.
 func TestOffsetsAgainstPatch(t *testing.T) {
 	need(t, "git", "patch")
-	for seed := range uint64(40) {
+	for _, seed := range peerSeeds() {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			t.Parallel()
 			unique := seed < 30

@@ -1,11 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,8 +14,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/txedit/txedit/internal/testlong"
 	"github.com/txedit/txedit/journal"
 )
 
@@ -125,7 +125,6 @@ type killRig struct {
 	req      string
 	old, new string
 	calls    int
-	fullRun  time.Duration
 }
 
 func newKillRig(t *testing.T, n int) *killRig {
@@ -133,7 +132,6 @@ func newKillRig(t *testing.T, n int) *killRig {
 	r.files, r.req = killWorkload(n)
 	dir := r.fresh(t)
 	r.old, _ = tree(t, dir)
-	start := time.Now()
 	cmd := exec.Command(r.bin, "apply", "--root", dir, filepath.Join(dir, "req.json"))
 	cmd.Env = append(os.Environ(), "TXEDIT_TEST_COUNT=1", "TXEDIT_TEST_NOSYNC=1")
 	var stderr bytes.Buffer
@@ -141,7 +139,6 @@ func newKillRig(t *testing.T, n int) *killRig {
 	if out, err := cmd.Output(); err != nil {
 		t.Fatalf("clean run: %v\n%s%s", err, out, stderr.String())
 	}
-	r.fullRun = time.Since(start)
 	r.new, _ = tree(t, dir)
 	fmt.Sscanf(strings.TrimSpace(stderr.String()[strings.LastIndex(stderr.String(), "calls "):]), "calls %d", &r.calls)
 	if r.calls < 10 || r.old == r.new {
@@ -195,53 +192,85 @@ func (r *killRig) killAt(t *testing.T, n int) bool {
 	return r.check(t, dir, fmt.Sprintf("killed at call %d of %d", n, r.calls))
 }
 
+// killFromOutside runs cmd (a hooked binary) until it has made n
+// file-system calls, where it stops itself and says so on a pipe, and
+// SIGKILLs it there. It returns the call the process stopped at, 0 when
+// it finished first. The kill lands wherever the process was, inside a
+// call or between calls, in whichever goroutine: a kill at a random
+// moment, at a point the test observed rather than after a sleep, so the
+// machine's speed changes where it lands, never whether the test passes.
+func killFromOutside(t *testing.T, cmd *exec.Cmd, n int) (stoppedAt int) {
+	t.Helper()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	cmd.Env = append(cmd.Env, "TXEDIT_TEST_STOP_AT="+strconv.Itoa(n))
+	cmd.ExtraFiles = []*os.File{pw}
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A line when it stopped; end of file when it exited first.
+	line, _ := bufio.NewReader(pr).ReadString('\n')
+	cmd.Process.Kill() // SIGKILL, which a stopped process gets too
+	cmd.Wait()
+	fmt.Sscanf(line, "stopped at call %d", &stoppedAt)
+	return stoppedAt
+}
+
 // TestKillEveryStep SIGKILLs `txedit apply` at every file-system call of
 // a 20-file transaction, and at calls spread over a 200-file one, then
 // runs `txedit recover`: every file is entirely old or new, and no
-// temporary file is left.
+// temporary file is left. The quick run kills at a sample of the small
+// run's calls (testlong.Sweep: the first, the last, evenly between, and
+// around the commit point) and at 4 of the big one's; TXEDIT_LONG=1 at
+// every call and at 120.
 func TestKillEveryStep(t *testing.T) {
 	small := newKillRig(t, 20)
-	commits := 0
-	for n := 1; n <= small.calls; n++ {
-		if small.killAt(t, n) {
-			commits++
-		}
-	}
+	points, commits := testlong.Sweep(small.calls, 8, func(n int) bool { return small.killAt(t, n) })
 	big := newKillRig(t, 200)
-	step := max(1, big.calls/120)
+	step := max(1, big.calls/testlong.Pick(4, 120))
 	trials := 0
 	for n := 1; n <= big.calls; n += step {
 		big.killAt(t, n)
 		trials++
 	}
-	t.Logf("20 files: %d kills (every call), %d ended committed; 200 files: %d kills (every %dth of %d calls)", small.calls, commits, trials, step, big.calls)
-	if commits == 0 || commits == small.calls {
-		t.Errorf("kills never landed on both sides of the commit point (%d of %d committed)", commits, small.calls)
+	t.Logf("20 files: %d kills (at %d of %d calls), %d ended committed; 200 files: %d kills (every %dth of %d calls)", len(points), len(points), small.calls, commits, trials, step, big.calls)
+	if commits == 0 || commits == len(points) {
+		t.Errorf("kills never landed on both sides of the commit point (%d of %d committed)", commits, len(points))
 	}
 }
 
-// TestKillRandomTimes SIGKILLs a 200-file `txedit apply` at random moments.
+// TestKillRandomTimes SIGKILLs a 200-file `txedit apply` from outside at
+// random points of its run (300 with TXEDIT_LONG=1, 8 in the quick
+// run) and kills the process where it stopped (killFromOutside). The
+// points are a stratified random sample of the calls and a tenth more
+// (so that some runs finish first): trial i picks at random in the i-th
+// of as many equal slices. The seed is logged; TXEDIT_SEED repeats it.
 func TestKillRandomTimes(t *testing.T) {
 	rig := newKillRig(t, 200)
-	trials := 300
-	if testing.Short() {
-		trials = 50
-	}
-	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
-	commits := 0
+	trials := testlong.Pick(8, 300)
+	rng := testlong.Rand(t)
+	span := rig.calls + rig.calls/10
+	commits, finished := 0, 0
 	for i := 0; i < trials; i++ {
 		dir := rig.fresh(t)
+		n := 1 + i*span/trials + rng.Intn(max(1, span/trials))
 		cmd := exec.Command(rig.bin, "apply", "--root", dir, filepath.Join(dir, "req.json"))
 		cmd.Env = append(os.Environ(), "TXEDIT_TEST_NOSYNC=1")
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
+		at := killFromOutside(t, cmd, n)
+		if at == 0 {
+			finished++
 		}
-		time.Sleep(time.Duration(rng.Int63n(int64(rig.fullRun) * 12 / 10)))
-		cmd.Process.Kill() // SIGKILL
-		cmd.Wait()
-		if rig.check(t, dir, fmt.Sprintf("random kill %d", i)) {
+		if rig.check(t, dir, fmt.Sprintf("kill %d, picked call %d, stopped at call %d of %d (0: finished)", i, n, at, rig.calls)) {
 			commits++
 		}
 	}
-	t.Logf("%d random kills of a 200-file commit (full run %v): %d ended committed, %d rolled back", trials, rig.fullRun.Round(time.Millisecond), commits, trials-commits)
+	// (Kills on both sides of the commit point are TestKillEveryStep's
+	// to prove: a random sample of 4,000 calls rarely lands in the few
+	// after the commit mark.)
+	t.Logf("%d kills from outside of a 200-file commit (%d calls): %d ended committed (%d ran to the end first), %d rolled back", trials, rig.calls, commits, finished, trials-commits)
 }

@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
-	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
+
+	"github.com/txedit/txedit/internal/testlong"
 )
 
 // nameWorkload is n files to replace in, one of them named with bytes
@@ -36,32 +36,32 @@ func replaceRun(bin, dir string, env ...string) *exec.Cmd {
 
 // TestKillNonUTF8Names: `txedit replace` over a tree holding a name that
 // is not UTF-8 is killed (SIGKILL) at every file-system call of a small
-// run and at 60 random moments of a 301-file one, then `txedit recover`:
+// run and at 60 random points of a 301-file one (killFromOutside), then
+// `txedit recover`:
 // the tree is entirely old or entirely new, byte for byte in its names,
 // and the decoy is never touched. Then undo, and undo --force, of a
 // committed run. Before manifests kept names exactly, 2 of 60 random kills
 // left the file new in a tree rolled back, undo refused, and undo --force
-// overwrote the decoy.
+// overwrote the decoy. The quick run kills at a sample of the small run's
+// calls (testlong.Sweep) and at 4 random points; TXEDIT_LONG=1 at every
+// call and at 60.
 func TestKillNonUTF8Names(t *testing.T) {
 	bin := hookedBinary(t)
 	type rig struct {
 		files    map[string]string
 		old, new string
 		calls    int
-		full     time.Duration
 	}
 	mk := func(n int) *rig {
 		r := &rig{files: nameWorkload(n)}
 		dir := t.TempDir()
 		writeFiles(t, dir, r.files)
 		r.old, _ = tree(t, dir)
-		start := time.Now()
 		cmd := replaceRun(bin, dir, "TXEDIT_TEST_COUNT=1")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("clean run: %v\n%s", err, out)
 		}
-		r.full = time.Since(start)
 		r.new, _ = tree(t, dir)
 		fmt.Sscanf(string(out[lastIndex(out, "calls "):]), "calls %d", &r.calls)
 		if r.calls < 10 || r.old == r.new {
@@ -87,35 +87,30 @@ func TestKillNonUTF8Names(t *testing.T) {
 		return false
 	}
 	small := mk(6)
-	commits := 0
-	for n := 1; n <= small.calls; n++ {
+	// A run's calls vary by a few (a file written within the file
+	// system's timestamp slack is checked again), so the commit point
+	// moves by as much: the quick sample takes the last 10 calls too.
+	points, commits := testlong.Sweep(small.calls, 6, func(n int) bool {
 		dir := t.TempDir()
 		writeFiles(t, dir, small.files)
 		replaceRun(bin, dir, "TXEDIT_TEST_KILL_AT="+strconv.Itoa(n)).Run()
-		if check(small, dir, fmt.Sprintf("killed at call %d of %d", n, small.calls)) {
-			commits++
-		}
-	}
+		return check(small, dir, fmt.Sprintf("killed at call %d of %d", n, small.calls))
+	}, testlong.Range(small.calls-9, small.calls, 1)...)
 	big := mk(301)
-	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
-	bigCommits := 0
-	for i := 0; i < 60; i++ {
+	rng := testlong.Rand(t)
+	bigCommits, kills := 0, testlong.Pick(4, 60)
+	for i := 0; i < kills; i++ {
 		dir := t.TempDir()
 		writeFiles(t, dir, big.files)
-		cmd := replaceRun(bin, dir)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Duration(rng.Int63n(int64(big.full) * 12 / 10)))
-		cmd.Process.Kill()
-		cmd.Wait()
-		if check(big, dir, fmt.Sprintf("random kill %d", i)) {
+		n := 1 + rng.Intn(big.calls+big.calls/10)
+		at := killFromOutside(t, replaceRun(bin, dir), n)
+		if check(big, dir, fmt.Sprintf("kill %d, picked call %d, stopped at call %d of %d (0: finished)", i, n, at, big.calls)) {
 			bigCommits++
 		}
 	}
-	t.Logf("%d kills at every call (%d committed), 60 random kills of 301 files (%d committed): every tree old or new", small.calls, commits, bigCommits)
-	if commits == 0 || commits == small.calls {
-		t.Errorf("kills never landed on both sides of the commit point (%d of %d committed)", commits, small.calls)
+	t.Logf("%d kills at %d of %d calls (%d committed), %d random kills of 301 files (%d committed): every tree old or new", len(points), len(points), small.calls, commits, kills, bigCommits)
+	if commits == 0 || commits == len(points) {
+		t.Errorf("kills never landed on both sides of the commit point (%d of %d committed)", commits, len(points))
 	}
 
 	// Undo, then undo --force over a changed file: the decoys stay.

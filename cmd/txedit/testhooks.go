@@ -10,11 +10,20 @@ package main
 //	TXEDIT_TEST_COUNT=1     print "calls N" to stderr when the command ends
 //	TXEDIT_TEST_NOSYNC=1    no fsync: a process kill keeps the page cache,
 //	                        so durability is not what these tests check
+//	TXEDIT_TEST_STOP_AT=N   once the process has made N file-system calls,
+//	                        write "stopped at call M" (M >= N: the calls
+//	                        are watched, not intercepted) to file
+//	                        descriptor 3 and stop (SIGSTOP), so that the
+//	                        test kills it from outside at a point it
+//	                        observed, never after a sleep
 
 import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
+	"syscall"
+	"time"
 
 	"github.com/txedit/txedit/engine"
 	"github.com/txedit/txedit/fsys"
@@ -23,6 +32,7 @@ import (
 
 func init() {
 	var counter *faultfs.FS
+	var watching sync.Once
 	testOnlyOptions = func(root string, o *engine.Options) {
 		if os.Getenv("TXEDIT_TEST_NOSYNC") != "" {
 			o.Durability = engine.NotDurable
@@ -32,7 +42,8 @@ func init() {
 		if eio, _ := strconv.Atoi(os.Getenv("TXEDIT_TEST_EIO_AT")); eio > 0 {
 			at, mode = eio, faultfs.ModeError
 		}
-		if at == 0 && os.Getenv("TXEDIT_TEST_COUNT") == "" {
+		stopAt, _ := strconv.Atoi(os.Getenv("TXEDIT_TEST_STOP_AT"))
+		if at == 0 && stopAt == 0 && os.Getenv("TXEDIT_TEST_COUNT") == "" {
 			return
 		}
 		inner, err := fsys.NewOS(root)
@@ -41,10 +52,26 @@ func init() {
 		}
 		counter = &faultfs.FS{Inner: inner, FailAt: at, Mode: mode}
 		o.FS = counter
+		if stopAt > 0 {
+			c := counter
+			watching.Do(func() { go stopWhen(c, stopAt) })
+		}
 	}
 	testOnlyDone = func() {
 		if counter != nil && os.Getenv("TXEDIT_TEST_COUNT") != "" {
 			fmt.Fprintf(os.Stderr, "calls %d\n", counter.N())
 		}
 	}
+}
+
+// stopWhen waits until c has counted n calls, says so on file descriptor 3
+// and stops the process: every goroutine freezes wherever it is, between
+// calls or inside one, until the test's SIGKILL.
+func stopWhen(c *faultfs.FS, n int) {
+	for c.N() < n {
+		time.Sleep(20 * time.Microsecond)
+	}
+	report := os.NewFile(3, "stop report")
+	fmt.Fprintf(report, "stopped at call %d\n", c.N())
+	syscall.Kill(os.Getpid(), syscall.SIGSTOP)
 }

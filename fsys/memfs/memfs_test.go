@@ -83,8 +83,11 @@ func TestLockWaits(t *testing.T) {
 	if _, err := m.Lock("L", 20*time.Millisecond); !errors.Is(err, fsys.ErrBusy) {
 		t.Errorf("second lock: %v, want ErrBusy", err)
 	}
+	// The waiter gets the lock when it is released: the release comes
+	// 20 ms on (most likely while the waiter waits); the waiter's limit
+	// is a minute, which no loaded machine reaches.
 	go func() { time.Sleep(20 * time.Millisecond); unlock() }()
-	if u, err := m.Lock("L", time.Second); err != nil {
+	if u, err := m.Lock("L", time.Minute); err != nil {
 		t.Errorf("lock after release: %v", err)
 	} else {
 		u()

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/txedit/txedit/internal/testlong"
 )
 
 func TestWildmatch(t *testing.T) {
@@ -76,15 +78,25 @@ func FuzzWildmatch(f *testing.F) {
 	})
 }
 
-// A pattern built to make naive backtracking exponential must stay fast.
+// A pattern built to make naive backtracking exponential must stay fast:
+// git's abort rules make the match polynomial, microseconds here, where
+// backtracking takes minutes. The limit is a second of CPU time (a
+// loaded machine makes the match wait, not work more), and the cost grows
+// linearly with the string (testlong.Linear).
 func TestWildmatchNoBlowup(t *testing.T) {
 	p := strings.Repeat("*a", 12) + "b"
 	s := strings.Repeat("a", 40)
-	start := time.Now()
+	start := testlong.CPU()
 	if Wildmatch(p, s) {
 		t.Fatal("matched")
 	}
-	if d := time.Since(start); d > 100*time.Millisecond {
-		t.Fatalf("took %v", d)
+	if d := testlong.CPU() - start; d > time.Second {
+		t.Fatalf("took %v of CPU time", d)
 	}
+	testlong.Linear(t, "(*a)x12 b against n a's, 100 times", 8000, func(n int) {
+		s := strings.Repeat("a", n)
+		for range 100 {
+			Wildmatch(p, s)
+		}
+	})
 }
