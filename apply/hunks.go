@@ -25,6 +25,8 @@ type HunkOutcome struct {
 	// it (and at least one would), so nothing changed: the caller reports
 	// the file as already_applied.
 	AlreadyApplied bool
+
+	t *hunkText // for tests of the cost
 }
 
 // OK reports whether every hunk could be placed.
@@ -98,6 +100,7 @@ func ApplyHunks(path string, content []byte, hunks []plan.Hunk) *HunkOutcome {
 		}
 	}
 	m.settle(o, ps)
+	o.t = m.t
 	if o.OK() && !o.AlreadyApplied {
 		st = bomChange(st, ps)
 		o.Content = join(st, m.render(st, ps))
@@ -164,6 +167,7 @@ func ApplyBlocks(path string, content []byte, hunks []plan.Hunk) *HunkOutcome {
 		}
 	}
 	m.settle(o, ps)
+	o.t = t
 	if o.OK() && !o.AlreadyApplied {
 		o.Content = join(st, t.bytes())
 	}
