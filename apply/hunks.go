@@ -484,8 +484,12 @@ func (m *hunkMatcher) settle(o *HunkOutcome, ps []*placed) {
 	if len(changed) > 0 && len(already) > 0 {
 		for _, p := range ps {
 			if p.already {
-				o.Failed = append(o.Failed, m.fail(p.k, plan.CodeConflict, "this hunk is already applied (its new lines stand at %s) but %s not: the patch is partly applied; read the file again and send only the changes still missing",
-					spanText(p.pos+1, p.end), hunkList(changed)))
+				what := "hunk"
+				if m.blocks {
+					what = "block"
+				}
+				o.Failed = append(o.Failed, m.fail(p.k, plan.CodeConflict, "this %s is already applied (its new lines stand at %s) but %s not: the patch is partly applied; read the file again and send only the changes still missing",
+					what, spanText(p.pos+1, p.end), hunkList(what, changed)))
 			}
 		}
 	}
@@ -500,13 +504,15 @@ func (m *hunkMatcher) settle(o *HunkOutcome, ps []*placed) {
 	o.AlreadyApplied = len(o.Failed) == 0 && retry
 }
 
-func hunkList(ks []int) string {
+// hunkList names hunks (or blocks) k as people count them, from 1, as
+// the errors' own "hunk N" does.
+func hunkList(what string, ks []int) string {
 	s := make([]string, len(ks))
 	for i, k := range ks {
-		s[i] = fmt.Sprint(k)
+		s[i] = fmt.Sprint(k + 1)
 	}
 	if len(ks) == 1 {
-		return "hunk " + s[0] + " is"
+		return what + " " + s[0] + " is"
 	}
-	return "hunks " + strings.Join(s, ", ") + " are"
+	return what + "s " + strings.Join(s, ", ") + " are"
 }

@@ -201,3 +201,13 @@ func statmountRoot(id uint64) (string, error) {
 	}
 	return "", errors.ErrUnsupported
 }
+
+// dirPath returns the path of the directory fd is open on ("" if it is
+// not known).
+func dirPath(fd int) string {
+	p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+	if err != nil || !strings.HasPrefix(p, "/") {
+		return ""
+	}
+	return p
+}

@@ -76,12 +76,22 @@ func lockTree(root *os.File, deadline time.Time) (release func(), err error) {
 	}
 	for _, fd := range ancestors {
 		if err := flockUntil(fd, unix.LOCK_SH, deadline); err != nil {
+			if errors.Is(err, ErrBusy) {
+				where := "a directory above this workspace"
+				if p := dirPath(fd); p != "" {
+					where = p
+				}
+				err = &BusyError{Holder: "a txedit process is committing in the workspace at " + where + ", which contains this one"}
+			}
 			release()
 			return nil, err
 		}
 		held = append(held, fd)
 	}
 	if err := flockUntil(self, unix.LOCK_EX, deadline); err != nil {
+		if errors.Is(err, ErrBusy) {
+			err = &BusyError{Holder: "a txedit process is committing in a workspace nested inside this one (a directory below it with its own .txedit)"}
+		}
 		release()
 		return nil, err
 	}
