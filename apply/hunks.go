@@ -25,6 +25,8 @@ type HunkOutcome struct {
 	// it (and at least one would), so nothing changed: the caller reports
 	// the file as already_applied.
 	AlreadyApplied bool
+
+	t *hunkText // for tests of the cost
 }
 
 // OK reports whether every hunk could be placed.
@@ -98,6 +100,7 @@ func ApplyHunks(path string, content []byte, hunks []plan.Hunk) *HunkOutcome {
 		}
 	}
 	m.settle(o, ps)
+	o.t = m.t
 	if o.OK() && !o.AlreadyApplied {
 		st = bomChange(st, ps)
 		o.Content = join(st, m.render(st, ps))
@@ -164,6 +167,7 @@ func ApplyBlocks(path string, content []byte, hunks []plan.Hunk) *HunkOutcome {
 		}
 	}
 	m.settle(o, ps)
+	o.t = t
 	if o.OK() && !o.AlreadyApplied {
 		o.Content = join(st, t.bytes())
 	}
@@ -480,8 +484,12 @@ func (m *hunkMatcher) settle(o *HunkOutcome, ps []*placed) {
 	if len(changed) > 0 && len(already) > 0 {
 		for _, p := range ps {
 			if p.already {
-				o.Failed = append(o.Failed, m.fail(p.k, plan.CodeConflict, "this hunk is already applied (its new lines stand at %s) but %s not: the patch is partly applied; read the file again and send only the changes still missing",
-					spanText(p.pos+1, p.end), hunkList(changed)))
+				what := "hunk"
+				if m.blocks {
+					what = "block"
+				}
+				o.Failed = append(o.Failed, m.fail(p.k, plan.CodeConflict, "this %s is already applied (its new lines stand at %s) but %s not: the patch is partly applied; read the file again and send only the changes still missing",
+					what, spanText(p.pos+1, p.end), hunkList(what, changed)))
 			}
 		}
 	}
@@ -496,13 +504,15 @@ func (m *hunkMatcher) settle(o *HunkOutcome, ps []*placed) {
 	o.AlreadyApplied = len(o.Failed) == 0 && retry
 }
 
-func hunkList(ks []int) string {
+// hunkList names hunks (or blocks) k as people count them, from 1, as
+// the errors' own "hunk N" does.
+func hunkList(what string, ks []int) string {
 	s := make([]string, len(ks))
 	for i, k := range ks {
-		s[i] = fmt.Sprint(k)
+		s[i] = fmt.Sprint(k + 1)
 	}
 	if len(ks) == 1 {
-		return "hunk " + s[0] + " is"
+		return what + " " + s[0] + " is"
 	}
-	return "hunks " + strings.Join(s, ", ") + " are"
+	return what + "s " + strings.Join(s, ", ") + " are"
 }

@@ -77,15 +77,24 @@ type hunkText struct {
 	lines []string // the same without "\n" and a "\r" before it
 	seed  maphash.Seed
 	rungs [rungCount]*rungIndex
+	// spliced: lines were replaced since the text was read (blocks),
+	// which the positions of keys do not follow.
+	spliced bool
+	// work counts the places looked at and builds the rung indexes
+	// made, for tests of the cost.
+	work, builds int
 }
 
 // rungIndex holds every line's key on one rung, with a prefix hash for
-// finding several-line patterns in linear time, and (built on demand) the
-// positions of each key, for anchors and hints.
+// finding several-line patterns in linear time, how often each key occurs
+// (a pattern with a line the text lacks is not looked for), and (built on
+// demand) the positions of each key, for anchors and hints.
 type rungIndex struct {
 	keys   []string
 	hashes []uint64
-	prefix []uint64 // prefix[i] hashes keys[:i]
+	prefix []uint64 // prefix[i] hashes keys[:i]; stale from dirty+1 on
+	dirty  int      // prefix[:dirty+1] is current
+	count  map[string]int
 	pos    map[string][]int
 }
 
@@ -139,53 +148,96 @@ func trimEOL(s string) string {
 	return strings.TrimSuffix(s, "\r")
 }
 
+// rung returns the index of rung r, built on first use and brought up to
+// date after splices.
 func (t *hunkText) rung(r int) *rungIndex {
-	if ix := t.rungs[r]; ix != nil {
-		return ix
-	}
-	n := len(t.lines)
-	ix := &rungIndex{keys: t.lines, hashes: make([]uint64, n), prefix: make([]uint64, n+1)}
-	if r != rungExact {
-		ix.keys = make([]string, n)
-	}
-	for i, l := range t.lines {
+	ix := t.rungs[r]
+	if ix == nil {
+		n := len(t.lines)
+		t.builds++
+		ix = &rungIndex{keys: t.lines, hashes: make([]uint64, n), prefix: make([]uint64, n+1), count: make(map[string]int)}
 		if r != rungExact {
-			ix.keys[i] = rungKey(r, l)
+			ix.keys = make([]string, n)
 		}
-		ix.hashes[i] = maphash.String(t.seed, ix.keys[i])
-		ix.prefix[i+1] = ix.prefix[i]*hashBase + ix.hashes[i]
+		for i, l := range t.lines {
+			if r != rungExact {
+				ix.keys[i] = rungKey(r, l)
+			}
+			ix.hashes[i] = maphash.String(t.seed, ix.keys[i])
+			ix.count[ix.keys[i]]++
+		}
+		t.rungs[r] = ix
 	}
-	t.rungs[r] = ix
+	if ix.dirty < len(ix.keys) {
+		for i := ix.dirty; i < len(ix.keys); i++ {
+			ix.prefix[i+1] = ix.prefix[i]*hashBase + ix.hashes[i]
+		}
+		ix.dirty = len(ix.keys)
+	}
 	return ix
 }
 
-// splice replaces lines [pos, end) with raws. The exact rung's index is
-// kept current (its prefix hashes recomputed from pos); the others are
-// rebuilt when next needed.
+// lacks reports whether some line of p does not occur in the text on rung
+// r: then p matches nowhere on it, which is known without a scan.
+func (t *hunkText) lacks(r int, p *pattern) bool {
+	ix := t.rung(r)
+	for _, k := range p.keys[r] {
+		if ix.count[k] == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// splice replaces lines [pos, end) with raws. The rung indexes built so
+// far are kept current: keys, hashes and counts of the lines replaced
+// only; their prefix hashes are recomputed from pos when next used. A
+// SEARCH/REPLACE block costs the lines it touches, not a rebuild of every
+// rung (issue #27: 10,000 blocks on one file took 40 s).
 func (t *hunkText) splice(pos, end int, raws []string) {
 	lines := make([]string, len(raws))
 	for i, r := range raws {
 		lines[i] = trimEOL(r)
 	}
+	t.spliced = true
 	t.raws = slices.Replace(t.raws, pos, end, raws...)
+	old := slices.Clone(t.lines[pos:end])
 	t.lines = slices.Replace(t.lines, pos, end, lines...)
-	ix := t.rungs[rungExact]
-	t.rungs = [rungCount]*rungIndex{}
-	if ix == nil {
-		return
+	for r, ix := range t.rungs {
+		if ix == nil {
+			continue
+		}
+		keys := lines
+		if r != rungExact {
+			keys = make([]string, len(lines))
+			for i, l := range lines {
+				keys[i] = rungKey(r, l)
+			}
+		}
+		for i := pos; i < end; i++ {
+			k := old[i-pos]
+			if r != rungExact {
+				k = ix.keys[i]
+			}
+			if ix.count[k]--; ix.count[k] <= 0 {
+				delete(ix.count, k)
+			}
+		}
+		hs := make([]uint64, len(keys))
+		for i, k := range keys {
+			hs[i] = maphash.String(t.seed, k)
+			ix.count[k]++
+		}
+		if r == rungExact {
+			ix.keys = t.lines
+		} else {
+			ix.keys = slices.Replace(ix.keys, pos, end, keys...)
+		}
+		ix.hashes = slices.Replace(ix.hashes, pos, end, hs...)
+		ix.prefix = slices.Grow(ix.prefix[:pos+1], len(t.lines)-pos)[:len(t.lines)+1]
+		ix.dirty = min(ix.dirty, pos)
+		ix.pos = nil
 	}
-	hs := make([]uint64, len(lines))
-	for i, l := range lines {
-		hs[i] = maphash.String(t.seed, l)
-	}
-	ix.keys = t.lines
-	ix.hashes = slices.Replace(ix.hashes, pos, end, hs...)
-	ix.prefix = slices.Grow(ix.prefix[:pos+1], len(t.lines)-pos)[:len(t.lines)+1]
-	for i := pos; i < len(t.lines); i++ {
-		ix.prefix[i+1] = ix.prefix[i]*hashBase + ix.hashes[i]
-	}
-	ix.pos = nil
-	t.rungs[rungExact] = ix
 }
 
 // positions returns the ascending indexes of the lines whose rung-r key is
@@ -201,7 +253,6 @@ func (t *hunkText) positions(r int, key string) []int {
 	return ix.pos[key]
 }
 
-// pattern is a run of hunk lines, with its keys and hash per rung.
 type pattern struct {
 	lines []string
 	keys  [rungCount][]string
@@ -247,8 +298,31 @@ func (t *hunkText) at(r int, p *pattern, i int) bool {
 // -1. Its cost is linear in the distance scanned.
 func (t *hunkText) next(r int, p *pattern, from, to int) int {
 	to = min(to, t.n()-len(p.lines))
+	if max(from, 0) > to || t.lacks(r, p) {
+		return -1
+	}
+	ix, m := t.rung(r), len(p.lines)
+	if !t.spliced {
+		// The places of p's rarest line are its only candidates: a
+		// patch's hunks cost their own lines, not a scan of the file
+		// each (issue #27: a failing 3,000-hunk patch took 28 s).
+		best, j := []int(nil), -1
+		for k, key := range p.keys[r] {
+			if ps := t.positions(r, key); j < 0 || len(ps) < len(best) {
+				best, j = ps, k
+			}
+		}
+		for q := sort.SearchInts(best, max(from, 0)+j); q < len(best) && best[q]-j <= to; q++ {
+			t.work++
+			if i := best[q] - j; t.at(r, p, i) {
+				return i
+			}
+		}
+		return -1
+	}
 	for i := max(from, 0); i <= to; i++ {
-		if t.at(r, p, i) {
+		t.work++
+		if ix.prefix[i+m]-ix.prefix[i]*p.pow == p.hash[r] && t.at(r, p, i) {
 			return i
 		}
 	}

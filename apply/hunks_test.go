@@ -119,7 +119,9 @@ var hunkCases = []hunkCase{
 	{name: "retried append", in: "a\nz\n", hunks: []plan.Hunk{{New: L("z")}}, want: "a\nz\n", already: true},
 	{name: "retried append before a change", in: "a\nB\nz\n", hunks: []plan.Hunk{{New: L("z")}, {Old: L("b"), New: L("B")}}, want: "a\nB\nz\n", already: true},
 	{name: "partly applied is a conflict", in: "a\nB\nc\nd\n", hunks: []plan.Hunk{{Old: L("a\nb"), New: L("a\nB")}, {Old: L("c\nd"), New: L("c\nD")}},
-		errs: []string{"conflict:0:this hunk is already applied (its new lines stand at lines 1-2) but hunk 1 is not"}},
+		// Hunks are named as people count them: hunk 2 is the one missing
+		// (issue #27 finding 8: the message named hunk 1 twice).
+		errs: []string{"conflict:0:this hunk is already applied (its new lines stand at lines 1-2) but hunk 2 is not"}},
 	{name: "absent deletion alone is not found", in: "a\n", hunks: []plan.Hunk{{Old: L("gone"), New: nil}}, errs: []string{"not_found:0:the lines to delete"}},
 	{name: "absent deletion without context is no proof, even in a retried patch", in: "a\nB\n", hunks: []plan.Hunk{{Old: L("gone")}, {Old: L("b"), New: L("B")}},
 		errs: []string{"not_found:0:a deletion without context lines is taken as done only when txedit's journal shows it made it"}},
@@ -191,7 +193,7 @@ var blockCases = []hunkCase{
 	{name: "empty SEARCH already applied", in: "hello\r\n", hunks: []plan.Hunk{{New: L("hello")}}, want: "hello\r\n", already: true},
 	{name: "retried blocks", in: "A\nb\nC\n", hunks: []plan.Hunk{{Old: L("a"), New: L("A")}, {Old: L("c"), New: L("C")}}, want: "A\nb\nC\n", already: true},
 	{name: "retried append-after block", in: "foo()\nbar()\n", hunks: []plan.Hunk{{Old: L("foo()"), New: L("foo()\nbar()")}}, want: "foo()\nbar()\n", already: true},
-	{name: "partly applied blocks", in: "A\nb\nc\n", hunks: []plan.Hunk{{Old: L("a"), New: L("A")}, {Old: L("c"), New: L("C")}}, errs: []string{"conflict:0:but hunk 1 is not"}},
+	{name: "partly applied blocks", in: "A\nb\nc\n", hunks: []plan.Hunk{{Old: L("a"), New: L("A")}, {Old: L("c"), New: L("C")}}, errs: []string{"conflict:0:this block is already applied (its new lines stand at line 1) but block 2 is not"}},
 	{name: "block not found", in: "a\n", hunks: []plan.Hunk{{Old: L("q q"), New: L("r")}}, errs: []string{"not_found:0:the SEARCH text (first line: \"q q\") is not in the file"}},
 	{name: "failed block skipped, later ones still evaluated", in: "a\nb\n", hunks: []plan.Hunk{{Old: L("zz"), New: L("r")}, {Old: L("b"), New: L("B")}, {Old: L("b"), New: L("X")}},
 		errs: []string{"not_found:0:", "not_found:2:"}},

@@ -12,7 +12,9 @@
 #   bench/run.sh replace [flags]  pattern_replace over GOROOT/src vs rg -l | xargs sd
 #                                 and find | xargs sed (bench/replacebench)
 #   bench/run.sh memory [flags]   a 50,000-file pattern_replace: time and peak RSS
-#                                 of each output mode (on demand: not in all)
+#                                 of each output mode, and of show, undo (--dry-run,
+#                                 --json) and redo of its transaction (on demand:
+#                                 not in all)
 #   bench/run.sh phases           where a 1,000-file commit's time goes (Go benchmark)
 #
 # Flags go to each run of the program (e.g. -runs 3). Environment:
@@ -156,7 +158,7 @@ memory() {
 		base=$(fsdir "$fs") || continue
 		scratch "$base" memorybench
 		section "memory: pattern_replace of $MEMORY_FILES files, each output mode, $fs ($base)"
-		"$bin/replacebench" -dir "$dir" -txedit "$bin/txedit" -files "$MEMORY_FILES" -modes -runs "${RUNS:-3}" -goals "$goals" "$@"
+		"$bin/replacebench" -dir "$dir" -txedit "$bin/txedit" -files "$MEMORY_FILES" -modes -history -runs "${RUNS:-3}" -goals "$goals" "$@"
 	done
 }
 

@@ -49,6 +49,27 @@ type task struct {
 	// sed is the request's pattern_replace, applied after the file's own
 	// edits when the pattern's walk found this file.
 	sed *apply.Sed
+	// edited: pass 1 has run on the task (before the lock: apply says
+	// why).
+	edited bool
+}
+
+// reset undoes pass 1 on a task, so it runs again (the pattern's walk
+// found the file after its edits were evaluated).
+func (t *task) reset(budget *atomic.Int64) {
+	t.release(budget)
+	sed := t.sed
+	*t = task{fo: t.fo, src: t.src, dst: t.dst, dstNamed: t.dstNamed, res: &plan.FileResult{Path: t.fo.Path}, sed: sed}
+}
+
+// anyFailed reports whether pass 1 failed on any task.
+func anyFailed(tasks []*task) bool {
+	for _, t := range tasks {
+		if !t.res.Success {
+			return true
+		}
+	}
+	return false
 }
 
 // produce computes a task's new content from the file's current bytes:
@@ -86,32 +107,63 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 		}
 	}
 	st := streamOf(ctx)
-	// A request that commits takes the workspace lock before it looks at
-	// any file, so that what it reads is what the commit checks against:
-	// a file is not read again under the lock (a pattern_replace's changed
-	// files are, at staging: patternTasks says why). Another writer that
-	// is not txedit is caught by the identity check before the renames.
-	var held *journal.Locked
-	unlock := func() {}
-	if !p.DryRun {
-		v, release := w.view() // a fresh view: handles made under the lock
-		defer release()
-		w = v
-		l, err := w.j.Lock()
-		if err != nil {
-			return failResult(res, wrapJournalErr(err))
-		}
-		held, unlock = l, sync.OnceFunc(func() { l.Unlock() })
-		defer unlock()
-		w.phase("lock", &clock)
-	}
 	var budget atomic.Int64
 	budget.Store(w.opts.MemoryBudget)
 	tasks := w.prepare(p)
-	if p.Pattern != nil {
-		sc, err := w.patternTasks(ctx, p.Pattern, tasks)
+	prepared := make([]*task, 0, len(tasks)) // tasks that prepare let through
+	for _, t := range tasks {
+		if t.fileErr == nil {
+			prepared = append(prepared, t)
+		}
+	}
+	// A request that commits evaluates its files' edits before it takes
+	// the workspace lock: a plan that fails, however long its edits take
+	// (a patch of thousands of hunks), never holds the lock, and one that
+	// succeeds holds it to check its files and commit, not to compute
+	// (issue #27 finding 6: a failing 3,000-hunk patch made a one-line
+	// write beside it wait 28.5 s). Staging reads each file again under
+	// the lock and checks that it is what the edits were computed from (a
+	// request without hashes of its own is planned again on what it finds).
+	// A pattern_replace walks its directory under the lock, so that the
+	// files it changes are those that match when it commits (unless the
+	// request has already failed: then without it, to list them): a file
+	// the request edits and the walk finds is edited again there, with
+	// the substitution.
+	var held *journal.Locked
+	unlock := func() {}
+	if !p.DryRun {
+		err = par.Do(ctx, len(tasks), w.opts.Workers, func(i int) error {
+			w.edit(tasks[i], false, &budget, c, false)
+			summarize(tasks[i])
+			tasks[i].edited = true
+			return nil
+		})
 		if err != nil {
 			return failResult(res, err)
+		}
+		w.phase("edit", &clock)
+		if !p.Atomic || !anyFailed(tasks) {
+			v, release := w.view() // a fresh view: handles made under the lock
+			defer release()
+			w = v
+			l, err := w.j.Lock()
+			if err != nil {
+				return failResult(res, wrapJournalErr(err))
+			}
+			held, unlock = l, sync.OnceFunc(func() { l.Unlock() })
+			defer unlock()
+			w.phase("lock", &clock)
+		}
+	}
+	if p.Pattern != nil {
+		sc, err := w.patternTasks(ctx, p.Pattern, prepared)
+		if err != nil {
+			return failResult(res, err)
+		}
+		for _, t := range prepared {
+			if t.edited && t.sed != nil {
+				t.reset(&budget) // its edits, then the substitution
+			}
 		}
 		tasks = append(tasks, sc.found...)
 		// A file it could not read may have needed the change: an
@@ -144,6 +196,9 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 		if em != nil {
 			em.wait(i)
 			defer em.finish(i)
+		}
+		if tasks[i].edited {
+			return nil
 		}
 		w.edit(tasks[i], p.DryRun, &budget, c, held != nil)
 		summarize(tasks[i])
@@ -352,6 +407,9 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, 
 	if t.fileErr != nil {
 		return
 	}
+	if testHookEdit != nil {
+		testHookEdit(t.fo.Path)
+	}
 	cur := t.cur // read already by a pattern_replace walk
 	if cur != nil && cur.data == nil && t.pre != nil {
 		if !dryRun && cur.ident.Nlink <= 1 {
@@ -522,6 +580,9 @@ func (w *Workspace) movedAlready(t *task) bool {
 	}
 	return w.movedByJournal(t, t.dstCur)
 }
+
+// testHookEdit, set only by tests, runs as pass 1 begins on a file.
+var testHookEdit func(path string)
 
 // testHookBeforeCommit, set only by tests, runs between planning and the
 // commit: where another writer's change makes a commit plan again.

@@ -32,8 +32,10 @@ type unit struct {
 	// content computes the new bytes from the current ones (pass 1 is
 	// repeated when its result was not kept).
 	content func(cur []byte, exists bool) []byte
-	render  func(old, new []byte) (string, apply.Stat)
-	ops     []int // indexes into the manifest's ops
+	// load, if set, reads the new bytes instead (undo: from the pack).
+	load   func() ([]byte, error)
+	render func(old, new []byte) (string, apply.Stat)
+	ops    []int // indexes into the manifest's ops
 	// res, if set, receives the diff and stat of what was committed.
 	res *plan.FileResult
 	// replan, if set, plans the unit again on the file's current bytes
@@ -52,16 +54,11 @@ func (e *errReplan) Error() string { return e.path + " changed since it was plan
 // maxReplans bounds how often one commit plans again under its lock.
 const maxReplans = 3
 
-// commit is pass 2: under the workspace lock, re-read and re-verify every
-// source, stage new contents in parallel, and commit through the journal.
-// A trouble after the commit point that changes nothing (the journal's
-// retention failing) comes back as a warning.
-func (w *Workspace) commit(ctx context.Context, m *journal.Manifest, units []*unit) (warning string, err error) {
-	return w.commitWith(ctx, nil, m, units, true)
-}
-
-// commitWith is commit under a lock the caller already holds (held nil:
-// take it). With keepDiffs false the units' results get their diff's
+// commitWith is pass 2: under the workspace lock (held: one the caller
+// already holds; nil: take it), re-read and re-verify every source, stage
+// new contents in parallel, and commit through the journal. A trouble
+// after the commit point that changes nothing (the journal's retention
+// failing) comes back as a warning. With keepDiffs false the units' results get their diff's
 // line counts but not the diff itself (it is in the journal).
 func (w *Workspace) commitWith(ctx context.Context, held *journal.Locked, m *journal.Manifest, units []*unit, keepDiffs bool) (warning string, err error) {
 	clock := time.Now()
@@ -161,7 +158,16 @@ func (w *Workspace) stage(tx *journal.Tx, u *unit, keepDiff bool) error {
 			continue
 		}
 		newData = u.kept
-		if newData == nil {
+		switch {
+		case newData != nil:
+		case u.load != nil:
+			var err error
+			if newData, err = u.load(); err != nil {
+				e := plan.Errorf(plan.CodeIOError, u.src, "before-image unreadable: %v", err)
+				e.Err = err
+				return e
+			}
+		default:
 			newData = u.content(cur.data, cur.exists)
 		}
 		if hash.Of(newData) != u.newSum {

@@ -51,8 +51,9 @@ func (w *Workspace) racyWindow() time.Duration {
 
 // patternTasks walks a pattern_replace's directory and returns a task for
 // every file the substitution changes, the binary files it skipped and the
-// files it could not read. Files that tasks (the request's fileEdits)
-// already name get the pattern applied after their own edits instead.
+// files it could not read. Files that tasks (the request's fileEdits that
+// prepare let through) already name get the pattern applied after their
+// own edits instead.
 //
 // A file that changes is planned from the walk's read: its hashes, sizes
 // and identity are kept, not its bytes; staging reads it again (and a
@@ -92,9 +93,7 @@ func (w *Workspace) patternTasks(ctx context.Context, pat *plan.Pattern, tasks [
 	}
 	named := map[string]*task{}
 	for _, t := range tasks {
-		if t.fileErr == nil {
-			named[t.src] = t
-		}
+		named[t.src] = t
 	}
 	depth := 0
 	if !pat.Recursive {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/txedit/txedit/apply"
 	"github.com/txedit/txedit/hash"
+	"github.com/txedit/txedit/internal/par"
 	"github.com/txedit/txedit/journal"
 	"github.com/txedit/txedit/plan"
 )
@@ -89,76 +90,64 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.
 		m.Rmdirs = append(m.Rmdirs, tm.Mkdirs[i])
 	}
 	w.undoDirs(tm, m)
+	// Each file is checked, and (dry run) its diff rendered, in parallel,
+	// holding only its own bytes and before-image while it is looked at:
+	// the commit reads the before-images from the pack again as it stages
+	// them, and a streamed result hands each file over as soon as it is
+	// final (results.go). A 50,000-file transaction is undone in bounded
+	// memory (issue #27 finding 5: undo held every before-image, 440-860
+	// MiB).
+	st := streamOf(ctx)
+	pack := w.j.OpenPack(tm)
+	defer pack.Close()
+	n := len(tm.Ops)
+	slots := make([]undoSlot, n)
+	for k := range slots {
+		slots[k].fr = &plan.FileResult{Path: tm.Ops[n-1-k].Path}
+		res.Files = append(res.Files, slots[k].fr)
+	}
+	var em *emitter
+	if uo.DryRun && st != nil {
+		em = newEmitter(st, res.Files, 8*w.opts.Workers)
+	}
+	err = par.Do(ctx, n, w.opts.Workers, func(k int) error {
+		if em != nil {
+			em.wait(k)
+			defer em.finish(k)
+		}
+		return w.undoFile(&slots[k], tm, n-1-k, pack, uo)
+	})
+	if err != nil {
+		return failResult(res, err)
+	}
 	var units []*unit
 	var conflicts []string
 	var diff strings.Builder
-	// One pack, indexed once, for every before-image.
-	pack := w.j.OpenPack(tm)
-	defer pack.Close()
-	for i := len(tm.Ops) - 1; i >= 0; i-- {
-		op := tm.Ops[i]
-		fr := &plan.FileResult{Path: op.Path}
-		res.Files = append(res.Files, fr)
-		cur, err := w.readFile(op.Path, op.Path, true)
-		if err != nil {
-			fr.Code, fr.Error = plan.CodeOf(err), err.Error()
-			conflicts = append(conflicts, op.Path+" ("+err.Error()+")")
+	for k := range slots {
+		sl := &slots[k]
+		if sl.conflict != "" {
+			conflicts = append(conflicts, sl.conflict)
+		}
+		if sl.warning != "" {
+			res.Warnings = append(res.Warnings, sl.warning)
+		}
+		if sl.u == nil {
 			continue
 		}
-		if sameState(cur, op.Old) {
-			fr.Success = true // already as the undo would leave it
-			continue
-		}
-		if !sameState(cur, op.New) {
-			if !uo.Force {
-				fr.Code, fr.Error = plan.CodeConflict, fmt.Sprintf("conflict: %s: changed since transaction %s", op.Path, tm.ID)
-				conflicts = append(conflicts, op.Path)
-				continue
-			}
-		}
-		var before []byte
-		if op.Old != nil {
-			if before, err = pack.Before(i); err != nil {
-				e := plan.Errorf(plan.CodeIOError, op.Path, "before-image unreadable: %v", err)
-				e.Err = err
-				return failResult(res, e)
-			}
-		}
-		u, ops := w.undoUnit(op, cur, before)
-		if n := ops[0].New; n != nil && op.Old != nil && n.Mode != op.Old.Mode {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s comes back as %v, not %v: undo never sets setuid, setgid or sticky on a file that does not have them", op.Path, n.Mode, op.Old.Mode))
-		}
-		u.ops = make([]int, len(ops))
-		for k, o := range ops {
-			u.ops[k] = len(m.Ops)
+		sl.u.ops = make([]int, len(sl.ops))
+		for j, o := range sl.ops {
+			sl.u.ops[j] = len(m.Ops)
 			m.Ops = append(m.Ops, o)
 		}
-		units = append(units, u)
-		fr.Success = true
-		fr.EditsApplied = 1
-		wm := true
-		fr.WouldModify = &wm
-		if op.Old != nil {
-			fr.ContentHash = op.Old.Hash.String()
+		units = append(units, sl.u)
+		if uo.DryRun && st == nil {
+			diff.WriteString(sl.fr.Preview)
 		}
-		d, st := u.render(cur.data, before)
-		fr.LinesAdded, fr.LinesRemoved = st.Added, st.Removed
-		switch {
-		case op.Old == nil:
-			fr.Status = "deleted"
-		case !cur.exists:
-			fr.Status = "created"
-		default:
-			fr.Status = "modified"
-		}
-		if uo.DryRun {
-			fr.Preview = d
-		} else {
-			u.res = fr
-		}
-		diff.WriteString(d)
 	}
 	if len(conflicts) > 0 {
+		if !uo.DryRun {
+			w.emitAll(st, res, nil)
+		}
 		return failResult(res, plan.Errorf(plan.CodeConflict, "", "cannot undo %s: %d file(s) changed since: %s (use --force to undo anyway; their current bytes are journaled)",
 			tm.ID, len(conflicts), strings.Join(conflicts, ", ")))
 	}
@@ -170,13 +159,15 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.
 	}
 	if len(units) == 0 && len(m.Rmdirs) == 0 && len(m.MakeDirs) == 0 {
 		res.Success = true
+		w.emitAll(st, res, nil)
 		return res, nil
 	}
-	warning, err := w.commit(ctx, m, units)
+	warning, err := w.commitWith(ctx, nil, m, units, st == nil)
 	if err != nil {
 		for _, f := range res.Files {
 			f.ContentHash, f.Diff = "", ""
 		}
+		w.emitAll(st, res, nil)
 		return failResult(res, err)
 	}
 	if warning != "" {
@@ -185,7 +176,77 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.
 	}
 	res.Success = true
 	res.TransactionID, res.Summary = m.ID, m.Summary
+	w.emitAll(st, res, units)
 	return res, nil
+}
+
+// undoSlot is one file of an undo: its result and, if it changes, its
+// unit and ops.
+type undoSlot struct {
+	fr       *plan.FileResult
+	u        *unit
+	ops      []*journal.Op
+	conflict string
+	warning  string
+}
+
+// undoFile checks op i of the undone transaction tm against the file as it
+// is now and fills sl: nothing to do, a conflict, or the unit that reverts
+// it (whose new bytes are read from the pack when they are staged). A dry
+// run renders the file's diff into its result.
+func (w *Workspace) undoFile(sl *undoSlot, tm *journal.Manifest, i int, pack *journal.Pack, uo UndoOptions) error {
+	op, fr := tm.Ops[i], sl.fr
+	cur, err := w.readFile(op.Path, op.Path, true)
+	if err != nil {
+		fr.Code, fr.Error = plan.CodeOf(err), err.Error()
+		sl.conflict = op.Path + " (" + err.Error() + ")"
+		return nil
+	}
+	if sameState(cur, op.Old) {
+		fr.Success = true // already as the undo would leave it
+		return nil
+	}
+	if !sameState(cur, op.New) && !uo.Force {
+		fr.Code, fr.Error = plan.CodeConflict, fmt.Sprintf("conflict: %s: changed since transaction %s", op.Path, tm.ID)
+		sl.conflict = op.Path
+		return nil
+	}
+	var before []byte
+	if op.Old != nil {
+		if before, err = pack.Before(i); err != nil {
+			e := plan.Errorf(plan.CodeIOError, op.Path, "before-image unreadable: %v", err)
+			e.Err = err
+			return e
+		}
+	}
+	u, ops := w.undoUnit(op, cur, func() ([]byte, error) { return pack.Before(i) })
+	if n := ops[0].New; n != nil && op.Old != nil && n.Mode != op.Old.Mode {
+		sl.warning = fmt.Sprintf("%s comes back as %v, not %v: undo never sets setuid, setgid or sticky on a file that does not have them", op.Path, n.Mode, op.Old.Mode)
+	}
+	sl.u, sl.ops = u, ops
+	fr.Success = true
+	fr.EditsApplied = 1
+	wm := true
+	fr.WouldModify = &wm
+	if op.Old != nil {
+		fr.ContentHash = op.Old.Hash.String()
+	}
+	switch {
+	case op.Old == nil:
+		fr.Status = "deleted"
+	case !cur.exists:
+		fr.Status = "created"
+	default:
+		fr.Status = "modified"
+	}
+	if uo.DryRun {
+		d, st := u.render(cur.data, before)
+		fr.LinesAdded, fr.LinesRemoved = st.Added, st.Removed
+		fr.Preview = d
+	} else {
+		u.res = fr // the commit renders the diff as it stages
+	}
+	return nil
 }
 
 // undoAllowed puts an undo (or redo) through the policy every write
@@ -219,15 +280,17 @@ func sameState(cur *fileInfo, st *journal.State) bool {
 	return cur.exists && int64(len(cur.data)) == st.Size && hash.Of(cur.data) == st.Hash
 }
 
-// undoUnit builds the unit restoring op's old state over cur.
-func (w *Workspace) undoUnit(op *journal.Op, cur *fileInfo, before []byte) (*unit, []*journal.Op) {
+// undoUnit builds the unit restoring op's old state over cur; before reads
+// op's before-image (from the pack) when the unit is staged. The unit
+// keeps none of cur's bytes: staging reads the file again under the lock
+// and checks it is still what was looked at.
+func (w *Workspace) undoUnit(op *journal.Op, cur *fileInfo, before func() ([]byte, error)) (*unit, []*journal.Op) {
 	var old *journal.State
 	if cur.exists {
 		old = &journal.State{Hash: hash.Of(cur.data), Size: int64(len(cur.data)), Mode: cur.mode.Perm() | cur.mode&modeExtra,
 			Uid: cur.ident.Uid, Gid: cur.ident.Gid}
 	}
-	u := &unit{src: op.Path, old: old, kept: before,
-		content: func([]byte, bool) []byte { return before },
+	u := &unit{src: op.Path, old: old, load: before,
 		render: func(o, n []byte) (string, apply.Stat) {
 			c := apply.Change{OldPath: op.Path, NewPath: op.Path, Old: o, New: n}
 			if old == nil {
@@ -244,7 +307,7 @@ func (w *Workspace) undoUnit(op *journal.Op, cur *fileInfo, before []byte) (*uni
 		}}
 	switch {
 	case op.Old == nil:
-		u.newSum = hash.Of(cur.data)
+		u.newSum, u.load = hash.Of(cur.data), nil
 		return u, []*journal.Op{{Path: op.Path, Kind: journal.Delete, Old: old}}
 	case old == nil:
 		u.newSum = op.Old.Hash
@@ -525,24 +588,40 @@ func txnInfo(e *journal.Entry, undone map[string]string) *TxnInfo {
 
 // Show returns a transaction's record and the unified diff it applied.
 func (w *Workspace) Show(ctx context.Context, id string) (*TxnInfo, string, error) {
+	var info *TxnInfo
+	var diff strings.Builder
+	err := w.ShowStream(ctx, id, func(ti *TxnInfo) error { info = ti; return nil }, func(d string) error {
+		diff.WriteString(d)
+		return nil
+	})
+	return info, diff.String(), err
+}
+
+// ShowStream is Show for a transaction of any size: it calls head with the
+// record, then diff with each file's diff in turn (their concatenation is
+// Show's diff), holding one at a time (issue #27 finding 5: show joined a
+// 50,000-file transaction's diffs into one string). head is called before
+// any error about the diffs; an error from head or diff stops it and is
+// returned.
+func (w *Workspace) ShowStream(ctx context.Context, id string, head func(*TxnInfo) error, diff func(string) error) error {
 	if err := ctx.Err(); err != nil {
-		return nil, "", err
+		return err
 	}
 	full := ""
 	if id != "" {
 		var err error
 		if full, err = w.j.Resolve(id); err != nil {
-			return nil, "", plan.Errorf(plan.CodeFileNotFound, "", "%v", err)
+			return plan.Errorf(plan.CodeFileNotFound, "", "%v", err)
 		}
 	}
 	// Down to the transaction (the newest one without an id).
 	entries, err := w.recentDownTo(func(e *journal.Entry, _ map[string]string) bool { return full == "" || e.ID == full })
 	if err != nil {
-		return nil, "", err
+		return err
 	}
 	if full == "" {
 		if len(entries) == 0 {
-			return nil, "", plan.Errorf(plan.CodeFileNotFound, "", "no transactions yet")
+			return plan.Errorf(plan.CodeFileNotFound, "", "no transactions yet")
 		}
 		full = entries[len(entries)-1].ID
 	}
@@ -551,25 +630,43 @@ func (w *Workspace) Show(ctx context.Context, id string) (*TxnInfo, string, erro
 		if e.ID != full {
 			continue
 		}
-		ti := txnInfo(e, undone)
+		if err := head(txnInfo(e, undone)); err != nil {
+			return err
+		}
 		if e.Manifest == nil {
-			return ti, "", plan.Errorf(plan.CodeIOError, "", "transaction %s is unreadable: %v", full, e.Err)
+			return plan.Errorf(plan.CodeIOError, "", "transaction %s is unreadable: %v", full, e.Err)
 		}
-		diffs, err := w.j.Diffs(e.Manifest)
-		if err != nil && !errors.Is(err, journal.ErrCorrupt) {
-			return ti, "", wrapJournalErr(err)
-		}
-		for i, op := range e.Manifest.Ops {
+		err := w.j.EachDiff(e.Manifest, func(i int, d string) error {
+			op := e.Manifest.Ops[i]
 			// A diff shows content: a file that may not be read now is
 			// named, its diff withheld.
-			if perr := w.checkPolicy(op.Path, op.Path, false); perr != nil && i < len(diffs) && diffs[i] != "" {
-				diffs[i] = fmt.Sprintf("# %s: diff withheld (%s)\n", op.Path, plan.CodeDenied)
+			if d != "" && w.checkPolicy(op.Path, op.Path, false) != nil {
+				d = fmt.Sprintf("# %s: diff withheld (%s)\n", op.Path, plan.CodeDenied)
 			}
+			if d == "" {
+				return nil
+			}
+			if err := diff(d); err != nil {
+				return &callerErr{err}
+			}
+			return nil
+		})
+		var ce *callerErr
+		switch {
+		case errors.As(err, &ce):
+			return ce.err
+		case err != nil && !errors.Is(err, journal.ErrCorrupt):
+			return wrapJournalErr(err)
 		}
-		return ti, strings.Join(diffs, ""), nil
+		return nil
 	}
-	return nil, "", plan.Errorf(plan.CodeFileNotFound, "", "no such transaction %s", id)
+	return plan.Errorf(plan.CodeFileNotFound, "", "no such transaction %s", id)
 }
+
+// callerErr carries an error of the caller's callback through the journal.
+type callerErr struct{ err error }
+
+func (e *callerErr) Error() string { return e.err.Error() }
 
 // Recover rolls back transactions whose owners died before their commit
 // point (Open already does this for writable workspaces).

@@ -169,14 +169,18 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 	} else {
 		fi, err := os.Stat(abs)
 		if err != nil {
-			return nil, plan.Wrapf(plan.CodeFileNotFound, dir, err, "workspace root: %s", errText(err))
+			code := codeOf(err) // a root it may not look at is denied
+			if fsys.Gone(err) {
+				code = plan.CodeFileNotFound
+			}
+			return nil, plan.Wrapf(code, dir, err, "workspace root: %s", errText(err))
 		}
 		if !fi.IsDir() {
 			return nil, plan.Errorf(plan.CodeInvalidRequest, dir, "workspace root is not a directory")
 		}
 		osfs, err := fsys.NewOS(abs)
 		if err != nil {
-			return nil, err
+			return nil, plan.Wrapf(codeOf(err), dir, err, "workspace root: %s", errText(err))
 		}
 		w.fsy, w.closer = osfs, osfs.Close
 	}
@@ -334,7 +338,6 @@ func (w *Workspace) resolveLinks(p string) (rel string, dangling bool, err error
 }
 
 func (w *Workspace) resolve1(p string) (string, bool, error) {
-	linked := false
 	if p == "" {
 		return "", false, plan.Errorf(plan.CodeInvalidRequest, p, "empty path")
 	}
@@ -373,9 +376,19 @@ func (w *Workspace) resolve1(p string) (string, bool, error) {
 			rest = rest[len(rest)-1:]
 		}
 	}
+	// The last orig components of rest are the path's own; the others
+	// come from symlinks' targets. A missing component of the path's own
+	// is a create (ld/new.txt through a link ld to a directory); one that
+	// a link named is a dangling link (issue #27 finding 8: the first was
+	// refused as a dangling symlink).
+	orig := len(rest)
 	for len(rest) > 0 {
 		c := rest[0]
+		fromLink := len(rest) > orig
 		rest = rest[1:]
+		if !fromLink {
+			orig--
+		}
 		switch c {
 		case "", ".":
 			continue
@@ -401,7 +414,7 @@ func (w *Workspace) resolve1(p string) (string, bool, error) {
 					done = append(done, r)
 				}
 			}
-			return path.Join(done...), linked, nil
+			return path.Join(done...), fromLink, nil
 		}
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) || isENOTDIR(err) {
@@ -421,7 +434,6 @@ func (w *Workspace) resolve1(p string) (string, bool, error) {
 			continue
 		}
 		hops++
-		linked = true
 		if hops > maxHops {
 			return "", false, plan.Errorf(plan.CodeInvalidRequest, p, "too many levels of symbolic links")
 		}
@@ -629,6 +641,12 @@ func wrapJournalErr(err error) error {
 		first = m.Unwrap()[0]
 	}
 	if errors.Is(first, fsys.ErrBusy) {
+		var be *fsys.BusyError
+		if errors.As(first, &be) {
+			// Another workspace's writer: one that contains this one or
+			// is nested in it (the tree lock; docs/design.md).
+			return plan.Wrapf(plan.CodeBusy, "", err, "%s; try again", be.Holder)
+		}
 		return plan.Wrapf(plan.CodeBusy, "", err, "another txedit process is committing in this workspace; try again")
 	}
 	var ce *fsys.ConflictError

@@ -117,6 +117,14 @@ type Dir interface {
 // ErrBusy reports that another process holds the workspace lock.
 var ErrBusy = errors.New("workspace is locked by another txedit process")
 
+// BusyError is ErrBusy (errors.Is says so) when the writer that holds the
+// lock is another workspace's: one that contains this one, or one nested
+// in it (the tree lock). Holder says which, for the message.
+type BusyError struct{ Holder string }
+
+func (e *BusyError) Error() string        { return ErrBusy.Error() + ": " + e.Holder }
+func (e *BusyError) Is(target error) bool { return target == ErrBusy }
+
 // ErrTooLarge reports a file longer than a read's limit.
 var ErrTooLarge = errors.New("file too large")
 

@@ -22,9 +22,18 @@ import (
 // (the upper root's); writers on disjoint trees (siblings) share all they
 // lock and run at once. flock locks inodes, so the paths do not matter.
 //
-// Deadlock cannot happen: every writer locks top-down and takes its one
-// exclusive lock last, so a writer waiting for the exclusive lock of its
-// root waits only for writers below it, which hold everything they need.
+// "Above" is by inode, not by path: from the root of a bind mount of
+// w/sub, ".." leads to the mount point's parent, so the walk also goes up
+// from w/sub in its own file system, through another mount of it
+// (fsParents; Linux). Without that, writers of w and of the bind mount
+// were not serialised (issue #27: 10 of 60 increments lost).
+//
+// Deadlock cannot happen: every writer takes its shared locks first and
+// its one exclusive lock last. A shared lock waits only for the holder of
+// the exclusive one, which holds everything it needs; a writer waiting for
+// the exclusive lock of its root waits only for writers below it, and
+// "below" has no cycle (unless a directory is bind-mounted inside itself:
+// then both writers give up at their deadline with ErrBusy).
 //
 // Directories above the root that the process may not open are skipped
 // (they need read permission to be flocked); a writer whose root is such a
@@ -54,7 +63,7 @@ func lockTree(root *os.File, deadline time.Time) (release func(), err error) {
 		unix.Close(rootFd)
 		return nil, err
 	}
-	ancestors := parentsOf(rootFd) // nearest first; closes rootFd
+	ancestors := parentsOf(rootFd) // closes rootFd
 	held := []int{}
 	release = func() {
 		for _, fd := range held {
@@ -65,14 +74,24 @@ func lockTree(root *os.File, deadline time.Time) (release func(), err error) {
 		}
 		unix.Close(self)
 	}
-	for i := len(ancestors) - 1; i >= 0; i-- {
-		if err := flockUntil(ancestors[i], unix.LOCK_SH, deadline); err != nil {
+	for _, fd := range ancestors {
+		if err := flockUntil(fd, unix.LOCK_SH, deadline); err != nil {
+			if errors.Is(err, ErrBusy) {
+				where := "a directory above this workspace"
+				if p := dirPath(fd); p != "" {
+					where = p
+				}
+				err = &BusyError{Holder: "a txedit process is committing in the workspace at " + where + ", which contains this one"}
+			}
 			release()
 			return nil, err
 		}
-		held = append(held, ancestors[i])
+		held = append(held, fd)
 	}
 	if err := flockUntil(self, unix.LOCK_EX, deadline); err != nil {
+		if errors.Is(err, ErrBusy) {
+			err = &BusyError{Holder: "a txedit process is committing in a workspace nested inside this one (a directory below it with its own .txedit)"}
+		}
 		release()
 		return nil, err
 	}
@@ -81,30 +100,51 @@ func lockTree(root *os.File, deadline time.Time) (release func(), err error) {
 }
 
 // parentsOf opens, for flock, every directory above the one dir is open
-// on, nearest first, up to the file system's root (whose ".." is itself).
-// It takes ownership of dir.
+// on, up to the file system's root (whose ".." is itself), by every way up
+// there is: ".." and, where dir or a directory above it is the root of a
+// bind mount of a subdirectory, the directories above that subdirectory in
+// its own file system too ([fsParents]: ".." from a mount's root leads to
+// the mount point's parent, another tree). Each directory (by device and
+// inode) is opened once, and never the root's own. It takes ownership of
+// dir.
 func parentsOf(dir int) []int {
 	var out []int
-	cur := dir
-	for depth := 0; depth < 4096; depth++ {
-		up, err := openParent(cur)
-		if err != nil {
-			break
+	var self unix.Stat_t
+	if unix.Fstat(dir, &self) != nil {
+		unix.Close(dir)
+		return nil
+	}
+	seen := map[[2]uint64]bool{{uint64(self.Dev), self.Ino}: true}
+	var mounts *mountTable
+	queue := []int{dir}
+	for len(queue) > 0 && len(seen) < 4096 {
+		cur := queue[0]
+		queue = queue[1:]
+		var ups []int
+		if up, err := openParent(cur); err == nil {
+			ups = append(ups, up)
 		}
-		var a, b unix.Stat_t
-		if unix.Fstat(cur, &a) != nil || unix.Fstat(up, &b) != nil || (a.Dev == b.Dev && a.Ino == b.Ino) {
-			unix.Close(up)
-			break
-		}
+		ups = append(ups, fsParents(cur, ups, &mounts)...)
 		unix.Close(cur)
-		cur = up
-		if fd, err := openLockable(cur); err == nil {
-			out = append(out, fd)
-		} else if !errors.Is(err, unix.EACCES) && !errors.Is(err, unix.EPERM) {
-			break
+		for _, up := range ups {
+			var st unix.Stat_t
+			if unix.Fstat(up, &st) != nil || seen[[2]uint64{uint64(st.Dev), st.Ino}] {
+				unix.Close(up)
+				continue
+			}
+			seen[[2]uint64{uint64(st.Dev), st.Ino}] = true
+			if fd, err := openLockable(up); err == nil {
+				out = append(out, fd)
+			} else if !errors.Is(err, unix.EACCES) && !errors.Is(err, unix.EPERM) {
+				unix.Close(up)
+				continue
+			}
+			queue = append(queue, up)
 		}
 	}
-	unix.Close(cur)
+	for _, fd := range queue {
+		unix.Close(fd)
+	}
 	return out
 }
 

@@ -117,21 +117,38 @@ func (j *Journal) Before(m *Manifest, i int) ([]byte, error) {
 // op order ("" where none was recorded). A damaged pack gives the diffs
 // before the damage and an error wrapping ErrCorrupt.
 func (j *Journal) Diffs(m *Manifest) ([]string, error) {
+	var out []string
+	err := j.EachDiff(m, func(i int, d string) error {
+		if out == nil {
+			out = make([]string, len(m.Ops))
+		}
+		out[i] = d
+		return nil
+	})
+	return out, err
+}
+
+// EachDiff hands fn the diff recorded for each op of a transaction, in op
+// order ("" where none was recorded), one at a time: what Diffs returns,
+// without holding them all (a 50,000-file transaction's diffs). An error
+// from fn stops it and is returned.
+func (j *Journal) EachDiff(m *Manifest, fn func(i int, d string) error) error {
 	p := j.OpenPack(m)
 	defer p.Close()
 	p.index()
 	if p.f == nil {
-		return nil, p.err
+		return p.err
 	}
-	out := make([]string, len(m.Ops))
 	for i := range m.Ops {
 		d, err := p.Diff(i)
 		if err != nil && !errors.Is(err, ErrCorrupt) {
-			return out, err
+			return err
 		}
-		out[i] = d
+		if err := fn(i, d); err != nil {
+			return err
+		}
 	}
-	return out, p.err
+	return p.err
 }
 
 // GC removes the oldest finished transactions beyond the retention limits:

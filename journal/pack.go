@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"sync"
 	"sync/atomic"
 
 	"github.com/txedit/txedit/fsys"
@@ -95,7 +96,7 @@ type Pack struct {
 	size int64
 	idx  packIndex
 	err  error // why the pack could not be opened or indexed whole
-	done bool
+	once sync.Once
 }
 
 // OpenPack returns the pack of m's transaction. Nothing is read until the
@@ -104,11 +105,11 @@ func (j *Journal) OpenPack(m *Manifest) *Pack {
 	return &Pack{fsy: j.fs, dir: txnsDir + "/" + m.ID, m: m}
 }
 
-func (p *Pack) index() {
-	if p.done {
-		return
-	}
-	p.done = true
+// index opens and indexes the pack, once: after that a Pack may be read
+// from several goroutines (ReadAt).
+func (p *Pack) index() { p.once.Do(p.doIndex) }
+
+func (p *Pack) doIndex() {
 	p.f, p.err = p.fsy.Open(p.dir + "/pack")
 	if p.err != nil {
 		p.f = nil

@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 )
 
@@ -127,17 +128,20 @@ func (e *Error) WithOp(op string) *Error {
 	return e
 }
 
-// As returns the *Error in err's chain, or wraps err as an io_error.
+// As returns the *Error in err's chain, or wraps err with the code
+// CodeOf gives it.
 func As(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
 	}
-	return Wrap(CodeIOError, "", err)
+	return Wrap(CodeOf(err), "", err)
 }
 
-// CodeOf returns the code of the first *Error in err's chain, or io_error
-// for any other non-nil error.
+// CodeOf returns the code of the first *Error in err's chain. Any other
+// non-nil error is denied when the system refused it (EACCES, EPERM, or a
+// read-only file system: EROFS) and io_error otherwise (issue #27 finding
+// 8: a refusal that reached here unclassified was reported as io_error).
 func CodeOf(err error) Code {
 	if err == nil {
 		return ""
@@ -146,5 +150,20 @@ func CodeOf(err error) Code {
 	if errors.As(err, &e) {
 		return e.Code
 	}
+	if errors.Is(err, fs.ErrPermission) || readOnlyFS(err) {
+		return CodeDenied
+	}
 	return CodeIOError
+}
+
+// readOnlyFS reports whether err is EROFS, by its text (this package does
+// no I/O, so it does not import syscall; the text is the same on every
+// Unix).
+func readOnlyFS(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if err.Error() == "read-only file system" {
+			return true
+		}
+	}
+	return false
 }

@@ -4,13 +4,15 @@
 // journal nothing and sync nothing), and prints medians of wall time, CPU
 // time and peak RSS, and ratios (SPEC §11: within 1.2x of rg | sd).
 //
-//	go run ./bench/replacebench [-runs 7] [-dir DIR] [-files N] [-modes] [-goals FILE]
+//	go run ./bench/replacebench [-runs 7] [-dir DIR] [-files N] [-modes] [-history] [-goals FILE]
 //
 // The tree is a copy of GOROOT/src (about 600 files change), or with
 // -files N a synthetic tree of N files of about 4 KiB, every one of which
 // changes (the 50,000-file memory goal: -files 50000 -modes). -modes adds
 // txedit's other output modes (--dry-run, --json, --json --dry-run) for
-// their peak RSS. The tree is made under -dir, whose file system (disk or
+// their peak RSS; -history times what reads or reverts the replacement's
+// transaction afterwards (show, show --json, undo --dry-run [--json], undo,
+// redo: issue #27 finding 5). The tree is made under -dir, whose file system (disk or
 // a tmpfs) is the one measured.
 //
 // Every run starts from the pristine tree (git checkout of a committed
@@ -42,6 +44,7 @@ func main() {
 	bin := flag.String("txedit", "", "txedit binary (default: built from this module)")
 	files := flag.Int("files", 0, "a synthetic tree of this many files, every one changed, instead of a copy of GOROOT/src")
 	modes := flag.Bool("modes", false, "also time txedit replace --dry-run, --json and --json --dry-run (peak RSS of each output mode)")
+	history := flag.Bool("history", false, "also time txedit show, show --json, undo --dry-run, undo --dry-run --json, undo and redo of the replacement's transaction (peak RSS)")
 	goals := flag.String("goals", "", "append the goal lines (goal, measured, pass/miss) to this file, for bench/run.sh's summary")
 	flag.Parse()
 	if *dir == "" {
@@ -153,12 +156,106 @@ func main() {
 	r := timing.Ratio(samples[0], samples[peer])
 	check(timing.Goal(*goals, fmt.Sprintf("pattern_replace within 1.2x of rg -l | xargs sd (%s, %s)", what, kind), fmt.Sprintf("%.2fx", r), r <= 1.2))
 	if *modes {
-		for i, mode := range []string{"plain", "--dry-run", "--json", "--json --dry-run"} {
+		// The output modes are methods 0 and 3-5 (1 and 2 are the same
+		// request through apply and fs_write: their own goal lines).
+		for _, m := range []struct {
+			i    int
+			mode string
+		}{{0, "plain"}, {3, "--dry-run"}, {4, "--json"}, {5, "--json --dry-run"}, {1, "txedit apply -"}, {2, "txedit tool fs_write"}} {
+			i, mode := m.i, m.mode
 			_, peak := timing.Medians(samples[i])
 			check(timing.Goal(*goals, fmt.Sprintf("pattern_replace peak RSS under 200 MiB, %s output (%s, %s)", mode, what, kind),
 				timing.MiB(peak)+"iB", peak < 200*1024))
 		}
 		fmt.Println("(peak RSS: the median of the runs above; the goal lines take the largest)")
+	}
+	if *history {
+		historyModes(corpus, txedit, what, kind, *runs, *goals, reset)
+	}
+}
+
+// historyModes times, after the replacement committed, the commands that
+// read or revert its transaction. Each run's setup brings the tree to the
+// state its command needs (replaced, or undone for redo), committing the
+// replacement or undoing it untimed when it is not.
+func historyModes(corpus, txedit, what, kind string, runs int, goals string, reset func() error) {
+	state, id := "", "" // "replaced" (id: its transaction) or "undone"
+	txe := func(args ...string) error {
+		cmd := exec.Command(txedit, args...)
+		cmd.Dir = corpus
+		cmd.Stderr = os.Stderr
+		return cmd.Run()
+	}
+	replaced := func() error {
+		if state == "replaced" {
+			return nil
+		}
+		if err := reset(); err != nil {
+			return err
+		}
+		if err := txe("replace", "--literal", "--glob", "*.go", "s/"+find+"/"+repl+"/g"); err != nil {
+			return err
+		}
+		cmd := exec.Command(txedit, "log", "-n", "1")
+		cmd.Dir = corpus
+		out, err := cmd.Output()
+		if err != nil {
+			return err
+		}
+		id, state = strings.Fields(string(out))[0], "replaced"
+		syscall.Sync()
+		return nil
+	}
+	undone := func() error {
+		if state == "undone" {
+			return nil
+		}
+		if err := replaced(); err != nil {
+			return err
+		}
+		state = "undone"
+		if err := txe("undo"); err != nil {
+			return err
+		}
+		syscall.Sync()
+		return nil
+	}
+	m := func(name string, setup func() error, after string, args ...string) timing.Method {
+		return timing.Method{Name: name, Setup: setup, Teardown: func() error {
+			if after != "" {
+				state = after
+			}
+			return nil
+		}, Cmd: func() *exec.Cmd {
+			a := args
+			if len(a) > 0 && a[0] == "show" {
+				a = append(append([]string{}, a...), id)
+			}
+			cmd := exec.Command(txedit, a...)
+			cmd.Dir = corpus
+			return cmd
+		}}
+	}
+	methods := []timing.Method{
+		m("txedit show TXID", replaced, "", "show"),
+		m("txedit show --json TXID", replaced, "", "show", "--json"),
+		m("txedit undo --dry-run", replaced, "", "undo", "--dry-run"),
+		m("txedit undo --dry-run --json", replaced, "", "undo", "--dry-run", "--json"),
+		m("txedit undo", replaced, "undone", "undo"),
+		m("txedit redo", undone, "redone", "redo"),
+	}
+	samples, err := timing.Interleaved(runs, methods)
+	check(err)
+	check(reset())
+	fmt.Printf("\nthe replacement's transaction afterwards (%s, on %s): median of %d runs, load average %s\n", what, kind, runs, timing.LoadAvg())
+	var names []string
+	for _, m := range methods {
+		names = append(names, m.Name)
+	}
+	timing.Report(os.Stdout, names, samples)
+	for i, m := range methods {
+		_, peak := timing.Medians(samples[i])
+		check(timing.Goal(goals, fmt.Sprintf("%s peak RSS under 200 MiB (%s, %s)", m.Name, what, kind), timing.MiB(peak)+"iB", peak < 200*1024))
 	}
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -51,16 +53,17 @@ func undoCmd() *command {
 				return e.fail(err)
 			}
 			defer w.Close()
-			res, err := w.Undo(ctx, uo)
+			// Streamed, as apply's: a 50,000-file undo holds no diffs.
+			out := e.newResultPrinter(dryRun)
+			res, err := w.Undo(out.context(ctx), uo)
+			out.end(res)
 			if e.json {
-				e.printJSON(res)
 				return exitCode(res.Code)
 			}
 			if err != nil {
 				return e.fail(err)
 			}
 			if dryRun {
-				e.printDiff(res.Diff)
 				fmt.Fprintf(e.stdout, "dry run: %d file(s) would be restored; nothing was written\n", res.FilesModified)
 				return 0
 			}
@@ -148,34 +151,65 @@ func showCmd() *command {
 				return e.fail(err)
 			}
 			defer w.Close()
-			info, diff, err := w.Show(ctx, id)
+			// The diff is printed file by file as the journal hands it
+			// over (a 50,000-file transaction's diffs are never held).
+			bw := bufio.NewWriterSize(e.stdout, 64<<10)
+			defer bw.Flush()
+			var info *engine.TxnInfo
+			started := false
+			var jsonTail []byte
+			start := func() {
+				if started || info == nil {
+					return
+				}
+				started = true
+				if e.json {
+					// The object as printJSON prints it, its "diff"
+					// (the last field) written piece by piece.
+					obj := encodeJSON(struct {
+						*engine.TxnInfo
+						Diff string `json:"diff"`
+					}{info, ""}, "")
+					cut := bytes.LastIndex(obj, []byte(`""`)) + 1
+					bw.Write(obj[:cut])
+					jsonTail = obj[cut:]
+					return
+				}
+				state := info.State
+				if info.UndoneBy != "" {
+					state += " (by " + info.UndoneBy + ")"
+				}
+				fmt.Fprintf(bw, "transaction %s\nDate:    %s\nState:   %s\nSummary: %s\n", info.ID, info.Time.Local().Format(time.RFC1123Z), state, info.Summary)
+				if info.Undoes != "" {
+					fmt.Fprintf(bw, "Undoes:  %s\n", info.Undoes)
+				}
+				for _, f := range info.Files {
+					note := ""
+					if f.Note != "" {
+						note = " (" + f.Note + ")"
+					}
+					fmt.Fprintf(bw, "  %-6s %s%s\n", f.Kind, f.Path, note)
+				}
+				fmt.Fprintln(bw)
+			}
+			err = w.ShowStream(ctx, id, func(ti *engine.TxnInfo) error { info = ti; return nil }, func(d string) error {
+				start()
+				if e.json {
+					q := encodeJSON(d, "")
+					bw.Write(q[1 : len(q)-2]) // without the quotes and newline
+				} else {
+					writeDiff(bw, d, e.color)
+				}
+				return nil
+			})
+			if err == nil || started {
+				start()
+				bw.Write(jsonTail)
+			}
 			if err != nil {
+				bw.Flush()
 				return e.fail(err)
 			}
-			if e.json {
-				e.printJSON(struct {
-					*engine.TxnInfo
-					Diff string `json:"diff"`
-				}{info, diff})
-				return 0
-			}
-			state := info.State
-			if info.UndoneBy != "" {
-				state += " (by " + info.UndoneBy + ")"
-			}
-			fmt.Fprintf(e.stdout, "transaction %s\nDate:    %s\nState:   %s\nSummary: %s\n", info.ID, info.Time.Local().Format(time.RFC1123Z), state, info.Summary)
-			if info.Undoes != "" {
-				fmt.Fprintf(e.stdout, "Undoes:  %s\n", info.Undoes)
-			}
-			for _, f := range info.Files {
-				note := ""
-				if f.Note != "" {
-					note = " (" + f.Note + ")"
-				}
-				fmt.Fprintf(e.stdout, "  %-6s %s%s\n", f.Kind, f.Path, note)
-			}
-			fmt.Fprintln(e.stdout)
-			e.printDiff(diff)
 			return 0
 		},
 	}

@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -118,7 +120,13 @@ func readInput(e *env, args []string) ([]byte, error) {
 		data, err = os.ReadFile(args[0])
 	}
 	if err != nil {
-		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "reading the request: %v", err)
+		// A request that cannot be read is not a bad request: say why
+		// (issue #27 finding 8).
+		code := plan.CodeOf(err)
+		if errors.Is(err, fs.ErrNotExist) {
+			code = plan.CodeFileNotFound
+		}
+		return nil, plan.Wrapf(code, "", err, "reading the request: %v", err)
 	}
 	return data, nil
 }
