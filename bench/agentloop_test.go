@@ -63,6 +63,15 @@ func TestAgentLoopBench(t *testing.T) {
 			t.Errorf("no rows for %q at journal sizes 0 and 5", m)
 		}
 	}
+	// TXEDIT_KEEP reaches the MCP server and the CLI alike: a journal that
+	// began with 5 transactions retains 5 after 3 more edits (GC retires
+	// down to the retention after each commit), not 8; one that began
+	// empty, under the default retention, retains the 3.
+	for _, m := range []string{"3 edits of one file, MCP", `3 edits of one file, CLI \(a process each\)`} {
+		if !regexp.MustCompile(`(?m)^` + m + ` +0 .* 3\n +5 .* 5$`).MatchString(text) {
+			t.Errorf("%s: the journal does not keep TXEDIT_KEEP's 5 transactions (the kept column)", m)
+		}
+	}
 	// Where txedit's time goes: the CLI's commit phase is there.
 	if !regexp.MustCompile(`(?m)^3 edits of one file, CLI \(a process each\) +0 +[0-9.]+ms .*\n +5 `).MatchString(text) ||
 		!strings.Contains(text, "where txedit's time per edit goes") || !regexp.MustCompile(` commit +gc `).MatchString(text) {

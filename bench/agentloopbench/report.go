@@ -41,6 +41,28 @@ func median(ss []sample, f func(sample) time.Duration) time.Duration {
 func wall(s sample) time.Duration { return s.perEdit }
 func cpu(s sample) time.Duration  { return s.cpu }
 
+// keptText is the journal's size after the runs, as "1000", or "1000-1003"
+// when the runs differ.
+func keptText(ss []sample) string {
+	lo, hi := -1, -1
+	for _, s := range ss {
+		if s.kept < 0 {
+			continue
+		}
+		if lo < 0 || s.kept < lo {
+			lo = s.kept
+		}
+		hi = max(hi, s.kept)
+	}
+	switch {
+	case lo < 0:
+		return "-"
+	case lo == hi:
+		return fmt.Sprint(lo)
+	}
+	return fmt.Sprintf("%d-%d", lo, hi)
+}
+
 func ms(d time.Duration) string {
 	if d == 0 {
 		return "-"
@@ -77,7 +99,7 @@ func (b *bench) report(measures []measure, samples map[key][]sample, counts map[
 	for _, m := range measures {
 		width = max(width, len(m.name))
 	}
-	fmt.Fprintf(w, "%-*s %7s %10s %10s %7s %7s %9s %9s\n", width, "measure", "journal", "official", "txedit", "ratio", fmt.Sprintf("vs %d", k0), "CPU off", "CPU tx")
+	fmt.Fprintf(w, "%-*s %7s %10s %10s %7s %7s %9s %9s %6s\n", width, "measure", "journal", "official", "txedit", "ratio", fmt.Sprintf("vs %d", k0), "CPU off", "CPU tx", "kept")
 	for _, m := range measures {
 		ref := m.name
 		if m.ref != "" {
@@ -94,12 +116,12 @@ func (b *bench) report(measures []measure, samples map[key][]sample, counts map[
 			if m.ref != "" {
 				offCPU = 0 // another measure's
 			}
-			fmt.Fprintf(w, "%-*s %7d %10s %10s %7s %7s %9s %9s\n", width, name, k, ms(median(off, wall)), ms(median(tx, wall)),
+			fmt.Fprintf(w, "%-*s %7d %10s %10s %7s %7s %9s %9s %6s\n", width, name, k, ms(median(off, wall)), ms(median(tx, wall)),
 				ratio(median(tx, wall), median(off, wall)), ratio(median(tx, wall), median(samples[key{m.name, k0, txedit}], wall)),
-				ms(offCPU), ms(median(tx, cpu)))
+				ms(offCPU), ms(median(tx, cpu)), keptText(tx))
 		}
 	}
-	fmt.Fprintf(w, "(the CLI row's official column is the official server's MCP edit of the same rounds; spawn: ms per start, from spawning the server to its tools/list answer)\n")
+	fmt.Fprintf(w, "(kept: the transactions txedit's journal retains after the loop, as txedit log lists them; the CLI row's official column is the official server's MCP edit of the same rounds; spawn: ms per start, from spawning the server to its tools/list answer)\n")
 
 	b.phaseTable(measures, samples)
 	if counts != nil {

@@ -29,6 +29,7 @@ type sample struct {
 	perEdit time.Duration            // wall time over the edits (or spawns)
 	cpu     time.Duration            // the server's (or the CLI processes') CPU time per edit
 	phases  map[string]time.Duration // txedit's TXEDIT_TIMINGS, per edit
+	kept    int                      // transactions the journal retains after the run (-1: not counted)
 }
 
 // measure is one row group of the table.
@@ -360,6 +361,7 @@ func (b *bench) mcpEdits(side string, k int, root string, edits []edit, dry bool
 	for _, e := range edits {
 		calls = append(calls, editCall(side, root, e, dry))
 	}
+	kept := -1 // the official server keeps no journal
 	res, err := b.runNode(map[string]any{"kind": "calls", "server": b.server(side, k, root, side == txedit),
 		"reads": reads(side, edits), "calls": calls, "expect": "@@", "timings": side == txedit})
 	if err != nil {
@@ -372,7 +374,7 @@ func (b *bench) mcpEdits(side string, k int, root string, edits []edit, dry bool
 		return sample{}, err
 	}
 	if side == txedit {
-		if err := b.checkRetained(root, k, len(edits), dry); err != nil {
+		if kept, err = b.checkRetained(root, k, len(edits), dry); err != nil {
 			return sample{}, err
 		}
 	}
@@ -381,7 +383,7 @@ func (b *bench) mcpEdits(side string, k int, root string, edits []edit, dry bool
 		total += ms
 	}
 	n := time.Duration(len(edits))
-	s := sample{perEdit: time.Duration(total*1e6) / n, cpu: time.Duration(res.CPUTicks) * clockTick / n}
+	s := sample{perEdit: time.Duration(total*1e6) / n, cpu: time.Duration(res.CPUTicks) * clockTick / n, kept: kept}
 	if res.Phases != nil {
 		s.phases = map[string]time.Duration{}
 		for p, ms := range res.Phases {
@@ -403,7 +405,7 @@ func (b *bench) spawn(side string, k int, root string) (sample, error) {
 	for _, ms := range res.SpawnMs {
 		total += ms
 	}
-	return sample{perEdit: time.Duration(total * 1e6 / float64(len(res.SpawnMs)))}, nil
+	return sample{perEdit: time.Duration(total * 1e6 / float64(len(res.SpawnMs))), kept: -1}, nil
 }
 
 // cliEdits makes the edits with `txedit apply --json -`, a process each,
@@ -442,14 +444,15 @@ func (b *bench) cliEdits(k int, root string, edits []edit) (sample, error) {
 	if err := b.verify(root, k, edits, false); err != nil {
 		return sample{}, err
 	}
-	if err := b.checkRetained(root, k, len(edits), false); err != nil {
+	kept, err := b.checkRetained(root, k, len(edits), false)
+	if err != nil {
 		return sample{}, err
 	}
 	n := time.Duration(len(edits))
 	for p := range phases {
 		phases[p] /= n
 	}
-	return sample{perEdit: wall / n, cpu: cpu / n, phases: phases}, nil
+	return sample{perEdit: wall / n, cpu: cpu / n, phases: phases, kept: kept}, nil
 }
 
 // parseTimings sums TXEDIT_TIMINGS lines ("txedit: PHASE DURATION") by

@@ -26,15 +26,15 @@ func (b *bench) retained(root string) (int, error) {
 	return len(txs), nil
 }
 
-// checkRetained checks the journal after a loop of edits that began with k
+// checkRetained counts and checks the journal after a loop of edits that began with k
 // retained transactions: a dry run commits nothing; with k > 0 the loop ran
 // with TXEDIT_KEEP=k, so at least k are retained (fewer means the server
 // did not honour it) and at most k plus the loop's own; with k = 0 the
 // default retention applies.
-func (b *bench) checkRetained(root string, k, edits int, dry bool) error {
+func (b *bench) checkRetained(root string, k, edits int, dry bool) (int, error) {
 	got, err := b.retained(root)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	lo, hi := k, k+edits
 	switch {
@@ -44,9 +44,9 @@ func (b *bench) checkRetained(root string, k, edits int, dry bool) error {
 		lo = min(edits, defaultKeep)
 	}
 	if got < lo || got > hi {
-		return fmt.Errorf("the journal retains %d transactions after %d edits that began with %d (TXEDIT_KEEP=%d); want %d to %d", got, edits, k, k, lo, hi)
+		return got, fmt.Errorf("the journal retains %d transactions after %d edits that began with %d (TXEDIT_KEEP=%d); want %d to %d", got, edits, k, k, lo, hi)
 	}
-	return nil
+	return got, nil
 }
 
 // Where the system call table counts: the CLI process, and each MCP server
