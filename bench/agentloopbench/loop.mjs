@@ -9,7 +9,7 @@
 // A task:
 //   {server: {command, args, env, cwd}, kind: "calls" | "spawn",
 //    reads: [CALL], calls: [CALL], expect: TEXT, spawns: N,
-//    strace: {bin, out}, timings: BOOL}
+//    strace: {bin, out}, timings: BOOL, graceful: BOOL}
 // where CALL is {name, arguments}.
 //
 // kind "calls": start the server, make the reads (untimed: txedit's
@@ -138,7 +138,7 @@ async function calls(task) {
     throw new Error(`${e?.stack ?? e}\nthe server's stderr:\n${said.join("\n")}`);
   } finally {
     if (trace) trace.st.kill("SIGKILL");
-    await stop(client, tr);
+    await stop(task, client, tr);
   }
 }
 
@@ -161,15 +161,17 @@ async function spawns(task) {
     const listed = await client.listTools();
     spawnMs.push(Number(process.hrtime.bigint() - t0) / 1e6);
     tools = listed.tools.length;
-    await stop(client, tr);
+    await stop(task, client, tr);
   }
   return { spawn_ms: spawnMs, tools };
 }
 
 // stop ends a server at once (SIGTERM: its work is done and answered)
-// rather than waiting for it to notice the end of its input.
-async function stop(client, tr) {
-  if (tr.pid) {
+// rather than waiting for it to notice the end of its input; with
+// task.graceful, by the end of its input alone (so that a server run with
+// TXEDIT_CPUPROFILE writes its profile).
+async function stop(task, client, tr) {
+  if (tr.pid && !task.graceful) {
     try {
       process.kill(tr.pid, "SIGTERM");
     } catch {

@@ -68,6 +68,7 @@ type config struct {
 	goals                                    string
 	fsKind                                   string
 	verbose                                  bool
+	profile                                  string
 }
 
 func main() {
@@ -82,11 +83,12 @@ func main() {
 	flag.StringVar(&journals, "journals", "0,200,1000", "journal sizes: transactions retained when a loop starts")
 	flag.IntVar(&c.runs, "runs", 5, "runs of each measure")
 	flag.IntVar(&c.spawns, "spawns", 3, "server starts per run of the spawn measure")
-	flag.IntVar(&c.dryRuns, "dry-runs", 20, "dry-run edits per run")
+	flag.IntVar(&c.dryRuns, "dry-runs", 50, "dry-run edits per run (the first few pay for warming the server up)")
 	flag.IntVar(&c.straceEdits, "strace", 20, "edits counted under strace -f -c per case (0: no system call table)")
 	flag.StringVar(&only, "only", "", "run only the measures whose name matches this regexp (no goal lines then)")
 	flag.StringVar(&c.goals, "goals", "", "append the goal lines (goal, measured, pass/miss) to this file, for bench/run.sh's summary")
 	flag.BoolVar(&c.verbose, "v", false, "say how long each node task took")
+	flag.StringVar(&c.profile, "profile", "", "write a CPU profile of txedit's MCP server over each MCP run into this directory (TXEDIT_CPUPROFILE; go tool pprof -top BIN FILE); such a run's times carry the profiler's cost")
 	flag.Parse()
 	if c.sdk == "" {
 		fail(errors.New("-sdk: the @modelcontextprotocol/sdk package directory is needed (bench/run.sh agentloop installs it)"))
@@ -118,7 +120,10 @@ func main() {
 		check(err)
 		c.txedit = bin
 	}
-	for _, p := range []*string{&c.txedit, &c.sdk, &c.official, &c.dir} {
+	if c.profile != "" {
+		check(os.MkdirAll(c.profile, 0o755))
+	}
+	for _, p := range []*string{&c.txedit, &c.sdk, &c.official, &c.dir, &c.profile} {
 		if *p != "" {
 			abs, err := filepath.Abs(*p)
 			check(err)

@@ -52,12 +52,13 @@ type key struct {
 
 type bench struct {
 	*config
-	c       *corpus
-	tmpl    map[int]string // journal size -> template tree
-	script  string         // loop.mjs, written out
-	client  *client        // node running it
-	version string         // the official server's version
-	out     io.Writer
+	c        *corpus
+	tmpl     map[int]string // journal size -> template tree
+	script   string         // loop.mjs, written out
+	client   *client        // node running it
+	profiles int            // CPU profiles written (-profile)
+	version  string         // the official server's version
+	out      io.Writer
 }
 
 func run(out io.Writer, cfg *config) error {
@@ -353,6 +354,17 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
+// slug names an MCP run's profile: the kind of loop.
+func slug(edits []edit, dry bool) string {
+	switch {
+	case dry:
+		return "dryrun"
+	case len(edits) > 1 && edits[0].path != edits[1].path:
+		return "eachfile"
+	}
+	return "onefile"
+}
+
 // clockTick is the unit of /proc/PID/stat's times (USER_HZ, 100 on Linux).
 const clockTick = 10 * time.Millisecond
 
@@ -362,8 +374,17 @@ func (b *bench) mcpEdits(side string, k int, root string, edits []edit, dry bool
 		calls = append(calls, editCall(side, root, e, dry))
 	}
 	kept := -1 // the official server keeps no journal
-	res, err := b.runNode(map[string]any{"kind": "calls", "server": b.server(side, k, root, side == txedit),
-		"reads": reads(side, edits), "calls": calls, "expect": "@@", "timings": side == txedit})
+	task := map[string]any{"kind": "calls", "server": b.server(side, k, root, side == txedit),
+		"reads": reads(side, edits), "calls": calls, "expect": "@@", "timings": side == txedit}
+	if b.profile != "" && side == txedit {
+		// A CPU profile of the server over the run (it writes it when
+		// its input ends: a graceful stop).
+		b.profiles++
+		name := fmt.Sprintf("mcp-%s-journal%d-%d.prof", slug(edits, dry), k, b.profiles)
+		task["server"].(map[string]any)["env"].(map[string]string)["TXEDIT_CPUPROFILE"] = filepath.Join(b.profile, name)
+		task["graceful"] = true
+	}
+	res, err := b.runNode(task)
 	if err != nil {
 		return sample{}, err
 	}
