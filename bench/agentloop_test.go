@@ -43,7 +43,8 @@ func TestAgentLoopBench(t *testing.T) {
 	_, straceErr := exec.Command("strace", "-f", "-c", "-o", os.DevNull, "true").CombinedOutput()
 
 	disk := t.TempDir()
-	cmd := exec.Command("bash", filepath.Join(repo, "bench/run.sh"), "agentloop", "-spawns", "1", "-dry-runs", "2", "-strace", "2")
+	profiles := t.TempDir()
+	cmd := exec.Command("bash", filepath.Join(repo, "bench/run.sh"), "agentloop", "-spawns", "1", "-dry-runs", "2", "-strace", "2", "-profile", profiles)
 	cmd.Env = append(os.Environ(), "AGENTLOOP_INSTALL=0", "AGENTLOOP_PEERS="+peers, "AGENTLOOP_N=3", "JOURNALS=0,5",
 		"RUNS=1", "FS=disk", "DISK="+disk, "TMPDIR="+disk)
 	out, err := cmd.CombinedOutput()
@@ -88,6 +89,17 @@ func TestAgentLoopBench(t *testing.T) {
 		}
 	} else {
 		t.Logf("strace does not work here (%v): the system call table is not checked", straceErr)
+	}
+	// -profile: a CPU profile of the MCP server over each of its timed
+	// runs (3 kinds of loop at 2 journal sizes), each written.
+	profs, _ := filepath.Glob(filepath.Join(profiles, "mcp-*.prof"))
+	if len(profs) != 6 {
+		t.Errorf("-profile wrote %d profiles, want 6: %v", len(profs), profs)
+	}
+	for _, p := range profs {
+		if st, err := os.Stat(p); err != nil || st.Size() == 0 {
+			t.Errorf("profile %s is empty", p)
+		}
 	}
 	// The summary carries the loop's goals.
 	if !strings.Contains(text, "agent loop: time per edit at 5 retained within 1.3x of a fresh journal") {
