@@ -19,7 +19,7 @@
 // strace, strace -f -c -o OUT -p PID is attached to the server after the
 // reads and detached after the calls: the calls' system calls alone. With
 // timings, the server's stderr is read for TXEDIT_TIMINGS lines
-// ("txedit: PHASE DURATION"), summed by phase.
+// ("txedit: [COMMAND: ]PHASE DURATION"), summed by phase.
 // kind "spawn": spawns times, start the server, initialize, list its tools
 // and time that; stop it (untimed).
 //
@@ -97,7 +97,7 @@ async function calls(task) {
     while ((nl = partial.indexOf("\n")) >= 0) {
       const line = partial.slice(0, nl);
       partial = partial.slice(nl + 1);
-      const m = /^txedit: (\S+)\s+(\S+)$/.exec(line);
+      const m = timingLine.exec(line);
       if (m && task.timings) {
         phases[m[1]] = (phases[m[1]] ?? 0) + duration(m[2]);
       } else if (line.trim()) {
@@ -141,6 +141,9 @@ async function calls(task) {
     await stop(task, client, tr);
   }
 }
+
+// A TXEDIT_TIMINGS line: "txedit: [COMMAND: ]PHASE DURATION".
+const timingLine = /^txedit: (?:\S+: )*([a-z]+)\s+([0-9.]+(?:ns|µs|us|ms|s|m))$/;
 
 // duration parses Go's time.Duration text (100µs, 1.5ms, 2s) into ms.
 function duration(s) {

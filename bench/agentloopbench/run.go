@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -476,18 +477,19 @@ func (b *bench) cliEdits(k int, root string, edits []edit) (sample, error) {
 	return sample{perEdit: wall / n, cpu: cpu / n, phases: phases, kept: kept}, nil
 }
 
-// parseTimings sums TXEDIT_TIMINGS lines ("txedit: PHASE DURATION") by
-// phase.
+// timingLine is a TXEDIT_TIMINGS line: "txedit: [COMMAND: ]PHASE DURATION".
+var timingLine = regexp.MustCompile(`^txedit: (?:\S+: )*([a-z]+)\s+([0-9.]+(?:ns|µs|us|ms|s|m))$`)
+
+// parseTimings sums TXEDIT_TIMINGS lines by phase.
 func parseTimings(stderr string) map[string]time.Duration {
 	out := map[string]time.Duration{}
 	for _, line := range strings.Split(stderr, "\n") {
-		f := strings.Fields(line)
-		if len(f) != 3 || f[0] != "txedit:" {
+		m := timingLine.FindStringSubmatch(strings.TrimSpace(line))
+		if m == nil {
 			continue
 		}
-		d, err := time.ParseDuration(f[2])
-		if err == nil {
-			out[f[1]] += d
+		if d, err := time.ParseDuration(m[2]); err == nil {
+			out[m[1]] += d
 		}
 	}
 	return out
