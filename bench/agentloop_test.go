@@ -58,7 +58,8 @@ func TestAgentLoopBench(t *testing.T) {
 	// edit, and its ratio to itself at journal 0.
 	num := `([0-9.]+ms|-)`
 	for _, m := range []string{"3 edits of one file, MCP", "one edit in each of 3 files, MCP", "dry-run edit, MCP",
-		"spawn to first tools/list", `3 edits of one file, CLI \(a process each\)`} {
+		"spawn to first tools/list", "3 edits of one file, MCP, filesystem toolset", "one edit in each of 3 files, MCP, filesystem toolset",
+		"dry-run edit, MCP, filesystem toolset", `3 edits of one file, CLI \(a process each\)`} {
 		row := regexp.MustCompile(`(?m)^` + m + ` +0 +` + num + ` +([0-9.]+ms) +([0-9.]+x|-) +1\.00x .*\n +5 +` + num + ` +([0-9.]+ms) +([0-9.]+x|-) +[0-9.]+x `)
 		if !row.MatchString(text) {
 			t.Errorf("no rows for %q at journal sizes 0 and 5", m)
@@ -68,7 +69,7 @@ func TestAgentLoopBench(t *testing.T) {
 	// began with 5 transactions retains 5 after 3 more edits (GC retires
 	// down to the retention after each commit), not 8; one that began
 	// empty, under the default retention, retains the 3.
-	for _, m := range []string{"3 edits of one file, MCP", `3 edits of one file, CLI \(a process each\)`} {
+	for _, m := range []string{"3 edits of one file, MCP", "3 edits of one file, MCP, filesystem toolset", `3 edits of one file, CLI \(a process each\)`} {
 		if !regexp.MustCompile(`(?m)^` + m + ` +0 .* 3\n +5 .* 5$`).MatchString(text) {
 			t.Errorf("%s: the journal does not keep TXEDIT_KEEP's 5 transactions (the kept column)", m)
 		}
@@ -79,7 +80,8 @@ func TestAgentLoopBench(t *testing.T) {
 		t.Errorf("no phase table with commit and gc columns")
 	}
 	if straceErr == nil {
-		for _, where := range []string{`CLI edit \(txedit apply --json -, the whole process\)`, `MCP edit \(the server process, attached after the read\) \(txedit\)`} {
+		for _, where := range []string{`CLI edit \(txedit apply --json -, the whole process\)`, `MCP edit \(the server process, attached after the read\) \(txedit\)`,
+			`MCP edit \(the server process, attached after the read\) \(txedit, filesystem toolset\)`} {
 			if !regexp.MustCompile(`(?m)^` + where + ` +0 +[0-9]+ +[0-9]+ +1\.00x +1\.00x\n +5 +[0-9]+ +[0-9]+ `).MatchString(text) {
 				t.Errorf("no system call rows for %s", where)
 			}
@@ -91,10 +93,10 @@ func TestAgentLoopBench(t *testing.T) {
 		t.Logf("strace does not work here (%v): the system call table is not checked", straceErr)
 	}
 	// -profile: a CPU profile of the MCP server over each of its timed
-	// runs (3 kinds of loop at 2 journal sizes), each written.
+	// runs (3 kinds of loop, 2 toolsets, 2 journal sizes), each written.
 	profs, _ := filepath.Glob(filepath.Join(profiles, "mcp-*.prof"))
-	if len(profs) != 6 {
-		t.Errorf("-profile wrote %d profiles, want 6: %v", len(profs), profs)
+	if len(profs) != 12 {
+		t.Errorf("-profile wrote %d profiles, want 12: %v", len(profs), profs)
 	}
 	for _, p := range profs {
 		if st, err := os.Stat(p); err != nil || st.Size() == 0 {

@@ -19,10 +19,13 @@ import (
 	"github.com/txedit/txedit/bench/internal/timing"
 )
 
-// The two sides of a comparison.
+// The sides of a comparison: the official server, and txedit serving its
+// default toolset (fs_write) or its filesystem toolset (the official
+// server's tools, edit_file answered as the official server answers).
 const (
 	official = "official"
 	txedit   = "txedit"
+	txeditFS = "txedit-fs"
 )
 
 // sample is one run of one measure on one side at one journal size.
@@ -173,6 +176,14 @@ func (b *bench) measures() []measure {
 		}},
 		{name: "spawn to first tools/list", official: true, run: b.spawn},
 	}
+	// The same loops with txedit's filesystem toolset: the very calls the
+	// official server gets, answered with the same text.
+	for i := range 3 {
+		m := ms[i]
+		ms = append(ms, measure{name: m.name + ", filesystem toolset", ref: m.name, run: func(_ string, k int, root string) (sample, error) {
+			return m.run(txeditFS, k, root)
+		}})
+	}
 	ms = append(ms, measure{name: fmt.Sprintf("%d edits of one file, CLI (a process each)", n), ref: ms[0].name,
 		run: func(_ string, k int, root string) (sample, error) { return b.cliEdits(k, root, b.c.single) }})
 	if b.only != nil {
@@ -189,8 +200,11 @@ func (b *bench) measures() []measure {
 
 // server returns the command line of side's MCP server on root.
 func (b *bench) server(side string, k int, root string, timings bool) map[string]any {
-	if side == official {
+	switch side {
+	case official:
 		return map[string]any{"command": b.config.node, "args": []string{filepath.Join(b.official, "dist", "index.js"), root}, "cwd": root}
+	case txeditFS:
+		return map[string]any{"command": b.txedit, "args": []string{"mcp", "--toolset", "filesystem", "--root", root}, "cwd": root, "env": txeditEnv(k, timings)}
 	}
 	return map[string]any{"command": b.txedit, "args": []string{"mcp", "--root", root}, "cwd": root, "env": txeditEnv(k, timings)}
 }
@@ -216,7 +230,7 @@ type call struct {
 
 // editCall returns side's tool call making e (or previewing it).
 func editCall(side, root string, e edit, dry bool) call {
-	if side == official {
+	if side == official || side == txeditFS {
 		args := map[string]any{"path": filepath.Join(root, e.path), "edits": []map[string]string{{"oldText": e.old, "newText": e.new}}}
 		if dry {
 			args["dryRun"] = true
@@ -231,8 +245,9 @@ func editCall(side, root string, e edit, dry bool) call {
 }
 
 // reads are the calls txedit's read-before-write rule needs before the
-// edits: one fs_read of every file they touch (untimed).
-func reads(side string, edits []edit) []call {
+// edits: one read of every file they touch (untimed): fs_read, or the
+// filesystem toolset's read_multiple_files.
+func reads(side, root string, edits []edit) []call {
 	if side == official {
 		return nil
 	}
@@ -243,6 +258,12 @@ func reads(side string, edits []edit) []call {
 			seen[e.path] = true
 			paths = append(paths, e.path)
 		}
+	}
+	if side == txeditFS {
+		for i, p := range paths {
+			paths[i] = filepath.Join(root, p)
+		}
+		return []call{{"read_multiple_files", map[string]any{"paths": paths}}}
 	}
 	return []call{{"fs_read", map[string]any{"mode": "Line", "paths": paths}}}
 }
@@ -375,13 +396,13 @@ func (b *bench) mcpEdits(side string, k int, root string, edits []edit, dry bool
 		calls = append(calls, editCall(side, root, e, dry))
 	}
 	kept := -1 // the official server keeps no journal
-	task := map[string]any{"kind": "calls", "server": b.server(side, k, root, side == txedit),
-		"reads": reads(side, edits), "calls": calls, "expect": "@@", "timings": side == txedit}
-	if b.profile != "" && side == txedit {
+	task := map[string]any{"kind": "calls", "server": b.server(side, k, root, side != official),
+		"reads": reads(side, root, edits), "calls": calls, "expect": "@@", "timings": side != official}
+	if b.profile != "" && side != official {
 		// A CPU profile of the server over the run (it writes it when
 		// its input ends: a graceful stop).
 		b.profiles++
-		name := fmt.Sprintf("mcp-%s-journal%d-%d.prof", slug(edits, dry), k, b.profiles)
+		name := fmt.Sprintf("mcp-%s-%s-journal%d-%d.prof", side, slug(edits, dry), k, b.profiles)
 		task["server"].(map[string]any)["env"].(map[string]string)["TXEDIT_CPUPROFILE"] = filepath.Join(b.profile, name)
 		task["graceful"] = true
 	}
@@ -395,7 +416,7 @@ func (b *bench) mcpEdits(side string, k int, root string, edits []edit, dry bool
 	if err := b.verify(root, k, edits, dry); err != nil {
 		return sample{}, err
 	}
-	if side == txedit {
+	if side != official {
 		if kept, err = b.checkRetained(root, k, len(edits), dry); err != nil {
 			return sample{}, err
 		}

@@ -101,7 +101,7 @@ func (b *bench) syscalls(root string) (map[key]map[string]float64, error) {
 		out[key{scCLI, k, txedit}] = perEdit(sum, m)
 
 		// Each MCP server, attached after the read.
-		sides := []string{txedit}
+		sides := []string{txedit, txeditFS}
 		if b.official != "" {
 			sides = append(sides, official)
 		}
@@ -115,7 +115,7 @@ func (b *bench) syscalls(root string) (map[key]map[string]float64, error) {
 			}
 			os.Remove(traceFile)
 			if _, err := b.runNode(map[string]any{"kind": "calls", "server": b.server(side, k, root, false),
-				"reads": reads(side, edits), "calls": calls, "expect": "@@",
+				"reads": reads(side, root, edits), "calls": calls, "expect": "@@",
 				"strace": map[string]string{"bin": b.strace, "out": traceFile}}); err != nil {
 				return nil, err
 			}
