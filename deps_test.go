@@ -37,6 +37,7 @@ var allowed = map[string][]string{
 	"bench/commitbench":     {"*"},
 	"bench/replacebench":    {"*"},
 	"bench/searchbench":     {"*"},
+	"bench/agentloopbench":  {"*"},
 	"bench/internal/timing": {"*"},
 	"internal/buildinfo":    {},
 	"internal/mcpcli":       {"engine", "plan", "tools"},

@@ -16,6 +16,13 @@
 #                                 --json) and redo of its transaction (on demand:
 #                                 not in all)
 #   bench/run.sh phases           where a 1,000-file commit's time goes (Go benchmark)
+#   bench/run.sh agentloop [flags]  the agent's loop (issue #22): N single edits of
+#                                 one file and one edit in each of N files through
+#                                 MCP, txedit mcp against the official filesystem
+#                                 server (npm, pinned), a dry run, spawn to
+#                                 tools/list, and the edits through the CLI, at
+#                                 journal sizes 0, 200 and 1,000; system calls per
+#                                 edit (strace) (bench/agentloopbench; not in all)
 #
 # Flags go to each run of the program (e.g. -runs 3). Environment:
 #   FS=disk,tmpfs    the file systems to run on
@@ -25,6 +32,10 @@
 #   SCALE=1,5        search corpora, in copies of GOROOT/src
 #   COMMIT_FILES="60 1000"  DIRTY=1G  REPLACE_FILES= (a synthetic tree instead
 #   of GOROOT/src)  MEMORY_FILES=50000
+#   AGENTLOOP_N=200  JOURNALS=0,200,1000  AGENTLOOP_PEERS=/tmp/txedit-agentloop
+#   (where npm installs the official server and the MCP SDK, kept for the next
+#   run)  AGENTLOOP_INSTALL=0 (install nothing: without the official server
+#   txedit runs alone; the SDK may then come from cmd/txedit/testdata/mcpclient)
 # Peers: rg, fd (fdfind), git, sd, cat, dd, GNU time (peak RSS); bench/deps.sh installs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +50,14 @@ COMMIT_FILES=${COMMIT_FILES:-60 1000}
 DIRTY=${DIRTY:-1G}
 REPLACE_FILES=${REPLACE_FILES:-}
 MEMORY_FILES=${MEMORY_FILES:-50000}
+AGENTLOOP_N=${AGENTLOOP_N:-200}
+JOURNALS=${JOURNALS:-0,200,1000}
+AGENTLOOP_PEERS=${AGENTLOOP_PEERS:-/tmp/txedit-agentloop}
+AGENTLOOP_INSTALL=${AGENTLOOP_INSTALL:-1}
+# The official MCP filesystem server, pinned; the SDK (the client) at the
+# version cmd/txedit/testdata/mcpclient pins.
+FS_SERVER_VERSION=2026.8.31
+MCP_SDK_VERSION=$(sed -n 's/.*"@modelcontextprotocol\/sdk": *"\([^"]*\)".*/\1/p' cmd/txedit/testdata/mcpclient/package.json)
 runs=()
 [ -n "${RUNS:-}" ] && runs=(-runs "$RUNS")
 
@@ -100,7 +119,7 @@ cleanup() {
 }
 trap cleanup EXIT
 build() {
-	go build -o "$bin/" ./cmd/txedit ./cmd/txedit-mcp ./bench/commitbench ./bench/replacebench ./bench/searchbench
+	go build -o "$bin/" ./cmd/txedit ./cmd/txedit-mcp ./bench/commitbench ./bench/replacebench ./bench/searchbench ./bench/agentloopbench
 }
 scratch() { # scratch BASE NAME sets dir, the program's directory under BASE
 	dir=$1/txedit-$2
@@ -162,9 +181,57 @@ memory() {
 	done
 }
 
+# npm_version DIR prints the version of the npm package in DIR, if any.
+npm_version() { [ -f "$1/package.json" ] && node -p 'require(process.argv[1]).version' "$1/package.json"; }
+
+# agentloop_peers installs the official filesystem server and the MCP SDK,
+# pinned, into $AGENTLOOP_PEERS (unless AGENTLOOP_INSTALL=0), and sets sdk
+# and official to their package directories (official empty when missing).
+agentloop_peers() {
+	command -v node >/dev/null || { echo "run.sh: agentloop needs node (apt-get install nodejs npm)" >&2; exit 1; }
+	local mods=$AGENTLOOP_PEERS/node_modules/@modelcontextprotocol
+	if [ "$AGENTLOOP_INSTALL" != 0 ] &&
+		{ [ "$(npm_version "$mods/server-filesystem")" != "$FS_SERVER_VERSION" ] || [ "$(npm_version "$mods/sdk")" != "$MCP_SDK_VERSION" ]; }; then
+		command -v npm >/dev/null || { echo "run.sh: agentloop needs npm to install the official server (apt-get install npm)" >&2; exit 1; }
+		echo "installing @modelcontextprotocol/server-filesystem@$FS_SERVER_VERSION @modelcontextprotocol/sdk@$MCP_SDK_VERSION into $AGENTLOOP_PEERS" >&2
+		mkdir -p "$AGENTLOOP_PEERS"
+		[ -f "$AGENTLOOP_PEERS/package.json" ] || echo '{"private": true}' >"$AGENTLOOP_PEERS/package.json"
+		npm install --prefix "$AGENTLOOP_PEERS" --save-exact --no-audit --no-fund --loglevel=error \
+			"@modelcontextprotocol/server-filesystem@$FS_SERVER_VERSION" "@modelcontextprotocol/sdk@$MCP_SDK_VERSION" >&2
+	fi
+	sdk=$mods/sdk
+	if [ "$(npm_version "$sdk")" != "$MCP_SDK_VERSION" ]; then
+		sdk=$PWD/cmd/txedit/testdata/mcpclient/node_modules/@modelcontextprotocol/sdk
+		[ "$(npm_version "$sdk")" = "$MCP_SDK_VERSION" ] || {
+			echo "run.sh: the MCP SDK $MCP_SDK_VERSION is installed neither in $AGENTLOOP_PEERS nor in cmd/txedit/testdata/mcpclient (npm ci --prefix cmd/txedit/testdata/mcpclient)" >&2
+			exit 1
+		}
+	fi
+	official=$mods/server-filesystem
+	if [ "$(npm_version "$official")" != "$FS_SERVER_VERSION" ]; then
+		echo "run.sh: @modelcontextprotocol/server-filesystem@$FS_SERVER_VERSION is not installed in $AGENTLOOP_PEERS (AGENTLOOP_INSTALL=0): txedit is measured alone" >&2
+		official=
+	fi
+	command -v strace >/dev/null || echo "run.sh: no strace (apt-get install strace): no system call table" >&2
+	echo "machine: $(nproc) cores, $(uname -r), $(go version | cut -d' ' -f3), node $(node --version), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
+	echo "disk: $DISK; tmpfs: $TMPFS"
+}
+
+agentloop() {
+	local fs base dir
+	for fs in ${FS//,/ }; do
+		base=$(fsdir "$fs") || continue
+		scratch "$base" agentloopbench
+		section "agentloop: $fs ($base), $AGENTLOOP_N edits, journals $JOURNALS"
+		"$bin/agentloopbench" -dir "$dir" -txedit "$bin/txedit" -sdk "$sdk" -official "$official" \
+			-n "$AGENTLOOP_N" -journals "$JOURNALS" -goals "$goals" "${runs[@]}" "$@"
+		rm -rf "$dir"
+	done
+}
+
 summary() {
 	[ -s "$goals" ] || return 0
-	section "summary: the goals of issue #12 (ratios of median wall times; peak RSS the largest of the runs)"
+	section "summary: the goals (issue #12; the agent loop: issue #22) (ratios of median wall times; peak RSS the largest of the runs)"
 	awk -F'\t' 'NR == FNR { w = length($1) > w ? length($1) : w; next }
 		FNR == 1 { printf "%-*s %9s  %s\n", w, "goal", "measured", "" }
 		{ printf "%-*s %9s  %s\n", w, $1, $2, $3 }' "$goals" "$goals"
@@ -196,6 +263,12 @@ all)
 	;;
 phases)
 	go test ./bench/ -run '^$' -bench 'Commit1000x10$' -benchtime 5x "$@"
+	;;
+agentloop)
+	agentloop_peers
+	build
+	agentloop "$@"
+	summary
 	;;
 *)
 	usage

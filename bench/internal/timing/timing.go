@@ -159,10 +159,11 @@ func selfCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// BuildTxedit builds the txedit command into dir and returns its path.
+// BuildTxedit builds the txedit command, and txedit-mcp beside it (txedit
+// mcp runs it), into dir and returns txedit's path.
 func BuildTxedit(dir string) (string, error) {
 	bin := dir + "/txedit"
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/txedit/txedit/cmd/txedit").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", dir+"/", "github.com/txedit/txedit/cmd/txedit", "github.com/txedit/txedit/cmd/txedit-mcp").CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("build txedit: %v\n%s", err, out)
 	}
