@@ -594,7 +594,7 @@ func (tx *Tx) Commit() error {
 	err := tx.commit()
 	if err != nil && !tx.committed {
 		if rerr := tx.rollbackQuiet(); rerr != nil {
-			return fmt.Errorf("%w (and rolling back: %v)", err, rerr)
+			return fmt.Errorf("%w (and rolling back: %w)", err, rerr)
 		}
 	}
 	tx.done = true
@@ -733,7 +733,7 @@ func (tx *Tx) commitPoint() error {
 			// Whether the mark exists is unknown: leave the decision
 			// to recovery, which reads what is on disk.
 			tx.committed = true
-			return fmt.Errorf("%w: %v", ErrCommitUnknown, err)
+			return fmt.Errorf("%w: %w", ErrCommitUnknown, err)
 		}
 	}
 	tx.committed = true
@@ -745,11 +745,11 @@ func (tx *Tx) commitPoint() error {
 		tx.packFile.Close()
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrCommitUnknown, err)
+		return fmt.Errorf("%w: %w", ErrCommitUnknown, err)
 	}
 	if tx.sync != SyncNone {
 		if err := fsy.SyncDir(txnsDir); err != nil {
-			return fmt.Errorf("%w: %v", ErrCommitUnknown, err)
+			return fmt.Errorf("%w: %w", ErrCommitUnknown, err)
 		}
 	}
 	return nil

@@ -663,7 +663,7 @@ func grepTree(ctx context.Context, env *Env, dir string) ([]string, error) {
 			listed[dir] = true
 			if ents, err := env.W.List(ctx, dir, engine.ListOptions{}); err == nil {
 				for _, e := range ents {
-					if e.Kind == "symlink" {
+					if e.Kind == plan.KindSymlink {
 						links[dir+"/"+e.Name] = true
 					}
 				}
@@ -696,7 +696,7 @@ func grepEach(ctx context.Context, env *Env, files []string, req *plan.GrepReque
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			r := *req
-			r.Path, r.OutputMode, r.Hidden, r.NoIgnore = f, "content", true, true
+			r.Path, r.OutputMode, r.Hidden, r.NoIgnore = f, plan.OutputContent, true, true
 			res, err := env.W.Grep(ctx, &r)
 			if err != nil {
 				hits[i].err = err
@@ -704,7 +704,7 @@ func grepEach(ctx context.Context, env *Env, files []string, req *plan.GrepReque
 			}
 			hits[i].count, hits[i].lines = len(res.Matches), res.Matches
 			if len(res.Matches) > 0 {
-				nul, err := env.W.Grep(ctx, &plan.GrepRequest{Pattern: "\x00", Literal: true, Path: f, OutputMode: "count"})
+				nul, err := env.W.Grep(ctx, &plan.GrepRequest{Pattern: "\x00", Literal: true, Path: f, OutputMode: plan.OutputCount})
 				hits[i].binary = err == nil && len(nul.Counts) > 0
 			}
 		}()

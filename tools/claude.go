@@ -375,7 +375,7 @@ func written(res *plan.Result, filePath, text, note string) Result {
 	status := "Updated"
 	if len(res.Files) == 1 {
 		add, del = res.Files[0].LinesAdded, res.Files[0].LinesRemoved
-		if res.Files[0].Status == "created" {
+		if res.Files[0].Status == plan.StatusCreated {
 			status = "Created"
 		}
 	}
@@ -407,7 +407,7 @@ func claudeWrite() *Tool {
 			}
 			res, _ := env.W.Apply(ctx, &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "create", FileText: &a.Content}})
 			text := "The file %s has been updated successfully." + stateNote
-			if res.Success && len(res.Files) == 1 && res.Files[0].Status == "created" {
+			if res.Success && len(res.Files) == 1 && res.Files[0].Status == plan.StatusCreated {
 				text = "File created successfully at: %s" + stateNote
 			}
 			return written(res, a.FilePath, fmt.Sprintf(text, absArg(env, a.FilePath)), "")
@@ -853,7 +853,7 @@ func claudeLS() *Tool {
 				}
 				full := false
 				for _, e := range ents {
-					if e.Kind == "dir" {
+					if e.Kind == plan.KindDir {
 						queue = append(queue, e.Path)
 						continue
 					}
@@ -1080,12 +1080,12 @@ func runClaudeGrep(ctx context.Context, env *Env, args json.RawMessage) Result {
 		return useError(plan.CodeInvalidRequest, "", "head_limit and offset must not be negative")
 	}
 	req.HeadLimit = 0
-	if limit > 0 && req.OutputMode != "files_with_matches" && req.OutputMode != "" {
+	if limit > 0 && req.OutputMode != plan.OutputFiles && req.OutputMode != "" {
 		// Every match prints at least one line: the first offset+limit
 		// matches are enough.
 		req.HeadLimit = a.Offset + limit
 	}
-	if req.OutputMode == "files_with_matches" || req.OutputMode == "" {
+	if req.OutputMode == plan.OutputFiles || req.OutputMode == "" {
 		req.Sort = "modified" // Claude Code lists the newest first
 	}
 	res, err := env.W.Grep(ctx, &req)
@@ -1104,13 +1104,13 @@ func runClaudeGrep(ctx context.Context, env *Env, args json.RawMessage) Result {
 	text, n, cut := grepText(res, grep.PrintOptions{
 		LineNumbers: req.LineNums == nil || *req.LineNums,
 		// -c -H: count names the file even when it is the one searched.
-		NoPath:  single && res.Mode != "count",
+		NoPath:  single && res.Mode != plan.OutputCount,
 		Context: req.Before > 0 || req.After > 0 || req.Context > 0,
 		Offset:  a.Offset, HeadLimit: limit,
 	})
 	// rg searches a binary file it is given by name, and says so instead
 	// of printing its lines.
-	if single && res.Mode == "content" && len(res.Matches) > 0 {
+	if single && res.Mode == plan.OutputContent && len(res.Matches) > 0 {
 		if at := nulOffset(ctx, env, req.Path); at >= 0 {
 			text, n, cut = fmt.Sprintf("binary file matches (found \"\\0\" byte around offset %d)", at), 1, false
 		}
@@ -1138,10 +1138,10 @@ func claudeGrepRequest(a *claudeGrepArgs) (req plan.GrepRequest, only bool, limi
 	if a.ContextN > 0 {
 		req.Context = a.ContextN
 	}
-	if req.OutputMode != "content" {
+	if req.OutputMode != plan.OutputContent {
 		req.Before, req.After, req.Context = 0, 0, 0
 	}
-	only = a.OnlyMatching && req.OutputMode == "content"
+	only = a.OnlyMatching && req.OutputMode == plan.OutputContent
 	if only {
 		req.Before, req.After, req.Context = 0, 0, 0
 	}
@@ -1188,9 +1188,9 @@ func pagination(cut bool, limit, offset int) string {
 // claudeGrepReport frames rg's output (text, n lines or files) as Claude
 // Code's Grep does for each output mode, with the pagination note page,
 // and returns it with the short result.
-func claudeGrepReport(mode, text string, n int, page string) (content, short string) {
+func claudeGrepReport(mode plan.OutputMode, text string, n int, page string) (content, short string) {
 	switch mode {
-	case "files_with_matches":
+	case plan.OutputFiles:
 		if n == 0 {
 			content = "No files found"
 		} else {
@@ -1201,7 +1201,7 @@ func claudeGrepReport(mode, text string, n int, page string) (content, short str
 			content += "\n" + text
 		}
 		short = fmt.Sprintf("Found %d %s", n, plural(n, "file"))
-	case "count":
+	case plan.OutputCount:
 		total, files := 0, 0
 		for _, l := range strings.Split(text, "\n") {
 			if c, err := strconv.Atoi(l[strings.LastIndexByte(l, ':')+1:]); err == nil && l != "" {
@@ -1258,7 +1258,7 @@ func onlyMatching(res *plan.GrepResult, pattern string, ignoreCase bool) {
 // newline) and its place in its own line.
 func nulOffset(ctx context.Context, env *Env, file string) int {
 	find := func(pattern string, limit int) []*plan.Match {
-		res, err := env.W.Grep(ctx, &plan.GrepRequest{Pattern: pattern, Path: file, OutputMode: "content", Hidden: true, NoIgnore: true, HeadLimit: limit})
+		res, err := env.W.Grep(ctx, &plan.GrepRequest{Pattern: pattern, Path: file, OutputMode: plan.OutputContent, Hidden: true, NoIgnore: true, HeadLimit: limit})
 		if err != nil {
 			return nil
 		}
