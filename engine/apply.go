@@ -589,18 +589,18 @@ var testHookEdit func(path string)
 var testHookBeforeCommit func()
 
 // statusOf says what a changed task does to its file.
-func statusOf(t *task) string {
+func statusOf(t *task) plan.Status {
 	switch f := t.fo.Final; {
 	case f == nil && t.cur.exists:
-		return "modified"
+		return plan.StatusModified
 	case f == nil:
-		return "created"
+		return plan.StatusCreated
 	case f.Command == plan.Delete:
-		return "deleted"
+		return plan.StatusDeleted
 	case f.Command == plan.Move:
-		return "moved"
+		return plan.StatusMoved
 	}
-	return "copied"
+	return plan.StatusCopied
 }
 
 // renderDiff renders a task's change with root-relative paths.

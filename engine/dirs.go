@@ -134,7 +134,7 @@ func (w *Workspace) makeDir(ctx context.Context, p string, c *caller) (*plan.Res
 		res.Warnings = append(res.Warnings, warning)
 		noteDurability(res, warning)
 	}
-	fr.Status = "created"
+	fr.Status = plan.StatusCreated
 	res.Success, res.FilesModified = true, 1
 	res.TransactionID, res.Summary = m.ID, m.Summary
 	return res, nil

@@ -31,14 +31,14 @@ func (w *Workspace) Grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.GrepResult, error) {
 	res := &plan.GrepResult{Mode: req.OutputMode, Files: []string{}, Counts: []*plan.Count{}, Matches: []*plan.Match{}}
 	if res.Mode == "" {
-		res.Mode = "files_with_matches"
+		res.Mode = plan.OutputFiles
 	}
 	fail := func(err error) (*plan.GrepResult, error) {
 		res.Code, res.Error = plan.CodeOf(err), err.Error()
 		return res, err
 	}
 	switch res.Mode {
-	case "files_with_matches", "content", "count":
+	case plan.OutputFiles, plan.OutputContent, plan.OutputCount:
 	default:
 		return fail(plan.Errorf(plan.CodeInvalidRequest, "", "output_mode %q: want files_with_matches, content or count", req.OutputMode))
 	}
@@ -98,9 +98,9 @@ func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 	)
 	q := &grep.Query{M: s, Invert: req.Invert, Before: before, After: after}
 	switch res.Mode {
-	case "files_with_matches":
+	case plan.OutputFiles:
 		q.Want = grep.WantAny
-	case "count":
+	case plan.OutputCount:
 		q.Want = grep.WantCount
 	default:
 		q.Want = grep.WantLines
@@ -197,11 +197,11 @@ func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 	limit := req.HeadLimit
 	for _, h := range hits {
 		switch res.Mode {
-		case "files_with_matches":
+		case plan.OutputFiles:
 			res.Files = append(res.Files, h.path)
-		case "count":
+		case plan.OutputCount:
 			res.Counts = append(res.Counts, &plan.Count{Path: h.path, Count: h.count})
-		case "content":
+		case plan.OutputContent:
 			res.Matches = append(res.Matches, h.matches...)
 		}
 	}

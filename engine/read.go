@@ -560,14 +560,14 @@ func (w *Workspace) List(ctx context.Context, p string, lo ListOptions) ([]*plan
 			}
 			de := &plan.DirEntry{Path: rel, Name: e.Name(), Size: info.Size(), Mode: info.Mode().String(),
 				Modified: info.ModTime().UTC().Format(time.RFC3339Nano), Kind: kindOf(info.Mode())}
-			if de.Kind == "symlink" {
+			if de.Kind == plan.KindSymlink {
 				de.Target, _ = w.fsy.Readlink(rel)
 			}
 			if lo.Each != nil {
 				lo.Each(de, info)
 			}
 			out = append(out, de)
-			if de.Kind == "dir" && depth < lo.Depth && e.Name() != ".git" {
+			if de.Kind == plan.KindDir && depth < lo.Depth && e.Name() != ".git" {
 				if err := visit(rel, depth+1); err != nil {
 					return err
 				}
@@ -582,16 +582,16 @@ func (w *Workspace) List(ctx context.Context, p string, lo ListOptions) ([]*plan
 	return out, nil
 }
 
-func kindOf(m fs.FileMode) string {
+func kindOf(m fs.FileMode) plan.EntryKind {
 	switch {
 	case m.IsDir():
-		return "dir"
+		return plan.KindDir
 	case m&fs.ModeSymlink != 0:
-		return "symlink"
+		return plan.KindSymlink
 	case m.IsRegular():
-		return "file"
+		return plan.KindFile
 	}
-	return "other"
+	return plan.KindOther
 }
 
 func join(dir, name string) string {

@@ -91,7 +91,7 @@ func TestReadDirectorySearchImage(t *testing.T) {
 	rs, _ = w.Read(ctx, &plan.ReadRequest{Mode: "Directory", Path: ".", Depth: ip(5)})
 	var paths []string
 	for _, e := range rs[0].Entries {
-		paths = append(paths, e.Path+":"+e.Kind)
+		paths = append(paths, e.Path+":"+string(e.Kind))
 	}
 	if got := strings.Join(paths, " "); got != "a:dir a/.h:file a/b:dir a/b/c.txt:file fake.png:file img.png:file ln:symlink top.txt:file" {
 		t.Errorf("recursive listing: %s", got)

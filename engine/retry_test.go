@@ -27,7 +27,7 @@ const deleteX = "*** Begin Patch\n*** Update File: p.go\n@@\n-\tx := 1\n-\t_ = x
 func statusOfFile(res *plan.Result, path string) (string, plan.Code) {
 	for _, f := range res.Files {
 		if f.Path == path {
-			return f.Status, f.Code
+			return string(f.Status), f.Code
 		}
 	}
 	return "", ""

@@ -112,7 +112,7 @@ func setDir(fsy fsys.FS, d string, st DirState) error {
 func (j *Journal) wantDirs(m *Manifest, seen map[string]bool) error {
 	for _, d := range m.MakeDirs {
 		if err := validName(d); err != nil {
-			return fmt.Errorf("directory to make: %v", err)
+			return fmt.Errorf("directory to make: %w", err)
 		}
 		for _, x := range append(parents(d), d) {
 			if seen[x] {

@@ -594,23 +594,53 @@ func (tx *Tx) Commit() error {
 	err := tx.commit()
 	if err != nil && !tx.committed {
 		if rerr := tx.rollbackQuiet(); rerr != nil {
-			return fmt.Errorf("%w (and rolling back: %v)", err, rerr)
+			return fmt.Errorf("%w (and rolling back: %w)", err, rerr)
 		}
 	}
 	tx.done = true
 	return err
 }
 
+// commit is the protocol, step by step (docs/design.md, the journal):
+// prepare (the PREPARED mark and a barrier), check that every target is
+// still the file staged against, the renames, the cleanup of what they
+// displaced, a second barrier, and the commit point.
 func (tx *Tx) commit() error {
-	fsy := tx.j.fs
 	if err := tx.distinctTargets(); err != nil {
 		return err
 	}
-	// The PREPARED mark is made durable by the same barrier as the staged
-	// files and the pack (one round of syncs, not two): it may become
-	// durable before them, which is safe, because no file is renamed
-	// until the barrier is passed, and a rollback classifies files by
-	// content (all still old) from here on.
+	if err := tx.prepare(); err != nil {
+		return err
+	}
+	if err := tx.checkTargets(); err != nil {
+		return err
+	}
+	if err := tx.renameAll(); err != nil {
+		return err
+	}
+	if err := tx.removeDisplaced(); err != nil {
+		return err
+	}
+	for _, d := range uniqueDeepestFirst(tx.m.Rmdirs) {
+		if err := removeEmptyDir(tx.j.fs, d); err != nil {
+			return err
+		}
+	}
+	if !brokenOrder.noDirSyncBeforeCommit {
+		if err := tx.barrier(tx.affectedDirs()); err != nil {
+			return err
+		}
+	}
+	return tx.commitPoint()
+}
+
+// prepare makes the PREPARED mark, the staged files and the pack durable.
+// The mark is made durable by the same barrier as the staged files and
+// the pack (one round of syncs, not two): it may become durable before
+// them, which is safe, because no file is renamed until the barrier is
+// passed, and a rollback classifies files by content (all still old)
+// from here on.
+func (tx *Tx) prepare() error {
 	tx.prepared = true
 	if err := tx.markCreate("prepared"); err != nil {
 		return err
@@ -618,7 +648,7 @@ func (tx *Tx) commit() error {
 	if err := tx.barrier(append(tx.stagingDirs(), txnsDir)); err != nil {
 		return err
 	}
-	if err := fsy.Revalidate(); err != nil {
+	if err := tx.j.fs.Revalidate(); err != nil {
 		return err
 	}
 	if brokenOrder.commitFirst {
@@ -626,8 +656,14 @@ func (tx *Tx) commit() error {
 			return err
 		}
 	}
-	// Every target must still be the file that was staged against.
-	err := tx.parallel(len(tx.m.Ops), func(i int) error {
+	return nil
+}
+
+// checkTargets checks that every target is still the file that was
+// staged against (or still absent, for a create).
+func (tx *Tx) checkTargets() error {
+	fsy := tx.j.fs
+	return tx.parallel(len(tx.m.Ops), func(i int) error {
 		op := tx.m.Ops[i]
 		fi, err := fsy.Lstat(op.Path)
 		switch {
@@ -642,52 +678,53 @@ func (tx *Tx) commit() error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	// The renames. Files are independent (recovery classifies each one on
-	// its own), so they run in parallel; creates go before deletes, so a
-	// moved file is never in neither place.
+}
+
+// renameAll puts every op in effect. Files are independent (recovery
+// classifies each one on its own), so they run in parallel; creates go
+// before deletes, so a moved file is never in neither place.
+func (tx *Tx) renameAll() error {
 	for _, deletes := range []bool{false, true} {
 		err := tx.parallel(len(tx.m.Ops), func(i int) error {
-			op := tx.m.Ops[i]
-			var err error
-			switch {
-			case (op.New == nil) != deletes:
+			if (tx.m.Ops[i].New == nil) != deletes {
 				return nil
-			case op.New == nil:
-				err = fsy.Remove(op.Path)
-			case op.Old == nil:
-				err = createNoClobber(fsy, op.Staged, op.Path)
-			default:
-				err = tx.swapIn(i)
 			}
-			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-				// The file, or the staged file beside it, is not where
-				// the identity check found it a moment ago: its
-				// directory was moved or replaced meanwhile.
-				return &fsys.ConflictError{Op: "commit", Path: op.Path, Msg: "its directory was moved or replaced while the commit ran"}
-			}
-			return err
+			return tx.renameOne(i)
 		})
 		if err != nil {
 			return err
 		}
 	}
-	if err := tx.removeDisplaced(); err != nil {
-		return err
+	return nil
+}
+
+// renameOne puts op i in effect: removes, creates or swaps in its file.
+func (tx *Tx) renameOne(i int) error {
+	fsy := tx.j.fs
+	op := tx.m.Ops[i]
+	var err error
+	switch {
+	case op.New == nil:
+		err = fsy.Remove(op.Path)
+	case op.Old == nil:
+		err = createNoClobber(fsy, op.Staged, op.Path)
+	default:
+		err = tx.swapIn(i)
 	}
-	for _, d := range uniqueDeepestFirst(tx.m.Rmdirs) {
-		if err := removeEmptyDir(fsy, d); err != nil {
-			return err
-		}
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		// The file, or the staged file beside it, is not where the
+		// identity check found it a moment ago: its directory was moved
+		// or replaced meanwhile.
+		return &fsys.ConflictError{Op: "commit", Path: op.Path, Msg: "its directory was moved or replaced while the commit ran"}
 	}
-	if !brokenOrder.noDirSyncBeforeCommit {
-		if err := tx.barrier(tx.affectedDirs()); err != nil {
-			return err
-		}
-	}
-	// The commit point: the COMMITTED mark comes into existence.
+	return err
+}
+
+// commitPoint makes the COMMITTED mark come into existence: the commit
+// point. Past it the transaction is in effect, whatever fails after; a
+// failure whose outcome is unknown is ErrCommitUnknown.
+func (tx *Tx) commitPoint() error {
+	fsy := tx.j.fs
 	created, err := tryCreateMark(fsy, tx.m.ID, "committed")
 	if !created {
 		if _, lerr := fsy.Lstat(txnsDir + "/" + tx.m.ID + ".committed"); errors.Is(lerr, fs.ErrNotExist) {
@@ -696,7 +733,7 @@ func (tx *Tx) commit() error {
 			// Whether the mark exists is unknown: leave the decision
 			// to recovery, which reads what is on disk.
 			tx.committed = true
-			return fmt.Errorf("%w: %v", ErrCommitUnknown, err)
+			return fmt.Errorf("%w: %w", ErrCommitUnknown, err)
 		}
 	}
 	tx.committed = true
@@ -708,11 +745,11 @@ func (tx *Tx) commit() error {
 		tx.packFile.Close()
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrCommitUnknown, err)
+		return fmt.Errorf("%w: %w", ErrCommitUnknown, err)
 	}
 	if tx.sync != SyncNone {
 		if err := fsy.SyncDir(txnsDir); err != nil {
-			return fmt.Errorf("%w: %v", ErrCommitUnknown, err)
+			return fmt.Errorf("%w: %w", ErrCommitUnknown, err)
 		}
 	}
 	return nil

@@ -283,7 +283,7 @@ func DecodeManifest(data []byte) (*Manifest, error) {
 	var sig []byte
 	if k := bytes.LastIndex(body, []byte("\nmac ")); k >= 0 && len(body) == k+len("\nmac ")+2*sha256.Size {
 		if sig, err = hex.DecodeString(string(body[k+len("\nmac "):])); err != nil {
-			return nil, fmt.Errorf("%w: manifest mac line: %v", ErrCorrupt, err)
+			return nil, fmt.Errorf("%w: manifest mac line: %w", ErrCorrupt, err)
 		}
 		body = body[:k]
 	}
@@ -292,7 +292,7 @@ func DecodeManifest(data []byte) (*Manifest, error) {
 	}
 	var w wireManifest
 	if err := json.Unmarshal(body, &w); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
 	if w.Version < 1 || w.Version > manifestVersion {
 		return nil, fmt.Errorf("%w: manifest version %d, want 1 to %d", ErrCorrupt, w.Version, manifestVersion)
@@ -325,7 +325,7 @@ func DecodeManifest(data []byte) (*Manifest, error) {
 		m.Rmdirs = exactOnly(m.Rmdirs)
 	}
 	if err := validate(m); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
 	return m, nil
 }
@@ -364,7 +364,7 @@ func validate(m *Manifest) error {
 			return fmt.Errorf("op %d: kind %q with old=%v new=%v", i, op.Kind, op.Old != nil, op.New != nil)
 		}
 		if err := validName(op.Path); err != nil {
-			return fmt.Errorf("op %d: path: %v", i, err)
+			return fmt.Errorf("op %d: path: %w", i, err)
 		}
 		if op.Staged != "" && (path.Dir(op.Staged) != path.Dir(op.Path) || !IsTemp(path.Base(op.Staged))) {
 			return fmt.Errorf("op %d: staging file %q is not a txedit staging file beside %q", i, op.Staged, op.Path)
@@ -383,13 +383,13 @@ func validate(m *Manifest) error {
 	for _, ds := range [][]string{m.Mkdirs, m.Rmdirs} {
 		for _, d := range ds {
 			if err := validName(d); err != nil {
-				return fmt.Errorf("directory: %v", err)
+				return fmt.Errorf("directory: %w", err)
 			}
 		}
 	}
 	for _, d := range m.Dirs {
 		if err := validName(d.Path); err != nil {
-			return fmt.Errorf("directory: %v", err)
+			return fmt.Errorf("directory: %w", err)
 		}
 		if d.Mode&^modeBits != 0 {
 			return fmt.Errorf("directory %q: mode %v", d.Path, d.Mode)

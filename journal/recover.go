@@ -265,66 +265,88 @@ func (j *Journal) readManifest(id string) (*Manifest, error) {
 
 // rollback undoes whatever part of m reached the user's files, classifying
 // each file by its current content: a file that is neither its old nor its
-// new version is never overwritten.
+// new version is never overwritten. Then it removes what the transaction
+// staged and made, and marks it rolled back.
 func (j *Journal) rollback(m *Manifest, prepared bool) (*Report, error) {
 	rep := &Report{ID: m.ID}
-	dir := txnsDir + "/" + m.ID
-	sync := j.opts.Sync != SyncNone
 	if prepared {
 		blobs := j.OpenPack(m)
 		defer blobs.Close()
-		// Directories the transaction removed come back first,
-		// shallowest first.
-		rm := uniqueDeepestFirst(m.Rmdirs)
-		for i := len(rm) - 1; i >= 0; i-- {
-			if _, err := j.fs.Lstat(rm[i]); errors.Is(err, fs.ErrNotExist) {
-				if err := j.mkdirAs(m, rm[i]); err != nil && !errors.Is(err, fs.ErrExist) {
-					return rep, err
-				}
-			}
+		if err := j.restoreDirs(m); err != nil {
+			return rep, err
 		}
 		for i := len(m.Ops) - 1; i >= 0; i-- {
-			op := m.Ops[i]
-			if op.inexact {
-				rep.Conflicts = append(rep.Conflicts, Conflict{Path: op.Path, Reason: inexactReason})
-				continue
-			}
-			cur, exists, cerr := readCurrent(j.fs, op.Path)
-			if cerr != nil {
-				rep.Conflicts = append(rep.Conflicts, Conflict{Path: op.Path, Reason: cerr.Error()})
-				continue
-			}
-			isOld := exists && op.Old != nil && matches(cur, op.Old)
-			isNew := (exists && op.New != nil && matches(cur, op.New)) || (!exists && op.New == nil)
-			switch {
-			case (op.Old == nil && !exists) || isOld:
-				// Already the old version.
-			case isNew && op.Old == nil:
-				if err := j.fs.Remove(op.Path); err != nil {
-					return rep, err
-				}
-			case isNew:
-				data, err := blobs.Before(i)
-				if err != nil {
-					rep.Conflicts = append(rep.Conflicts, Conflict{Path: op.Path, Reason: "before-image lost: " + err.Error()})
-					continue
-				}
-				if err := j.restore(m, op, data, sync); err != nil {
-					return rep, err
-				}
-			default:
-				c := Conflict{Path: op.Path, Reason: "matches neither its old nor its new version; left as it is"}
-				saved := fmt.Sprintf("%s/conflicts/%d", dir, i)
-				if err := j.saveAside(dir, saved, cur); err == nil {
-					c.SavedAs = saved
-				}
-				rep.Conflicts = append(rep.Conflicts, c)
+			if err := j.restoreOp(m, i, blobs, rep); err != nil {
+				return rep, err
 			}
 		}
 	}
-	// Clean-up is best effort across every step: one failure must not
-	// leave the rest behind. The first error is returned, and the
-	// transaction stays pending so that the next recovery tries again.
+	if err := j.cleanUp(m); err != nil {
+		return rep, err
+	}
+	return rep, j.markRolledBack(m, rep)
+}
+
+// restoreDirs makes the directories the transaction removed again,
+// shallowest first, before any file goes back into them.
+func (j *Journal) restoreDirs(m *Manifest) error {
+	rm := uniqueDeepestFirst(m.Rmdirs)
+	for i := len(rm) - 1; i >= 0; i-- {
+		if _, err := j.fs.Lstat(rm[i]); errors.Is(err, fs.ErrNotExist) {
+			if err := j.mkdirAs(m, rm[i]); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// restoreOp brings op i's file back to its old version if it is now its
+// new one; a file that is neither is saved aside and reported, never
+// overwritten. What cannot be decided is a conflict in rep; the error is
+// for a failure that stops the rollback.
+func (j *Journal) restoreOp(m *Manifest, i int, blobs *Pack, rep *Report) error {
+	op := m.Ops[i]
+	if op.inexact {
+		rep.Conflicts = append(rep.Conflicts, Conflict{Path: op.Path, Reason: inexactReason})
+		return nil
+	}
+	cur, exists, cerr := readCurrent(j.fs, op.Path)
+	if cerr != nil {
+		rep.Conflicts = append(rep.Conflicts, Conflict{Path: op.Path, Reason: cerr.Error()})
+		return nil
+	}
+	isOld := exists && op.Old != nil && matches(cur, op.Old)
+	isNew := (exists && op.New != nil && matches(cur, op.New)) || (!exists && op.New == nil)
+	switch {
+	case (op.Old == nil && !exists) || isOld:
+		// Already the old version.
+	case isNew && op.Old == nil:
+		return j.fs.Remove(op.Path)
+	case isNew:
+		data, err := blobs.Before(i)
+		if err != nil {
+			rep.Conflicts = append(rep.Conflicts, Conflict{Path: op.Path, Reason: "before-image lost: " + err.Error()})
+			return nil
+		}
+		return j.restore(m, op, data, j.opts.Sync != SyncNone)
+	default:
+		dir := txnsDir + "/" + m.ID
+		c := Conflict{Path: op.Path, Reason: "matches neither its old nor its new version; left as it is"}
+		saved := fmt.Sprintf("%s/conflicts/%d", dir, i)
+		if err := j.saveAside(dir, saved, cur); err == nil {
+			c.SavedAs = saved
+		}
+		rep.Conflicts = append(rep.Conflicts, c)
+	}
+	return nil
+}
+
+// cleanUp removes the staged files and the directories the transaction
+// made. It is best effort across every step: one failure must not leave
+// the rest behind. The first error is returned, and the transaction stays
+// pending so that the next recovery tries again.
+func (j *Journal) cleanUp(m *Manifest) error {
 	var cleanErr error
 	for _, op := range m.Ops {
 		if op.inexact || op.Staged == "" {
@@ -339,9 +361,15 @@ func (j *Journal) rollback(m *Manifest, prepared bool) (*Report, error) {
 			cleanErr = err
 		}
 	}
-	if cleanErr != nil {
-		return rep, cleanErr
-	}
+	return cleanErr
+}
+
+// markRolledBack makes the rollback durable (the directories it touched
+// synced), records its conflicts in conflicts.json, and makes the
+// ROLLEDBACK mark.
+func (j *Journal) markRolledBack(m *Manifest, rep *Report) error {
+	dir := txnsDir + "/" + m.ID
+	sync := j.opts.Sync != SyncNone
 	if sync {
 		var dirs []string
 		for _, op := range m.Ops {
@@ -351,24 +379,22 @@ func (j *Journal) rollback(m *Manifest, prepared bool) (*Report, error) {
 			dirs = append(dirs, path.Dir(d))
 		}
 		if err := syncDirs(j.fs, append(dirs, dir)); err != nil {
-			return rep, err
+			return err
 		}
 	}
 	if len(rep.Conflicts) > 0 {
 		data, _ := json.MarshalIndent(rep.Conflicts, "", "  ")
 		if err := fsys.WriteFileAtomic(j.fs, dir+"/conflicts.json", data, 0o600, sync); err != nil {
-			return rep, err
+			return err
 		}
 	}
 	if err := createMark(j.fs, m.ID, "rolledback"); err != nil {
-		return rep, err
+		return err
 	}
 	if sync {
-		if err := j.fs.SyncDir(txnsDir); err != nil {
-			return rep, err
-		}
+		return j.fs.SyncDir(txnsDir)
 	}
-	return rep, nil
+	return nil
 }
 
 func matches(data []byte, st *State) bool {

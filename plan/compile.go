@@ -283,48 +283,19 @@ var allowedFields = func() map[Command]map[string]bool {
 	return m
 }()
 
-// compileEdit validates one edit and returns it as an Op, or a message.
+// compileEdit validates one edit and returns it as an Op, or a message:
+// the command, the fields it takes, the content hash, then each command's
+// own fields.
 func compileEdit(i int, e Edit) (*Op, string) {
-	cmd, ok := commands[e.Command]
-	if !ok {
-		if e.Command == "" {
-			return nil, "missing command"
-		}
-		if e.Command == "pattern_replace" {
-			return nil, "pattern_replace is a request-level command, not an edit"
-		}
-		return nil, fmt.Sprintf("unknown command %q", e.Command)
+	cmd, msg := editCommand(e.Command)
+	if msg != "" {
+		return nil, msg
+	}
+	present := presentFields(e)
+	if msg := present.extra(cmd); msg != "" {
+		return nil, msg
 	}
 	op := &Op{Index: i, Command: cmd}
-	// Refuse fields that do not belong to the command: an agent that sends
-	// insert_line with str_replace has misunderstood something, and guessing
-	// which it meant is how edits land in the wrong place.
-	present := [...]struct {
-		name string
-		set  bool
-	}{
-		{"file_text", e.FileText != nil}, {"old_str", e.OldStr != nil}, {"new_str", e.NewStr != nil},
-		{"replace_all", e.ReplaceAll}, {"first", e.First}, {"insert_line", e.InsertLine != nil}, {"start_line", e.StartLine != nil},
-		{"end_line", e.EndLine != nil}, {"content_hash", e.ContentHash != ""}, {"new_path", e.NewPath != ""},
-		{"hunks", e.Hunks != nil}, {"blocks", e.Blocks}, {"if_absent", e.IfAbsent}, {"missing_ok", e.MissingOK}, {"overwrite", e.Overwrite}, {"mode", e.Mode != ""},
-	}
-	var extra []string
-	for _, f := range present {
-		if f.set && !allowedFields[cmd][f.name] {
-			extra = append(extra, f.name)
-		}
-	}
-	if len(extra) > 0 {
-		return nil, fmt.Sprintf("%s does not take %s", cmd, strings.Join(extra, ", "))
-	}
-	need := func(name string) string {
-		for _, f := range present {
-			if f.name == name && !f.set {
-				return fmt.Sprintf("%s needs %s", cmd, name)
-			}
-		}
-		return ""
-	}
 	if e.ContentHash != "" {
 		tok, err := hash.ParseToken(e.ContentHash)
 		if err != nil {
@@ -332,67 +303,132 @@ func compileEdit(i int, e Edit) (*Op, string) {
 		}
 		op.Hash = &tok
 	}
+	if msg := op.takeFields(e, present); msg != "" {
+		return nil, msg
+	}
+	return op, ""
+}
+
+// editCommand returns the command an edit names, or a message.
+func editCommand(name string) (Command, string) {
+	cmd, ok := commands[name]
+	switch {
+	case ok:
+		return cmd, ""
+	case name == "":
+		return cmd, "missing command"
+	case name == "pattern_replace":
+		return cmd, "pattern_replace is a request-level command, not an edit"
+	}
+	return cmd, fmt.Sprintf("unknown command %q", name)
+}
+
+// fields says which of an edit's optional fields are set, by wire name.
+type fields []struct {
+	name string
+	set  bool
+}
+
+func presentFields(e Edit) fields {
+	return fields{
+		{"file_text", e.FileText != nil}, {"old_str", e.OldStr != nil}, {"new_str", e.NewStr != nil},
+		{"replace_all", e.ReplaceAll}, {"first", e.First}, {"insert_line", e.InsertLine != nil}, {"start_line", e.StartLine != nil},
+		{"end_line", e.EndLine != nil}, {"content_hash", e.ContentHash != ""}, {"new_path", e.NewPath != ""},
+		{"hunks", e.Hunks != nil}, {"blocks", e.Blocks}, {"if_absent", e.IfAbsent}, {"missing_ok", e.MissingOK}, {"overwrite", e.Overwrite}, {"mode", e.Mode != ""},
+	}
+}
+
+// extra refuses fields that do not belong to the command: an agent that
+// sends insert_line with str_replace has misunderstood something, and
+// guessing which it meant is how edits land in the wrong place.
+func (present fields) extra(cmd Command) string {
+	var extra []string
+	for _, f := range present {
+		if f.set && !allowedFields[cmd][f.name] {
+			extra = append(extra, f.name)
+		}
+	}
+	if len(extra) > 0 {
+		return fmt.Sprintf("%s does not take %s", cmd, strings.Join(extra, ", "))
+	}
+	return ""
+}
+
+// need returns a message if the field name is missing, else "".
+func (present fields) need(cmd Command, name string) string {
+	for _, f := range present {
+		if f.name == name && !f.set {
+			return fmt.Sprintf("%s needs %s", cmd, name)
+		}
+	}
+	return ""
+}
+
+// takeFields checks and copies the fields of op's command from e.
+func (op *Op) takeFields(e Edit, present fields) string {
+	cmd := op.Command
+	need := func(name string) string { return present.need(cmd, name) }
 	switch cmd {
 	case Create, Write:
 		if m := need("file_text"); m != "" {
-			return nil, m
+			return m
 		}
 		op.Text, op.IfAbsent = *e.FileText, e.IfAbsent
 	case Patch:
 		if len(e.Hunks) == 0 && e.Mode == "" {
-			return nil, "patch needs hunks (or, for a mode change alone, mode)"
+			return "patch needs hunks (or, for a mode change alone, mode)"
 		}
 		op.Hunks, op.Blocks = e.Hunks, e.Blocks
 	case Delete:
 		op.MissingOK = e.MissingOK
 	case StrReplace:
 		if m := need("old_str") + need("new_str"); m != "" {
-			return nil, m
+			return m
 		}
 		if *e.OldStr == "" {
-			return nil, "old_str is empty: give the exact text to replace (use create to write a whole file)"
+			return "old_str is empty: give the exact text to replace (use create to write a whole file)"
 		}
 		if e.ReplaceAll && e.First {
-			return nil, "replace_all and first contradict each other: give one"
+			return "replace_all and first contradict each other: give one"
 		}
 		op.Old, op.Text, op.All, op.First = *e.OldStr, *e.NewStr, e.ReplaceAll, e.First
 	case Insert:
 		if m := need("insert_line") + need("new_str"); m != "" {
-			return nil, m
+			return m
 		}
 		if *e.InsertLine < 0 {
-			return nil, fmt.Sprintf("insert_line %d is negative: lines are 1-based and 0 inserts before the first line", *e.InsertLine)
+			return fmt.Sprintf("insert_line %d is negative: lines are 1-based and 0 inserts before the first line", *e.InsertLine)
 		}
 		op.Start, op.End, op.Text = *e.InsertLine, *e.InsertLine, *e.NewStr
 		if op.Hash != nil && op.Hash.IsRange() && (op.Start < op.Hash.Start-1 || op.Start > op.Hash.End) {
-			return nil, fmt.Sprintf("insert_line %d lies outside the range %d-%d its content_hash covers", op.Start, op.Hash.Start, op.Hash.End)
+			return fmt.Sprintf("insert_line %d lies outside the range %d-%d its content_hash covers", op.Start, op.Hash.Start, op.Hash.End)
 		}
 	case Append, AppendText:
 		if m := need("new_str"); m != "" {
-			return nil, m
+			return m
 		}
 		op.Text = *e.NewStr
 	case ReplaceLines:
 		if m := need("start_line") + need("end_line") + need("new_str"); m != "" {
-			return nil, m
+			return m
 		}
 		op.Start, op.End, op.Text = *e.StartLine, *e.EndLine, *e.NewStr
 		if op.Start < 1 || op.End < op.Start {
-			return nil, fmt.Sprintf("start_line %d, end_line %d: want 1 <= start_line <= end_line (1-based, inclusive)", op.Start, op.End)
+			return fmt.Sprintf("start_line %d, end_line %d: want 1 <= start_line <= end_line (1-based, inclusive)", op.Start, op.End)
 		}
 		if op.Hash != nil && op.Hash.IsRange() && (op.Start < op.Hash.Start || op.End > op.Hash.End) {
-			return nil, fmt.Sprintf("lines %d-%d lie outside the range %d-%d their content_hash covers", op.Start, op.End, op.Hash.Start, op.Hash.End)
+			return fmt.Sprintf("lines %d-%d lie outside the range %d-%d their content_hash covers", op.Start, op.End, op.Hash.Start, op.Hash.End)
 		}
 	case Move, Copy:
 		if m := need("new_path"); m != "" {
-			return nil, m
+			return m
 		}
 		if strings.ContainsRune(e.NewPath, 0) {
-			return nil, "new_path contains a NUL byte"
+			return "new_path contains a NUL byte"
 		}
 		op.NewPath, op.Overwrite = e.NewPath, e.Overwrite
 	}
-	return op, ""
+	return ""
 }
 
 // parseMode reads a permission mode as git writes it ("100755") or as

@@ -132,7 +132,7 @@ func TestIndentRandom(t *testing.T) {
 		return b.String()
 	}
 	for iter := 0; iter < 500; iter++ {
-		r := &GrepResult{Success: true, Mode: str(), Files: []string{}, Counts: []*Count{}, Matches: []*Match{}}
+		r := &GrepResult{Success: true, Mode: OutputMode(str()), Files: []string{}, Counts: []*Count{}, Matches: []*Match{}}
 		for k := rng.Intn(4); k > 0; k-- {
 			r.Files = append(r.Files, str())
 			r.Counts = append(r.Counts, &Count{Path: str(), Count: rng.Intn(9)})

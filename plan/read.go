@@ -80,14 +80,25 @@ type ReadResult struct {
 
 // DirEntry is one entry of a directory listing.
 type DirEntry struct {
-	Path     string `json:"path"` // root-relative, "/"
-	Name     string `json:"name"`
-	Kind     string `json:"kind"` // file, dir, symlink, other
-	Size     int64  `json:"size"`
-	Mode     string `json:"mode"` // e.g. "-rw-r--r--"
-	Modified string `json:"modified"`
-	Target   string `json:"target,omitempty"` // a symlink's target
+	Path     string    `json:"path"` // root-relative, "/"
+	Name     string    `json:"name"`
+	Kind     EntryKind `json:"kind"`
+	Size     int64     `json:"size"`
+	Mode     string    `json:"mode"` // e.g. "-rw-r--r--"
+	Modified string    `json:"modified"`
+	Target   string    `json:"target,omitempty"` // a symlink's target
 }
+
+// EntryKind is what a directory entry is ([DirEntry.Kind]).
+type EntryKind string
+
+// The kinds of directory entry.
+const (
+	KindFile    EntryKind = "file"
+	KindDir     EntryKind = "dir"
+	KindSymlink EntryKind = "symlink"
+	KindOther   EntryKind = "other" // a device, socket or named pipe
+)
 
 // Image is base64 image data with its media type.
 type Image struct {
@@ -107,23 +118,23 @@ type Match struct {
 
 // GrepRequest is the txedit toolset's grep (seed 002's Grep arguments).
 type GrepRequest struct {
-	Pattern    string   `json:"pattern"`
-	Path       string   `json:"path,omitempty"`
-	Glob       string   `json:"glob,omitempty"`
-	Globs      []string `json:"globs,omitempty"`
-	Type       string   `json:"type,omitempty"`
-	OutputMode string   `json:"output_mode,omitempty"` // files_with_matches (default), content, count
-	Before     int      `json:"-B,omitempty"`
-	After      int      `json:"-A,omitempty"`
-	Context    int      `json:"-C,omitempty"`
-	LineNums   *bool    `json:"-n,omitempty"`
-	IgnoreCase bool     `json:"-i,omitempty"`
-	HeadLimit  int      `json:"head_limit,omitempty"`
-	Multiline  bool     `json:"multiline,omitempty"`
-	Invert     bool     `json:"invert_match,omitempty"` // select lines that do not match
-	Literal    bool     `json:"literal,omitempty"`
-	Hidden     bool     `json:"hidden,omitempty"`
-	NoIgnore   bool     `json:"no_ignore,omitempty"`
+	Pattern    string     `json:"pattern"`
+	Path       string     `json:"path,omitempty"`
+	Glob       string     `json:"glob,omitempty"`
+	Globs      []string   `json:"globs,omitempty"`
+	Type       string     `json:"type,omitempty"`
+	OutputMode OutputMode `json:"output_mode,omitempty"` // OutputFiles when empty
+	Before     int        `json:"-B,omitempty"`
+	After      int        `json:"-A,omitempty"`
+	Context    int        `json:"-C,omitempty"`
+	LineNums   *bool      `json:"-n,omitempty"`
+	IgnoreCase bool       `json:"-i,omitempty"`
+	HeadLimit  int        `json:"head_limit,omitempty"`
+	Multiline  bool       `json:"multiline,omitempty"`
+	Invert     bool       `json:"invert_match,omitempty"` // select lines that do not match
+	Literal    bool       `json:"literal,omitempty"`
+	Hidden     bool       `json:"hidden,omitempty"`
+	NoIgnore   bool       `json:"no_ignore,omitempty"`
 	// Sort orders the files: "path" (the default) or "modified", newest
 	// first and ties by path (as `ls -t` orders the files rg -l lists;
 	// rg --sortr modified sorts each directory's entries as it walks).
@@ -134,6 +145,17 @@ type GrepRequest struct {
 	RequireGit bool `json:"-"`
 }
 
+// OutputMode is what a grep reports ([GrepRequest.OutputMode],
+// [GrepResult.Mode]).
+type OutputMode string
+
+// The output modes of grep.
+const (
+	OutputFiles   OutputMode = "files_with_matches" // the files that match (the default)
+	OutputContent OutputMode = "content"            // the matching lines, with context
+	OutputCount   OutputMode = "count"              // each file's number of matching lines
+)
+
 // Count is a file's number of matching lines.
 type Count struct {
 	Path  string `json:"path"`
@@ -142,14 +164,14 @@ type Count struct {
 
 // GrepResult is grep's result. Paths are root-relative with "/".
 type GrepResult struct {
-	Success   bool     `json:"success"`
-	Mode      string   `json:"mode"`
-	Files     []string `json:"files"`
-	Counts    []*Count `json:"counts"`
-	Matches   []*Match `json:"matches"`
-	Truncated bool     `json:"truncated"`
-	Code      Code     `json:"code,omitempty"`
-	Error     string   `json:"error,omitempty"`
+	Success   bool       `json:"success"`
+	Mode      OutputMode `json:"mode"`
+	Files     []string   `json:"files"`
+	Counts    []*Count   `json:"counts"`
+	Matches   []*Match   `json:"matches"`
+	Truncated bool       `json:"truncated"`
+	Code      Code       `json:"code,omitempty"`
+	Error     string     `json:"error,omitempty"`
 }
 
 // GlobResult is glob's result: matching files sorted by path.

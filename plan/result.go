@@ -29,12 +29,15 @@ type Result struct {
 	// CodeCommitUnknown and Success true): the change took effect, and a
 	// power loss before the next sync may still roll it back. Empty
 	// otherwise.
-	Durability string `json:"durability,omitempty"`
+	Durability Durability `json:"durability,omitempty"`
 }
+
+// Durability is [Result.Durability]: empty, or DurabilityUnknown.
+type Durability string
 
 // DurabilityUnknown is [Result.Durability] of a commit whose mark was
 // written but not made durable.
-const DurabilityUnknown = "unknown"
+const DurabilityUnknown Durability = "unknown"
 
 // FileResult is the outcome for one file. Path is as the request named it
 // (root-relative with "/" for files found by pattern_replace).
@@ -55,9 +58,8 @@ type FileResult struct {
 	Occurrences int   `json:"occurrences,omitempty"`
 	WouldModify *bool `json:"would_modify,omitempty"`
 	// Status says what happened (or, in a dry run, would happen) to the
-	// file: created, modified, deleted, moved, copied; already_applied when
-	// a patch found its change already made (SPEC §13); empty when nothing.
-	Status string `json:"status,omitempty"`
+	// file; empty when nothing.
+	Status Status `json:"status,omitempty"`
 	// AppliedBy names, for a file already_applied by journal proof, the
 	// transaction that made the change (a request sent again).
 	AppliedBy string `json:"applied_by,omitempty"`
@@ -76,6 +78,22 @@ type FileResult struct {
 	Code    Code   `json:"code,omitempty"`
 	Error   string `json:"error,omitempty"`
 }
+
+// Status is what happened (or, in a dry run, would happen) to a file
+// ([FileResult.Status]).
+type Status string
+
+// The statuses of a file.
+const (
+	StatusCreated  Status = "created"
+	StatusModified Status = "modified"
+	StatusDeleted  Status = "deleted"
+	StatusMoved    Status = "moved"
+	StatusCopied   Status = "copied"
+	// StatusAlreadyApplied: a patch (or a request sent again) found its
+	// change already made (docs/patch-formats.md).
+	StatusAlreadyApplied Status = "already_applied"
+)
 
 // SkippedFile is a file a pattern_replace passed over.
 type SkippedFile struct {

@@ -622,42 +622,72 @@ func adkGrep() *Tool {
 // listed, but its lines are not printed: stderr says it matches.
 func grepFiles(ctx context.Context, env *Env, operand string, isDir bool, req *plan.GrepRequest, numbers, count, list bool) (stdout, stderr string, selected bool, err error) {
 	files := []string{operand}
-	shown := map[string]string{operand: operand}
 	if isDir {
-		res, err := env.W.Glob(ctx, engine.GlobOptions{Pattern: "*", Path: operand, Hidden: true, NoIgnore: true, Relative: true})
-		if err != nil {
+		if files, err = grepTree(ctx, env, operand); err != nil {
 			return "", "", false, err
 		}
-		files = files[:0]
-		prefix := strings.TrimSuffix(operand, "/") + "/"
-		links := map[string]bool{}
-		listed := map[string]bool{}
-		for _, f := range res.Files {
-			p := prefix + f
-			if dir := path.Dir(p); !listed[dir] {
-				listed[dir] = true
-				if ents, err := env.W.List(ctx, dir, engine.ListOptions{}); err == nil {
-					for _, e := range ents {
-						if e.Kind == "symlink" {
-							links[dir+"/"+e.Name] = true
-						}
+	}
+	hits := grepEach(ctx, env, files, req)
+	var out, errs strings.Builder
+	for i, f := range files {
+		h := hits[i]
+		if h.err != nil {
+			if plan.CodeOf(h.err) == plan.CodeDenied {
+				fmt.Fprintf(&errs, "grep: %s: Permission denied\n", f)
+				continue
+			}
+			return "", "", false, h.err
+		}
+		if h.count > 0 {
+			selected = true
+		}
+		h.print(&out, &errs, f, isDir, numbers, count, list)
+	}
+	return out.String(), errs.String(), selected, nil
+}
+
+// grepTree lists the files grep -r searches under dir: every file,
+// dot-files and ignored ones too, in path order, less the symlinks.
+func grepTree(ctx context.Context, env *Env, dir string) ([]string, error) {
+	res, err := env.W.Glob(ctx, engine.GlobOptions{Pattern: "*", Path: dir, Hidden: true, NoIgnore: true, Relative: true})
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	prefix := strings.TrimSuffix(dir, "/") + "/"
+	links := map[string]bool{}
+	listed := map[string]bool{}
+	for _, f := range res.Files {
+		p := prefix + f
+		if dir := path.Dir(p); !listed[dir] {
+			listed[dir] = true
+			if ents, err := env.W.List(ctx, dir, engine.ListOptions{}); err == nil {
+				for _, e := range ents {
+					if e.Kind == plan.KindSymlink {
+						links[dir+"/"+e.Name] = true
 					}
 				}
 			}
-			if links[p] {
-				continue
-			}
+		}
+		if !links[p] {
 			files = append(files, p)
-			shown[p] = p
 		}
 	}
-	type hit struct {
-		count  int
-		lines  []*plan.Match
-		binary bool
-		err    error
-	}
-	hits := make([]hit, len(files))
+	return files, nil
+}
+
+// grepHit is what grep found in one file.
+type grepHit struct {
+	count  int
+	lines  []*plan.Match
+	binary bool
+	err    error
+}
+
+// grepEach searches each file for req (8 at a time), and checks the files
+// that match for a NUL byte (grep's binary files).
+func grepEach(ctx context.Context, env *Env, files []string, req *plan.GrepRequest) []grepHit {
+	hits := make([]grepHit, len(files))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
 	for i, f := range files {
@@ -666,7 +696,7 @@ func grepFiles(ctx context.Context, env *Env, operand string, isDir bool, req *p
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			r := *req
-			r.Path, r.OutputMode, r.Hidden, r.NoIgnore = f, "content", true, true
+			r.Path, r.OutputMode, r.Hidden, r.NoIgnore = f, plan.OutputContent, true, true
 			res, err := env.W.Grep(ctx, &r)
 			if err != nil {
 				hits[i].err = err
@@ -674,56 +704,47 @@ func grepFiles(ctx context.Context, env *Env, operand string, isDir bool, req *p
 			}
 			hits[i].count, hits[i].lines = len(res.Matches), res.Matches
 			if len(res.Matches) > 0 {
-				nul, err := env.W.Grep(ctx, &plan.GrepRequest{Pattern: "\x00", Literal: true, Path: f, OutputMode: "count"})
+				nul, err := env.W.Grep(ctx, &plan.GrepRequest{Pattern: "\x00", Literal: true, Path: f, OutputMode: plan.OutputCount})
 				hits[i].binary = err == nil && len(nul.Counts) > 0
 			}
 		}()
 	}
 	wg.Wait()
-	var out, errs strings.Builder
-	many := isDir
-	for i, f := range files {
-		h := hits[i]
-		if h.err != nil {
-			if plan.CodeOf(h.err) == plan.CodeDenied {
-				fmt.Fprintf(&errs, "grep: %s: Permission denied\n", shown[f])
-				continue
-			}
-			return "", "", false, h.err
-		}
+	return hits
+}
+
+// print writes what GNU grep prints for file f's hit: its name (-l), its
+// count (-c), that a binary file matches (on stderr), or its lines (-n
+// numbered); names precede counts and lines when many files are searched.
+func (h grepHit) print(out, errs *strings.Builder, f string, many, numbers, count, list bool) {
+	name := ""
+	if many {
+		name = f
+	}
+	switch {
+	case list:
 		if h.count > 0 {
-			selected = true
+			out.WriteString(f + "\n")
 		}
-		name := ""
+	case count:
 		if many {
-			name = shown[f]
+			fmt.Fprintf(out, "%s:%d\n", name, h.count)
+		} else {
+			fmt.Fprintf(out, "%d\n", h.count)
 		}
-		switch {
-		case list:
-			if h.count > 0 {
-				out.WriteString(shown[f] + "\n")
-			}
-		case count:
+	case h.binary:
+		fmt.Fprintf(errs, "grep: %s: binary file matches\n", f)
+	default:
+		for _, m := range h.lines {
 			if many {
-				fmt.Fprintf(&out, "%s:%d\n", name, h.count)
-			} else {
-				fmt.Fprintf(&out, "%d\n", h.count)
+				out.WriteString(name + ":")
 			}
-		case h.binary:
-			fmt.Fprintf(&errs, "grep: %s: binary file matches\n", shown[f])
-		default:
-			for _, m := range h.lines {
-				if many {
-					out.WriteString(name + ":")
-				}
-				if numbers {
-					fmt.Fprintf(&out, "%d:", m.Line)
-				}
-				out.WriteString(m.Text + "\n")
+			if numbers {
+				fmt.Fprintf(out, "%d:", m.Line)
 			}
+			out.WriteString(m.Text + "\n")
 		}
 	}
-	return out.String(), errs.String(), selected, nil
 }
 
 func adkFind() *Tool {

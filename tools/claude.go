@@ -375,7 +375,7 @@ func written(res *plan.Result, filePath, text, note string) Result {
 	status := "Updated"
 	if len(res.Files) == 1 {
 		add, del = res.Files[0].LinesAdded, res.Files[0].LinesRemoved
-		if res.Files[0].Status == "created" {
+		if res.Files[0].Status == plan.StatusCreated {
 			status = "Created"
 		}
 	}
@@ -407,7 +407,7 @@ func claudeWrite() *Tool {
 			}
 			res, _ := env.W.Apply(ctx, &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "create", FileText: &a.Content}})
 			text := "The file %s has been updated successfully." + stateNote
-			if res.Success && len(res.Files) == 1 && res.Files[0].Status == "created" {
+			if res.Success && len(res.Files) == 1 && res.Files[0].Status == plan.StatusCreated {
 				text = "File created successfully at: %s" + stateNote
 			}
 			return written(res, a.FilePath, fmt.Sprintf(text, absArg(env, a.FilePath)), "")
@@ -853,7 +853,7 @@ func claudeLS() *Tool {
 				}
 				full := false
 				for _, e := range ents {
-					if e.Kind == "dir" {
+					if e.Kind == plan.KindDir {
 						queue = append(queue, e.Path)
 						continue
 					}
@@ -1046,149 +1046,7 @@ func claudeGrep() *Tool {
 		Schema:   claudeGrepSchema(),
 		ReadOnly: true,
 		Examples: []string{`{"pattern":"useState","glob":"*.{ts,tsx}"}`, `{"pattern":"TODO","output_mode":"content","-n":true,"-C":1}`},
-		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {
-			var a struct {
-				plan.GrepRequest
-				HeadLimit    *int `json:"head_limit"`
-				Offset       int  `json:"offset"`
-				ContextN     int  `json:"context"`
-				OnlyMatching bool `json:"-o"`
-			}
-			if err := decode(args, &a); err != nil {
-				return claudeFail(err, "")
-			}
-			req := a.GrepRequest
-			// Claude Code's rg flags: --hidden with the version-control
-			// directories excluded, -U --multiline-dotall for multiline;
-			// glob split on spaces and commas (braces kept whole); rg's
-			// own ignore rules (.gitignore inside a repository only).
-			if req.Multiline {
-				req.Pattern = "(?s)" + req.Pattern
-			}
-			req.Hidden, req.NoIgnore, req.RequireGit = true, false, true
-			req.Globs, req.Glob = splitGlobs(req.Glob), ""
-			for _, d := range vcsDirs {
-				req.Globs = append(req.Globs, "!"+d)
-			}
-			if a.ContextN > 0 {
-				req.Context = a.ContextN
-			}
-			if req.OutputMode != "content" {
-				req.Before, req.After, req.Context = 0, 0, 0
-			}
-			only := a.OnlyMatching && req.OutputMode == "content"
-			if only {
-				req.Before, req.After, req.Context = 0, 0, 0
-			}
-			limit := grepHeadLimit
-			if a.HeadLimit != nil {
-				limit = *a.HeadLimit
-			}
-			if limit < 0 || a.Offset < 0 {
-				return useError(plan.CodeInvalidRequest, "", "head_limit and offset must not be negative")
-			}
-			req.HeadLimit = 0
-			if limit > 0 && req.OutputMode != "files_with_matches" && req.OutputMode != "" {
-				// Every match prints at least one line: the first
-				// offset+limit matches are enough.
-				req.HeadLimit = a.Offset + limit
-			}
-			if req.OutputMode == "files_with_matches" || req.OutputMode == "" {
-				req.Sort = "modified" // Claude Code lists the newest first
-			}
-			res, err := env.W.Grep(ctx, &req)
-			if err != nil {
-				if plan.CodeOf(err) == plan.CodeFileNotFound && req.Path != "" {
-					return plainError(plan.CodeFileNotFound, "", fmt.Sprintf("Path does not exist: %s. %s %s.", req.Path, cwdNote, strings.TrimSuffix(env.W.Root(), "/")))
-				}
-				return claudeFail(err, "")
-			}
-			isDir, _ := env.W.IsDir(req.Path)
-			single := req.Path != "" && !isDir
-			if only {
-				onlyMatching(res, req.Pattern, req.IgnoreCase)
-			}
-			for _, m := range res.Matches {
-				if jsLen(m.Text) > maxColumns {
-					m.Text = "[Omitted long matching line]"
-				}
-				for i, l := range m.Before {
-					if jsLen(l) > maxColumns {
-						m.Before[i] = "[Omitted long context line]"
-					}
-				}
-				for i, l := range m.After {
-					if jsLen(l) > maxColumns {
-						m.After[i] = "[Omitted long context line]"
-					}
-				}
-			}
-			text, n, cut := grepText(res, grep.PrintOptions{
-				LineNumbers: req.LineNums == nil || *req.LineNums,
-				// -c -H: count names the file even when it is the one searched.
-				NoPath:  single && res.Mode != "count",
-				Context: req.Before > 0 || req.After > 0 || req.Context > 0,
-				Offset:  a.Offset, HeadLimit: limit,
-			})
-			// rg searches a binary file it is given by name, and says so
-			// instead of printing its lines.
-			if single && res.Mode == "content" && len(res.Matches) > 0 {
-				if at := nulOffset(ctx, env, req.Path); at >= 0 {
-					text, n, cut = fmt.Sprintf("binary file matches (found \"\\0\" byte around offset %d)", at), 1, false
-				}
-			}
-			cut = cut || res.Truncated
-			text = strings.TrimSuffix(text, "\n")
-			var page []string
-			if cut {
-				page = append(page, fmt.Sprintf("limit: %d", limit))
-			}
-			if a.Offset > 0 {
-				page = append(page, fmt.Sprintf("offset: %d", a.Offset))
-			}
-			pagination := strings.Join(page, ", ")
-			var content, short string
-			switch res.Mode {
-			case "files_with_matches":
-				if n == 0 {
-					content = "No files found"
-				} else {
-					content = fmt.Sprintf("Found %d %s", n, plural(n, "file"))
-					if pagination != "" {
-						content += " " + pagination
-					}
-					content += "\n" + text
-				}
-				short = fmt.Sprintf("Found %d %s", n, plural(n, "file"))
-			case "count":
-				total, files := 0, 0
-				for _, l := range strings.Split(text, "\n") {
-					if c, err := strconv.Atoi(l[strings.LastIndexByte(l, ':')+1:]); err == nil && l != "" {
-						total += c
-						files++
-					}
-				}
-				content = text
-				if content == "" {
-					content = "No matches found"
-				}
-				content += fmt.Sprintf("\n\nFound %d total %s across %d %s.", total, plural(total, "occurrence"), files, plural(files, "file"))
-				if pagination != "" {
-					content += " with pagination = " + pagination
-				}
-				short = fmt.Sprintf("%d matches in %d %s", total, files, plural(files, "file"))
-			default:
-				content = text
-				if content == "" {
-					content = "No matches found"
-				}
-				if pagination != "" {
-					content += "\n\n[Showing results with pagination = " + pagination + "]"
-				}
-				short = fmt.Sprintf("Found %d %s", n, plural(n, "line"))
-			}
-			return toolOK(ToolResult{Content: content, ShortResult: short})
-		},
+		Run:      runClaudeGrep,
 		Compact: func(a map[string]any) string {
 			s := fmt.Sprintf("%q in %s", a["pattern"], compactPath(a, "path"))
 			if a["glob"] != nil {
@@ -1197,6 +1055,180 @@ func claudeGrep() *Tool {
 			return s
 		},
 	}
+}
+
+// claudeGrepArgs are Claude Code's Grep arguments: the engine's request
+// and the paging and -o on top.
+type claudeGrepArgs struct {
+	plan.GrepRequest
+	HeadLimit    *int `json:"head_limit"`
+	Offset       int  `json:"offset"`
+	ContextN     int  `json:"context"`
+	OnlyMatching bool `json:"-o"`
+}
+
+// runClaudeGrep: the arguments become the engine's request with Claude
+// Code's rg flags, the engine searches, and the result is printed as rg
+// prints it, paged as Claude Code pages it.
+func runClaudeGrep(ctx context.Context, env *Env, args json.RawMessage) Result {
+	var a claudeGrepArgs
+	if err := decode(args, &a); err != nil {
+		return claudeFail(err, "")
+	}
+	req, only, limit := claudeGrepRequest(&a)
+	if limit < 0 || a.Offset < 0 {
+		return useError(plan.CodeInvalidRequest, "", "head_limit and offset must not be negative")
+	}
+	req.HeadLimit = 0
+	if limit > 0 && req.OutputMode != plan.OutputFiles && req.OutputMode != "" {
+		// Every match prints at least one line: the first offset+limit
+		// matches are enough.
+		req.HeadLimit = a.Offset + limit
+	}
+	if req.OutputMode == plan.OutputFiles || req.OutputMode == "" {
+		req.Sort = "modified" // Claude Code lists the newest first
+	}
+	res, err := env.W.Grep(ctx, &req)
+	if err != nil {
+		if plan.CodeOf(err) == plan.CodeFileNotFound && req.Path != "" {
+			return plainError(plan.CodeFileNotFound, "", fmt.Sprintf("Path does not exist: %s. %s %s.", req.Path, cwdNote, strings.TrimSuffix(env.W.Root(), "/")))
+		}
+		return claudeFail(err, "")
+	}
+	isDir, _ := env.W.IsDir(req.Path)
+	single := req.Path != "" && !isDir
+	if only {
+		onlyMatching(res, req.Pattern, req.IgnoreCase)
+	}
+	omitLongLines(res)
+	text, n, cut := grepText(res, grep.PrintOptions{
+		LineNumbers: req.LineNums == nil || *req.LineNums,
+		// -c -H: count names the file even when it is the one searched.
+		NoPath:  single && res.Mode != plan.OutputCount,
+		Context: req.Before > 0 || req.After > 0 || req.Context > 0,
+		Offset:  a.Offset, HeadLimit: limit,
+	})
+	// rg searches a binary file it is given by name, and says so instead
+	// of printing its lines.
+	if single && res.Mode == plan.OutputContent && len(res.Matches) > 0 {
+		if at := nulOffset(ctx, env, req.Path); at >= 0 {
+			text, n, cut = fmt.Sprintf("binary file matches (found \"\\0\" byte around offset %d)", at), 1, false
+		}
+	}
+	cut = cut || res.Truncated
+	content, short := claudeGrepReport(res.Mode, strings.TrimSuffix(text, "\n"), n, pagination(cut, limit, a.Offset))
+	return toolOK(ToolResult{Content: content, ShortResult: short})
+}
+
+// claudeGrepRequest turns the arguments into the engine's request with
+// Claude Code's rg flags: --hidden with the version-control directories
+// excluded, -U --multiline-dotall for multiline; glob split on spaces and
+// commas (braces kept whole); rg's own ignore rules (.gitignore inside a
+// repository only). It returns too whether -o applies and the head_limit.
+func claudeGrepRequest(a *claudeGrepArgs) (req plan.GrepRequest, only bool, limit int) {
+	req = a.GrepRequest
+	if req.Multiline {
+		req.Pattern = "(?s)" + req.Pattern
+	}
+	req.Hidden, req.NoIgnore, req.RequireGit = true, false, true
+	req.Globs, req.Glob = splitGlobs(req.Glob), ""
+	for _, d := range vcsDirs {
+		req.Globs = append(req.Globs, "!"+d)
+	}
+	if a.ContextN > 0 {
+		req.Context = a.ContextN
+	}
+	if req.OutputMode != plan.OutputContent {
+		req.Before, req.After, req.Context = 0, 0, 0
+	}
+	only = a.OnlyMatching && req.OutputMode == plan.OutputContent
+	if only {
+		req.Before, req.After, req.Context = 0, 0, 0
+	}
+	limit = grepHeadLimit
+	if a.HeadLimit != nil {
+		limit = *a.HeadLimit
+	}
+	return req, only, limit
+}
+
+// omitLongLines replaces the lines Claude Code's Grep does not show (over
+// maxColumns) with its placeholders.
+func omitLongLines(res *plan.GrepResult) {
+	for _, m := range res.Matches {
+		if jsLen(m.Text) > maxColumns {
+			m.Text = "[Omitted long matching line]"
+		}
+		for i, l := range m.Before {
+			if jsLen(l) > maxColumns {
+				m.Before[i] = "[Omitted long context line]"
+			}
+		}
+		for i, l := range m.After {
+			if jsLen(l) > maxColumns {
+				m.After[i] = "[Omitted long context line]"
+			}
+		}
+	}
+}
+
+// pagination is Claude Code's note of the paging applied: "limit: N"
+// when the output was cut, "offset: N" when it was skipped into.
+func pagination(cut bool, limit, offset int) string {
+	var page []string
+	if cut {
+		page = append(page, fmt.Sprintf("limit: %d", limit))
+	}
+	if offset > 0 {
+		page = append(page, fmt.Sprintf("offset: %d", offset))
+	}
+	return strings.Join(page, ", ")
+}
+
+// claudeGrepReport frames rg's output (text, n lines or files) as Claude
+// Code's Grep does for each output mode, with the pagination note page,
+// and returns it with the short result.
+func claudeGrepReport(mode plan.OutputMode, text string, n int, page string) (content, short string) {
+	switch mode {
+	case plan.OutputFiles:
+		if n == 0 {
+			content = "No files found"
+		} else {
+			content = fmt.Sprintf("Found %d %s", n, plural(n, "file"))
+			if page != "" {
+				content += " " + page
+			}
+			content += "\n" + text
+		}
+		short = fmt.Sprintf("Found %d %s", n, plural(n, "file"))
+	case plan.OutputCount:
+		total, files := 0, 0
+		for _, l := range strings.Split(text, "\n") {
+			if c, err := strconv.Atoi(l[strings.LastIndexByte(l, ':')+1:]); err == nil && l != "" {
+				total += c
+				files++
+			}
+		}
+		content = text
+		if content == "" {
+			content = "No matches found"
+		}
+		content += fmt.Sprintf("\n\nFound %d total %s across %d %s.", total, plural(total, "occurrence"), files, plural(files, "file"))
+		if page != "" {
+			content += " with pagination = " + page
+		}
+		short = fmt.Sprintf("%d matches in %d %s", total, files, plural(files, "file"))
+	default:
+		content = text
+		if content == "" {
+			content = "No matches found"
+		}
+		if page != "" {
+			content += "\n\n[Showing results with pagination = " + page + "]"
+		}
+		short = fmt.Sprintf("Found %d %s", n, plural(n, "line"))
+	}
+	return content, short
 }
 
 // onlyMatching turns each matching line into its matched parts, one
@@ -1226,7 +1258,7 @@ func onlyMatching(res *plan.GrepResult, pattern string, ignoreCase bool) {
 // newline) and its place in its own line.
 func nulOffset(ctx context.Context, env *Env, file string) int {
 	find := func(pattern string, limit int) []*plan.Match {
-		res, err := env.W.Grep(ctx, &plan.GrepRequest{Pattern: pattern, Path: file, OutputMode: "content", Hidden: true, NoIgnore: true, HeadLimit: limit})
+		res, err := env.W.Grep(ctx, &plan.GrepRequest{Pattern: pattern, Path: file, OutputMode: plan.OutputContent, Hidden: true, NoIgnore: true, HeadLimit: limit})
 		if err != nil {
 			return nil
 		}

@@ -90,11 +90,11 @@ func codexFail(err error) Result {
 func codexSummary(res *plan.Result) string {
 	var b strings.Builder
 	var notes []string
-	letter := map[string]string{"created": "A", "modified": "M", "deleted": "D", "moved": "M", "copied": "A"}
+	letter := map[plan.Status]string{plan.StatusCreated: "A", plan.StatusModified: "M", plan.StatusDeleted: "D", plan.StatusMoved: "M", plan.StatusCopied: "A"}
 	var lines []string
 	for _, f := range res.Files {
 		switch {
-		case f.Status == "already_applied":
+		case f.Status == plan.StatusAlreadyApplied:
 			notes = append(notes, f.Path+": already applied; left as it is")
 		case letter[f.Status] != "":
 			p := f.Path

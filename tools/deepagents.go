@@ -51,10 +51,10 @@ func daLs() *Tool {
 			out := []map[string]any{}
 			for _, e := range ents {
 				var size any = e.Size
-				if e.Kind == "dir" {
+				if e.Kind == plan.KindDir {
 					size = nil
 				}
-				out = append(out, map[string]any{"name": e.Name, "is_dir": e.Kind == "dir", "size": size})
+				out = append(out, map[string]any{"name": e.Name, "is_dir": e.Kind == plan.KindDir, "size": size})
 			}
 			return daOK(out)
 		},
@@ -213,7 +213,7 @@ func daGrep() *Tool {
 				Pattern    string `json:"pattern"`
 				Path       string `json:"path"`
 				Glob       string `json:"glob"`
-				OutputMode string `json:"output_mode"`
+				OutputMode plan.OutputMode `json:"output_mode"`
 			}
 			if err := decode(args, &a); err != nil {
 				return daFail(err)

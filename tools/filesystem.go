@@ -435,7 +435,7 @@ type fsEntry struct {
 	name  string
 	isDir bool
 	size  int64
-	kind  string
+	kind  plan.EntryKind
 }
 
 // listDir lists a directory in the official order (libuv sorts scandir
@@ -452,7 +452,7 @@ func listDir(ctx context.Context, p *fsPath, dir string) ([]fsEntry, error) {
 	}
 	out := make([]fsEntry, 0, len(ents))
 	for _, e := range ents {
-		out = append(out, fsEntry{name: e.Name, isDir: e.Kind == "dir", size: e.Size, kind: e.Kind})
+		out = append(out, fsEntry{name: e.Name, isDir: e.Kind == plan.KindDir, size: e.Size, kind: e.Kind})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out, nil
@@ -505,7 +505,7 @@ func fsListSizes(ctx context.Context, env *Env, args json.RawMessage) Result {
 		return fsFailErr(err)
 	}
 	for i, e := range ents {
-		if e.kind == "symlink" {
+		if e.kind == plan.KindSymlink {
 			// fs.stat follows the link: its target's size (0 if it
 			// cannot be followed).
 			ents[i].size = 0
@@ -731,7 +731,7 @@ func fsSearch(ctx context.Context, env *Env, args json.RawMessage) Result {
 		for _, e := range ents {
 			full := filepath.Join(dir, e.name)
 			sub := path.Join(rel, e.name)
-			if e.kind == "symlink" {
+			if e.kind == plan.KindSymlink {
 				// validatePath: a link that leaves the allowed
 				// directories is skipped; one that stays is listed.
 				if _, err := top.root.S.Stat(ctx, full); err != nil {

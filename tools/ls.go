@@ -75,7 +75,7 @@ func listLong(ctx context.Context, env *Env, dir string, depth int, exclude ...s
 			return
 		}
 		for _, e := range list {
-			if e.Kind == "dir" && (e.Name != ".git" || byDir[e.Path] != nil) {
+			if e.Kind == plan.KindDir && (e.Name != ".git" || byDir[e.Path] != nil) {
 				section(e.Path, shown+"/"+e.Name, level+1)
 			}
 		}
@@ -102,7 +102,7 @@ func writeLong(b *strings.Builder, list []*lsEntry, now time.Time) {
 	fmt.Fprintf(b, "total %d\n", (blocks+1)/2)
 	for _, e := range list {
 		name := e.Name
-		if e.Kind == "symlink" {
+		if e.Kind == plan.KindSymlink {
 			name += " -> " + e.Target
 		}
 		fmt.Fprintf(b, "%s %*d %-*s %-*s %*d %s %s\n", lsMode(e.mode), wLinks, e.links, wOwner, e.owner, wGroup, e.group, wSize, e.Size, lsTime(e.mtime, now), name)

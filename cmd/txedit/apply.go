@@ -150,9 +150,9 @@ func (e *env) printResult(res *plan.Result) {
 	defer e.printWarnings(res)
 	for _, f := range res.Files {
 		switch {
-		case f.Status == "already_applied" && f.AppliedBy != "":
+		case f.Status == plan.StatusAlreadyApplied && f.AppliedBy != "":
 			fmt.Fprintf(e.stderr, e.pfx()+"%s: already in effect: transaction %s made this change (txedit show %s); nothing to do\n", f.Path, f.AppliedBy, f.AppliedBy)
-		case f.Status == "already_applied":
+		case f.Status == plan.StatusAlreadyApplied:
 			fmt.Fprintf(e.stderr, e.pfx()+"%s: already applied; left as it is\n", f.Path)
 		}
 		for _, h := range f.Hunks {
@@ -216,7 +216,7 @@ func countFailures(res *plan.Result) int {
 
 // printStat prints a git-style diffstat of a committed result.
 func (e *env) printStat(res *plan.Result) {
-	letter := map[string]string{"created": "A", "modified": "M", "deleted": "D", "moved": "R", "copied": "C"}
+	letter := map[plan.Status]string{plan.StatusCreated: "A", plan.StatusModified: "M", plan.StatusDeleted: "D", plan.StatusMoved: "R", plan.StatusCopied: "C"}
 	w := bufio.NewWriter(e.stdout)
 	defer w.Flush()
 	for _, f := range res.Files {

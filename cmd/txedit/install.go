@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/txedit/txedit/internal/mcpcli"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/txedit/txedit/internal/clientconfig"
+	"github.com/txedit/txedit/internal/mcpcli"
 	"github.com/txedit/txedit/tools"
 )
 
@@ -24,123 +24,172 @@ func mcpInstallCmd() *command   { return clientConfigCmd("mcp install", true) }
 func mcpUninstallCmd() *command { return clientConfigCmd("mcp uninstall", false) }
 
 func clientConfigCmd(name string, install bool) *command {
-	var client, scope, entryName, cmdPath, file, replace string
-	var dryRun bool
+	cc := &clientConfig{name: name, install: install}
 	// The server's own flags, taken from txedit mcp so that the two cannot
 	// drift: whatever is set here is passed on in the entry's args.
-	server := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	mcpCmd().flags(server)
-	return &command{
-		name: name,
-		flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&client, "client", "", "the MCP client: "+strings.Join(clientconfig.Names(), ", "))
-			fs.StringVar(&scope, "scope", "", "user (all projects) or project (a file in the project, the root); default: project where the client has it")
-			fs.StringVar(&entryName, "name", clientconfig.DefaultName, "the server's name in the client's configuration")
-			fs.StringVar(&file, "file", "", "edit this file instead of the client's documented one")
-			fs.BoolVar(&dryRun, "dry-run", false, "print the change as a diff of the file, write nothing")
-			if install {
-				fs.StringVar(&cmdPath, "command", "", "the command the client starts (default: the absolute path of this txedit)")
-				fs.StringVar(&replace, "replace", "", "replace the client's entry NAME of the official filesystem server (@modelcontextprotocol/server-filesystem) with txedit's filesystem toolset, keeping its name and its directories, instead of adding a txedit entry")
-				server.VisitAll(func(f *flag.Flag) {
-					if f.Name != "root" { // the project's, below
-						fs.Var(f.Value, f.Name, f.Usage)
-					}
-				})
+	cc.server = flag.NewFlagSet("mcp", flag.ContinueOnError)
+	mcpCmd().flags(cc.server)
+	return &command{name: name, flags: cc.flags, run: cc.run}
+}
+
+// clientConfig is txedit mcp install or uninstall: its flags, and the
+// server's (install).
+type clientConfig struct {
+	name    string
+	install bool
+	server  *flag.FlagSet
+
+	client, scope, entryName, cmdPath, file, replace string
+	dryRun                                           bool
+}
+
+func (cc *clientConfig) flags(fs *flag.FlagSet) {
+	fs.StringVar(&cc.client, "client", "", "the MCP client: "+strings.Join(clientconfig.Names(), ", "))
+	fs.StringVar(&cc.scope, "scope", "", "user (all projects) or project (a file in the project, the root); default: project where the client has it")
+	fs.StringVar(&cc.entryName, "name", clientconfig.DefaultName, "the server's name in the client's configuration")
+	fs.StringVar(&cc.file, "file", "", "edit this file instead of the client's documented one")
+	fs.BoolVar(&cc.dryRun, "dry-run", false, "print the change as a diff of the file, write nothing")
+	if cc.install {
+		fs.StringVar(&cc.cmdPath, "command", "", "the command the client starts (default: the absolute path of this txedit)")
+		fs.StringVar(&cc.replace, "replace", "", "replace the client's entry NAME of the official filesystem server (@modelcontextprotocol/server-filesystem) with txedit's filesystem toolset, keeping its name and its directories, instead of adding a txedit entry")
+		cc.server.VisitAll(func(f *flag.Flag) {
+			if f.Name != "root" { // the project's, below
+				fs.Var(f.Value, f.Name, f.Usage)
 			}
-		},
-		run: func(ctx context.Context, e *env, args []string) int {
-			if len(args) > 0 {
-				return e.usageErr("%s takes no arguments (the client is --client NAME)", name)
-			}
-			if client == "" {
-				return e.usageErr("%s: which client? --client %s", name, strings.Join(clientconfig.Names(), "|"))
-			}
-			c, err := clientconfig.Lookup(client)
-			if err != nil {
-				return e.usageErr("%s: %v", name, err)
-			}
-			if scope != "" && !c.Has(clientconfig.Scope(scope)) {
-				_, err := c.Path(clientconfig.Scope(scope), "/", clientconfig.Env{})
-				return e.usageErr("%s: %v", name, err)
-			}
-			if entryName == "" {
-				return e.usageErr("%s: --name must not be empty", name)
-			}
-			root, err := filepath.Abs(e.root)
-			if err != nil {
-				return e.failConfig(err)
-			}
-			if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-				return e.failConfig(fmt.Errorf("the root %s is not a directory", root))
-			}
-			o := clientconfig.Options{Client: c, Scope: clientconfig.Scope(scope), Project: root, Name: entryName, File: file, DryRun: dryRun}
-			var ch *clientconfig.Change
-			if install {
-				toolset := server.Lookup("toolset").Value.String()
-				if replace != "" {
-					if toolset != tools.Default && toolset != "filesystem" {
-						return e.usageErr("%s --replace: the official filesystem server's place takes --toolset filesystem, not %s", name, toolset)
-					}
-					toolset = "filesystem"
-				}
-				if _, err := tools.Get(toolset); err != nil {
-					return e.fail(err)
-				}
-				deny := func(n string) []string { return *server.Lookup(n).Value.(*multiFlag) }
-				if err := mcpcli.CheckExec(server.Lookup("allow-execute").Value.String() == "true", deny("deny-read"), deny("deny-write")); err != nil {
-					return e.fail(err) // the entry would name a server that refuses to start
-				}
-				// A project's file is committed and shared: it names the
-				// command as found on PATH and the project by the
-				// client's own variable, never this machine's paths
-				// (issue #25). A user's file keeps absolute ones.
-				project := (scope == "" && c.Scopes[0] == clientconfig.Project || scope == string(clientconfig.Project)) && file == ""
-				entryRoot := root
-				if project && c.ProjectRoot != "" {
-					entryRoot = c.ProjectRoot
-				}
-				if cmdPath == "" && project {
-					cmdPath = "txedit"
-					if _, err := exec.LookPath("txedit"); err != nil {
-						fmt.Fprintf(e.stderr, "%stxedit is not on PATH here: the client will not find it until it is (or pass --command PATH)\n", e.pfx())
-					}
-				}
-				if cmdPath == "" {
-					if cmdPath, err = thisExecutable(); err != nil {
-						return e.failConfig(err)
-					}
-				}
-				found, ferr := clientconfig.FindFilesystem(o)
-				if replace != "" {
-					if ferr != nil {
-						return e.failConfig(ferr)
-					}
-					fe, ok := filesystemNamed(found, replace)
-					if !ok {
-						return e.failConfig(&clientconfig.UsageError{Msg: fmt.Sprintf("%s --replace %s: the configuration has no entry %q that runs the official filesystem server (%s)", name, replace, replace, describeEntries(found))})
-					}
-					o.Server = clientconfig.Server{Command: cmdPath, Args: serverArgs(server, toolset, "", fe.Dirs)}
-					if ch, err = clientconfig.ReplaceFilesystem(o, fe); err != nil {
-						return e.failConfig(err)
-					}
-					e.reportReplace(ch, o, fe, dryRun)
-					return 0
-				}
-				o.Server = clientconfig.Server{Command: cmdPath, Args: serverArgs(server, toolset, entryRoot, nil)}
-				ch, err = clientconfig.Install(o)
-				if err == nil {
-					defer e.offerReplace(found, client, scope, ch)
-				}
-			} else {
-				ch, err = clientconfig.Uninstall(o)
-			}
-			if err != nil {
-				return e.failConfig(err)
-			}
-			e.reportConfig(ch, o, dryRun)
-			return 0
-		},
+		})
 	}
+}
+
+// run checks the flags and the root, then installs or uninstalls the
+// entry and reports the change.
+func (cc *clientConfig) run(ctx context.Context, e *env, args []string) int {
+	c, code := cc.lookupClient(e, args)
+	if c == nil {
+		return code
+	}
+	root, err := filepath.Abs(e.root)
+	if err != nil {
+		return e.failConfig(err)
+	}
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return e.failConfig(fmt.Errorf("the root %s is not a directory", root))
+	}
+	o := clientconfig.Options{Client: c, Scope: clientconfig.Scope(cc.scope), Project: root, Name: cc.entryName, File: cc.file, DryRun: cc.dryRun}
+	if cc.install {
+		return cc.runInstall(e, o)
+	}
+	ch, err := clientconfig.Uninstall(o)
+	if err != nil {
+		return e.failConfig(err)
+	}
+	e.reportConfig(ch, o, cc.dryRun)
+	return 0
+}
+
+// lookupClient checks the arguments and returns the client named, or nil
+// and the exit code of a usage error.
+func (cc *clientConfig) lookupClient(e *env, args []string) (*clientconfig.Client, int) {
+	name := cc.name
+	if len(args) > 0 {
+		return nil, e.usageErr("%s takes no arguments (the client is --client NAME)", name)
+	}
+	if cc.client == "" {
+		return nil, e.usageErr("%s: which client? --client %s", name, strings.Join(clientconfig.Names(), "|"))
+	}
+	c, err := clientconfig.Lookup(cc.client)
+	if err != nil {
+		return nil, e.usageErr("%s: %v", name, err)
+	}
+	if cc.scope != "" && !c.Has(clientconfig.Scope(cc.scope)) {
+		_, err := c.Path(clientconfig.Scope(cc.scope), "/", clientconfig.Env{})
+		return nil, e.usageErr("%s: %v", name, err)
+	}
+	if cc.entryName == "" {
+		return nil, e.usageErr("%s: --name must not be empty", name)
+	}
+	return c, 0
+}
+
+// runInstall checks the server's flags, decides the entry's command and
+// root, and adds the entry (or, with --replace, puts it in the place of
+// the official filesystem server's).
+func (cc *clientConfig) runInstall(e *env, o clientconfig.Options) int {
+	toolset := cc.server.Lookup("toolset").Value.String()
+	if cc.replace != "" {
+		if toolset != tools.Default && toolset != "filesystem" {
+			return e.usageErr("%s --replace: the official filesystem server's place takes --toolset filesystem, not %s", cc.name, toolset)
+		}
+		toolset = "filesystem"
+	}
+	if _, err := tools.Get(toolset); err != nil {
+		return e.fail(err)
+	}
+	deny := func(n string) []string { return *cc.server.Lookup(n).Value.(*multiFlag) }
+	if err := mcpcli.CheckExec(cc.server.Lookup("allow-execute").Value.String() == "true", deny("deny-read"), deny("deny-write")); err != nil {
+		return e.fail(err) // the entry would name a server that refuses to start
+	}
+	entryRoot, err := cc.entryCommand(e, o.Client, o.Project)
+	if err != nil {
+		return e.failConfig(err)
+	}
+	found, ferr := clientconfig.FindFilesystem(o)
+	if cc.replace != "" {
+		if ferr != nil {
+			return e.failConfig(ferr)
+		}
+		return cc.runReplace(e, o, found, toolset)
+	}
+	o.Server = clientconfig.Server{Command: cc.cmdPath, Args: serverArgs(cc.server, toolset, entryRoot, nil)}
+	ch, err := clientconfig.Install(o)
+	if err != nil {
+		return e.failConfig(err)
+	}
+	e.reportConfig(ch, o, cc.dryRun)
+	e.offerReplace(found, cc.client, cc.scope, ch)
+	return 0
+}
+
+// entryCommand decides the command the entry names (cc.cmdPath) and
+// returns the root it names. A project's file is committed and shared: it
+// names the command as found on PATH and the project by the client's own
+// variable, never this machine's paths (issue #25). A user's file keeps
+// absolute ones.
+func (cc *clientConfig) entryCommand(e *env, c *clientconfig.Client, root string) (string, error) {
+	project := (cc.scope == "" && c.Scopes[0] == clientconfig.Project || cc.scope == string(clientconfig.Project)) && cc.file == ""
+	entryRoot := root
+	if project && c.ProjectRoot != "" {
+		entryRoot = c.ProjectRoot
+	}
+	if cc.cmdPath == "" && project {
+		cc.cmdPath = "txedit"
+		if _, err := exec.LookPath("txedit"); err != nil {
+			fmt.Fprintf(e.stderr, "%stxedit is not on PATH here: the client will not find it until it is (or pass --command PATH)\n", e.pfx())
+		}
+	}
+	if cc.cmdPath == "" {
+		var err error
+		if cc.cmdPath, err = thisExecutable(); err != nil {
+			return "", err
+		}
+	}
+	return entryRoot, nil
+}
+
+// runReplace puts txedit's filesystem toolset in the place of the
+// client's entry cc.replace of the official filesystem server, keeping
+// its name and its directories.
+func (cc *clientConfig) runReplace(e *env, o clientconfig.Options, found []clientconfig.FilesystemEntry, toolset string) int {
+	fe, ok := filesystemNamed(found, cc.replace)
+	if !ok {
+		return e.failConfig(&clientconfig.UsageError{Msg: fmt.Sprintf("%s --replace %s: the configuration has no entry %q that runs the official filesystem server (%s)", cc.name, cc.replace, cc.replace, describeEntries(found))})
+	}
+	o.Server = clientconfig.Server{Command: cc.cmdPath, Args: serverArgs(cc.server, toolset, "", fe.Dirs)}
+	ch, err := clientconfig.ReplaceFilesystem(o, fe)
+	if err != nil {
+		return e.failConfig(err)
+	}
+	e.reportReplace(ch, o, fe, cc.dryRun)
+	return 0
 }
 
 // serverArgs are the arguments of txedit mcp in the entry: the toolset and

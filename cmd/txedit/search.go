@@ -166,11 +166,11 @@ func grepCmd() *command {
 			req.Globs, req.Context = globs, ctxLines
 			switch {
 			case files:
-				req.OutputMode = "files_with_matches"
+				req.OutputMode = plan.OutputFiles
 			case count:
-				req.OutputMode = "count"
+				req.OutputMode = plan.OutputCount
 			default:
-				req.OutputMode = "content"
+				req.OutputMode = plan.OutputContent
 			}
 			w, err := e.open(&engine.Options{ReadOnly: true})
 			if err != nil {

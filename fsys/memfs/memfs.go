@@ -641,63 +641,81 @@ func (m *FS) Crash(rng *rand.Rand, drop Drop) *FS {
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] }) // deterministic use of rng
 	for _, id := range ids {
-		in := m.inodes[id]
-		n := &inode{ino: id, dir: in.dir, mode: in.smode, mtime: in.mtime}
-		if in.mode != in.smode && keep() {
-			n.mode = in.mode
-		}
-		n.smode = n.mode
-		if in.dir {
-			n.entries = copyEntries(in.sentries)
-			names := map[string]bool{}
-			for k := range in.entries {
-				names[k] = true
-			}
-			for k := range in.sentries {
-				names[k] = true
-			}
-			keys := make([]string, 0, len(names))
-			for k := range names {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				cur, isCur := in.entries[k]
-				dur, isDur := in.sentries[k]
-				if isCur == isDur && cur == dur {
-					continue
-				}
-				if keep() {
-					if isCur {
-						n.entries[k] = cur
-					} else {
-						delete(n.entries, k)
-					}
-				}
-			}
-			n.sentries = copyEntries(n.entries)
-		} else {
-			old := []byte(nil)
-			if in.durable {
-				old = in.synced
-			}
-			data := old
-			if !bytes.Equal(in.data, old) {
-				switch {
-				case drop == TornBlocks:
-					data = tear(rng, old, in.data)
-				case keep():
-					data = in.data
-				}
-			}
-			n.data, n.synced, n.durable = append([]byte(nil), data...), append([]byte(nil), data...), true
-		}
-		c.inodes[id] = n
+		c.inodes[id] = crashInode(id, m.inodes[id], keep, rng, drop)
 	}
-	// Entries may name inodes that were dropped (their last name was
-	// removed before the crash, durably or not): those entries go.
-	// Directories whose entry did not survive take their contents along,
-	// and link counts are what the surviving entries say.
+	c.dropDangling()
+	c.dropUnreachable()
+	return c
+}
+
+// crashInode returns what a power loss leaves of inode id (in): its durable mode,
+// entries and data, and each unsynced change kept as keep says (file
+// data torn per block for TornBlocks).
+func crashInode(id uint64, in *inode, keep func() bool, rng *rand.Rand, drop Drop) *inode {
+	n := &inode{ino: id, dir: in.dir, mode: in.smode, mtime: in.mtime}
+	if in.mode != in.smode && keep() {
+		n.mode = in.mode
+	}
+	n.smode = n.mode
+	if in.dir {
+		n.entries = crashEntries(in, keep)
+		n.sentries = copyEntries(n.entries)
+		return n
+	}
+	old := []byte(nil)
+	if in.durable {
+		old = in.synced
+	}
+	data := old
+	if !bytes.Equal(in.data, old) {
+		switch {
+		case drop == TornBlocks:
+			data = tear(rng, old, in.data)
+		case keep():
+			data = in.data
+		}
+	}
+	n.data, n.synced, n.durable = append([]byte(nil), data...), append([]byte(nil), data...), true
+	return n
+}
+
+// crashEntries returns directory in's durable entries, with each unsynced
+// change (an entry added, removed or replaced) kept as keep says, in name
+// order.
+func crashEntries(in *inode, keep func() bool) map[string]uint64 {
+	entries := copyEntries(in.sentries)
+	names := map[string]bool{}
+	for k := range in.entries {
+		names[k] = true
+	}
+	for k := range in.sentries {
+		names[k] = true
+	}
+	keys := make([]string, 0, len(names))
+	for k := range names {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		cur, isCur := in.entries[k]
+		dur, isDur := in.sentries[k]
+		if isCur == isDur && cur == dur {
+			continue
+		}
+		if keep() {
+			if isCur {
+				entries[k] = cur
+			} else {
+				delete(entries, k)
+			}
+		}
+	}
+	return entries
+}
+
+// dropDangling removes the entries that name inodes which were dropped
+// (their last name was removed before the crash, durably or not).
+func (c *FS) dropDangling() {
 	for _, in := range c.inodes {
 		for k, child := range in.entries {
 			if _, ok := c.inodes[child]; !ok {
@@ -706,6 +724,12 @@ func (m *FS) Crash(rng *rand.Rand, drop Drop) *FS {
 			}
 		}
 	}
+}
+
+// dropUnreachable removes what no surviving entry reaches from the root
+// (directories whose entry did not survive take their contents along),
+// and sets link counts to what the surviving entries say.
+func (c *FS) dropUnreachable() {
 	reach := map[uint64]bool{1: true}
 	c.inodes[1].nlink = 1
 	var walk func(id uint64)
@@ -726,7 +750,6 @@ func (m *FS) Crash(rng *rand.Rand, drop Drop) *FS {
 			delete(c.inodes, id)
 		}
 	}
-	return c
 }
 
 // tear mixes old and new 4 KiB blocks, with the length of either.

@@ -53,132 +53,191 @@ type Scanner struct {
 // matching line in order. It returns the number of matching lines (1 at
 // most with WantAny) and whether a NUL cut the search short. A read error
 // is returned with what was found before it.
+//
+// Each round keeps the lines the next search needs (the unsearched tail,
+// the before-context), reads up to a line break, gives waiting matches
+// their after-context, and searches the whole lines read.
 func (sc *Scanner) Search(r io.Reader, q *Query, emit func(*plan.Match)) (n int, binary bool, err error) {
 	if q.M.whole {
 		return sc.searchWhole(r, q, emit)
 	}
-	if cap(sc.buf) < bufferSize {
-		sc.buf = make([]byte, bufferSize)
-	}
-	buf := sc.buf[:cap(sc.buf)]
-	sc.pend = sc.pend[:0]
-	defer func() {
-		for _, m := range sc.pend {
-			emit(m)
+	s := stream{sc: sc, line: 1}
+	s.begin()
+	defer s.finish(emit)
+	for !s.eof {
+		s.keepContext(q)
+		term, binary, err := s.fill(r)
+		if binary || err != nil {
+			return n, binary, err
 		}
-		sc.pend = sc.pend[:0]
-		if cap(sc.buf) > 4*bufferSize {
-			sc.buf = nil // grown for a long line: not kept for the next file
-		}
-	}()
-	var (
-		pos, end int   // buf[pos:end] is read and not yet searched
-		line     = 1   // number of the line at buf[pos] (WantLines)
-		eof      bool  // r has no more
-		total    int64 // bytes read from r
-	)
-	lines := q.Want == WantLines
-	for !eof {
-		// Keep the unsearched tail, and the lines of before-context
-		// that precede it, and move them to the front.
-		keep := pos
-		if lines && q.Before > 0 {
-			keep = linesBack(buf[:pos], q.Before)
-		}
-		copy(buf, buf[keep:end])
-		pos, end = pos-keep, end-keep
-		// Read until the data holds a line break, or ends.
-		term := -1
-		for term < 0 && !eof {
-			if end == len(buf) {
-				// A line longer than the buffer: grow it threefold, as
-				// ripgrep does; or, if the rest of the file is known to
-				// be small enough, to hold all of it at once (one
-				// allocation for a megabyte-long line, not three).
-				n := 3 * len(buf)
-				if sz, ok := r.(sizer); ok {
-					if size, err := sz.Size(); err == nil && size > total && size-total <= maxExactGrowth {
-						n = max(end+int(size-total)+1, len(buf)+bufferSize)
-					}
-				}
-				nb := make([]byte, n)
-				copy(nb, buf[:end])
-				buf, sc.buf = nb, nb
-			}
-			k, rerr := r.Read(buf[end:])
-			total += int64(k)
-			if k > 0 {
-				if bytes.IndexByte(buf[end:end+k], 0) >= 0 {
-					return n, true, nil // ripgrep's quit: this read is not searched
-				}
-				if i := bytes.LastIndexByte(buf[end:end+k], '\n'); i >= 0 {
-					term = end + i + 1
-				}
-				end += k
-			}
-			if rerr == io.EOF {
-				eof = true
-			} else if rerr != nil {
-				return n, false, rerr
-			}
-		}
-		if eof {
-			term = end
-		}
-		if term <= pos {
+		if term <= s.pos {
 			break
 		}
-		region := buf[pos:term]
-		// Matches waiting for after-context take it from these lines.
-		if len(sc.pend) > 0 {
-			done := 0
-			for i, m := range sc.pend {
-				m.After = append(m.After, LinesAfter(buf[:term], pos, q.After-len(m.After))...)
-				if len(m.After) == q.After {
-					done = i + 1
-				}
-			}
-			for _, m := range sc.pend[:done] {
-				emit(m)
-			}
-			sc.pend = append(sc.pend[:0], sc.pend[done:]...)
-		}
-		switch {
-		case q.Invert:
-			n += q.M.invert(region, line, lines, func(b Block) bool {
-				if lines {
-					emit(&plan.Match{Line: b.Line, Text: TrimEOL(region[b.Start:b.End])})
-				}
-				return q.Want != WantAny
-			})
-		default:
-			n += q.M.search(region, line, lines, func(b Block) bool {
-				if lines {
-					m := &plan.Match{Line: b.Line, Text: TrimEOL(region[b.Start:b.End])}
-					if q.Before > 0 {
-						m.Before = LinesBefore(buf, pos+b.Start, q.Before)
-					}
-					if q.After > 0 {
-						m.After = LinesAfter(buf[:term], pos+b.End, q.After)
-					}
-					if len(m.After) < q.After && (!eof || len(sc.pend) > 0) {
-						sc.pend = append(sc.pend, m)
-					} else {
-						emit(m)
-					}
-				}
-				return q.Want != WantAny
-			})
-		}
+		s.giveAfterContext(term, q, emit)
+		n += s.searchRegion(term, q, emit)
 		if q.Want == WantAny && n > 0 {
 			return 1, false, nil
 		}
-		if lines {
-			line += bytes.Count(region, []byte{'\n'})
+		if q.Want == WantLines {
+			s.line += bytes.Count(sc.buf[s.pos:term], []byte{'\n'})
 		}
-		pos = term
+		s.pos = term
 	}
 	return n, false, nil
+}
+
+// stream is the state of one Scanner.Search: sc.buf[pos:end] is read and
+// not yet searched.
+//
+// The reader, the query and emit are passed to its methods, not held,
+// so that Search's callers' emit closures stay on their stacks.
+type stream struct {
+	sc    *Scanner
+	pos   int
+	end   int
+	line  int   // number of the line at buf[pos] (WantLines)
+	eof   bool  // r has no more
+	total int64 // bytes read from r
+}
+
+// begin readies the Scanner's buffer for a file.
+func (s *stream) begin() {
+	sc := s.sc
+	if cap(sc.buf) < bufferSize {
+		sc.buf = make([]byte, bufferSize)
+	}
+	sc.buf = sc.buf[:cap(sc.buf)]
+	sc.pend = sc.pend[:0]
+}
+
+// finish emits the matches still waiting for after-context (the file
+// ended first), and lets go of a buffer grown for a long line.
+func (s *stream) finish(emit func(*plan.Match)) {
+	sc := s.sc
+	for _, m := range sc.pend {
+		emit(m)
+	}
+	sc.pend = sc.pend[:0]
+	if cap(sc.buf) > 4*bufferSize {
+		sc.buf = nil // grown for a long line: not kept for the next file
+	}
+}
+
+// keepContext moves the unsearched tail, and the lines of before-context
+// that precede it, to the front of the buffer.
+func (s *stream) keepContext(q *Query) {
+	buf := s.sc.buf
+	keep := s.pos
+	if q.Want == WantLines && q.Before > 0 {
+		keep = linesBack(buf[:s.pos], q.Before)
+	}
+	copy(buf, buf[keep:s.end])
+	s.pos, s.end = s.pos-keep, s.end-keep
+}
+
+// fill reads until the data holds a line break, or ends, and returns the
+// end of the last whole line. A NUL in what a read brought in ends the
+// search (binary) before that read is searched: ripgrep's quit.
+func (s *stream) fill(r io.Reader) (term int, binary bool, err error) {
+	term = -1
+	for term < 0 && !s.eof {
+		if s.end == len(s.sc.buf) {
+			s.grow(r)
+		}
+		buf := s.sc.buf
+		k, rerr := r.Read(buf[s.end:])
+		s.total += int64(k)
+		if k > 0 {
+			if bytes.IndexByte(buf[s.end:s.end+k], 0) >= 0 {
+				return 0, true, nil
+			}
+			if i := bytes.LastIndexByte(buf[s.end:s.end+k], '\n'); i >= 0 {
+				term = s.end + i + 1
+			}
+			s.end += k
+		}
+		if rerr == io.EOF {
+			s.eof = true
+		} else if rerr != nil {
+			return 0, false, rerr
+		}
+	}
+	if s.eof {
+		term = s.end
+	}
+	return term, false, nil
+}
+
+// grow makes room for a line longer than the buffer: it grows threefold,
+// as ripgrep's does; or, if the rest of the file is known to be small
+// enough, to hold all of it at once (one allocation for a megabyte-long
+// line, not three).
+func (s *stream) grow(r io.Reader) {
+	buf := s.sc.buf
+	n := 3 * len(buf)
+	if sz, ok := r.(sizer); ok {
+		if size, err := sz.Size(); err == nil && size > s.total && size-s.total <= maxExactGrowth {
+			n = max(s.end+int(size-s.total)+1, len(buf)+bufferSize)
+		}
+	}
+	nb := make([]byte, n)
+	copy(nb, buf[:s.end])
+	s.sc.buf = nb
+}
+
+// giveAfterContext gives the matches waiting for after-context the lines
+// of buf[pos:term], and emits those that have it all.
+func (s *stream) giveAfterContext(term int, q *Query, emit func(*plan.Match)) {
+	sc := s.sc
+	if len(sc.pend) == 0 {
+		return
+	}
+	done := 0
+	for i, m := range sc.pend {
+		m.After = append(m.After, LinesAfter(sc.buf[:term], s.pos, q.After-len(m.After))...)
+		if len(m.After) == q.After {
+			done = i + 1
+		}
+	}
+	for _, m := range sc.pend[:done] {
+		emit(m)
+	}
+	sc.pend = append(sc.pend[:0], sc.pend[done:]...)
+}
+
+// searchRegion searches the whole lines buf[pos:term] and returns the
+// number of lines selected. A match whose after-context is not all read
+// yet waits in sc.pend.
+func (s *stream) searchRegion(term int, q *Query, emit func(*plan.Match)) int {
+	sc := s.sc
+	buf := sc.buf
+	region := buf[s.pos:term]
+	lines := q.Want == WantLines
+	if q.Invert {
+		return q.M.invert(region, s.line, lines, func(b Block) bool {
+			if lines {
+				emit(&plan.Match{Line: b.Line, Text: TrimEOL(region[b.Start:b.End])})
+			}
+			return q.Want != WantAny
+		})
+	}
+	return q.M.search(region, s.line, lines, func(b Block) bool {
+		if lines {
+			m := &plan.Match{Line: b.Line, Text: TrimEOL(region[b.Start:b.End])}
+			if q.Before > 0 {
+				m.Before = LinesBefore(buf, s.pos+b.Start, q.Before)
+			}
+			if q.After > 0 {
+				m.After = LinesAfter(buf[:term], s.pos+b.End, q.After)
+			}
+			if len(m.After) < q.After && (!s.eof || len(sc.pend) > 0) {
+				sc.pend = append(sc.pend, m)
+			} else {
+				emit(m)
+			}
+		}
+		return q.Want != WantAny
+	})
 }
 
 // maxExactGrowth bounds what a buffer grows by at once to hold the rest
