@@ -210,9 +210,9 @@ func daGrep() *Tool {
 			// Only the dialect's own arguments: rg's others (multiline,
 			// context, ...) are not part of it and are ignored.
 			var a struct {
-				Pattern    string `json:"pattern"`
-				Path       string `json:"path"`
-				Glob       string `json:"glob"`
+				Pattern    string          `json:"pattern"`
+				Path       string          `json:"path"`
+				Glob       string          `json:"glob"`
 				OutputMode plan.OutputMode `json:"output_mode"`
 			}
 			if err := decode(args, &a); err != nil {
