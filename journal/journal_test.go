@@ -2,6 +2,7 @@ package journal_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -341,5 +342,58 @@ func TestGitignoreRepaired(t *testing.T) {
 	}
 	if _, err := os.Stat(name + ".tmp"); err == nil {
 		t.Errorf("stale .gitignore.tmp left")
+	}
+}
+
+// TestGCInBatches (issue #22): GCIfNeeded lets the journal hold up to a
+// sixteenth more than Keep, then retires down to Keep in one batch, so the
+// removal, the horizon and the index are paid once every Keep/16 commits;
+// and it leaves no gc/ directory behind, whose presence tells every later
+// open that a GC was interrupted (each then recovered under the lock).
+func TestGCInBatches(t *testing.T) {
+	dir, fsy := setup(t, map[string]string{"f": "0"})
+	const keep = 32 // slack 2
+	j := journal.New(fsy, &journal.Options{Keep: keep})
+	cur := "0"
+	var runs []int // the commits after which a batch was retired
+	for i := 1; i <= 3*keep; i++ {
+		l, err := j.Lock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := fmt.Sprint(i)
+		m := &journal.Manifest{Ops: []*journal.Op{{Path: "f", Kind: journal.Modify, Old: state(cur, 0o644), New: state(next, 0o644)}}}
+		tx, err := l.Begin(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, _ := fsy.Lstat("f")
+		tx.Stage(0, journal.Staging{Old: []byte(cur), Ident: fsys.IdentityOf(fi), New: []byte(next)})
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		cur = next
+		removed, err := l.GCIfNeeded()
+		l.Unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(removed) > 0 {
+			runs = append(runs, i)
+			if len(removed) != keep/16+1 {
+				t.Errorf("commit %d retired %d, want a batch of %d", i, len(removed), keep/16+1)
+			}
+		}
+		ents, _ := j.List()
+		if len(ents) > keep+keep/16 || (i >= keep && len(ents) < keep) {
+			t.Fatalf("after commit %d: %d retained, want %d to %d", i, len(ents), keep, keep+keep/16)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".txedit", "gc")); err == nil {
+			t.Fatalf("after commit %d: .txedit/gc left behind", i)
+		}
+	}
+	// 96 commits: the first batch at 35 (over 34), then every third.
+	if len(runs) < 20 || runs[0] != keep+keep/16+1 || runs[1]-runs[0] != keep/16+1 {
+		t.Errorf("batches retired after commits %v", runs)
 	}
 }

@@ -244,6 +244,12 @@ func (l *Locked) gc(rs []retained, stale int) ([]string, error) {
 		}
 	}
 	if len(removed) > 0 {
+		// An empty gc/ left behind means an interrupted GC to the next
+		// open, which then recovers under the lock: every later open did
+		// (issue #22).
+		if err := removeEmptyDir(j.fs, gcDir); err != nil {
+			return removed, err
+		}
 		l.listed.ids = slices.DeleteFunc(l.listed.ids, func(id string) bool { return gone[id] })
 		sort.Sort(sort.Reverse(sort.StringSlice(removed)))
 		if err := j.setHorizon(removed[0]); err != nil {
@@ -290,7 +296,10 @@ func (j *Journal) setHorizon(id string) error {
 	if h := j.Horizon(); h >= id {
 		return nil
 	}
-	return fsys.WriteFileAtomic(j.fs, horizonName, []byte(id+"\n"), 0o600, j.opts.Sync != SyncNone)
+	// Not synced: a horizon lost to a power loss only lets undo look for
+	// a transaction that is gone and say less about why, and its two syncs
+	// were paid by every commit that retired one (issue #22).
+	return fsys.WriteFileAtomic(j.fs, horizonName, []byte(id+"\n"), 0o600, false)
 }
 
 // Horizon returns the id of the newest transaction the journal's retention
@@ -307,9 +316,12 @@ func (j *Journal) Horizon() string {
 	return id
 }
 
-// GCIfNeeded runs GC when the journal holds more than the retention limits
-// allow. It costs the listing the lock took and a read of the index, not
-// a call per transaction.
+// GCIfNeeded runs GC when the journal holds more transactions than Keep by
+// more than a sixteenth of Keep, or more bytes than KeepBytes. It costs the
+// listing the lock took and a read of the index, not a call per
+// transaction; when it runs, it retires a batch down to Keep, so the
+// horizon and the index are written once every Keep/16 commits, not on
+// each (issue #22, docs/journal.md "Retention").
 func (l *Locked) GCIfNeeded() ([]string, error) {
 	rs, stale, err := l.j.retainedList(l.listed)
 	if err != nil {
@@ -322,7 +334,7 @@ func (l *Locked) GCIfNeeded() ([]string, error) {
 			total += r.size
 		}
 	}
-	if count <= l.j.opts.Keep && total <= l.j.opts.KeepBytes {
+	if count <= l.j.opts.Keep+l.j.opts.Keep/16 && total <= l.j.opts.KeepBytes {
 		return nil, nil
 	}
 	return l.gc(rs, stale)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/txedit/txedit/internal/mcpcli"
@@ -36,6 +37,10 @@ func (e *env) execMCP(cfg *mcpcli.Config) int {
 		return 1
 	}
 	argv := append([]string{bin}, cfg.Args()...)
+	// A CPU profile's interval timer (TXEDIT_CPUPROFILE) survives execve
+	// and its SIGPROF would kill txedit-mcp before it sets a handler:
+	// stopped here, and txedit-mcp profiles itself into the same file.
+	pprof.StopCPUProfile()
 	if err := syscall.Exec(bin, argv, os.Environ()); err != nil {
 		fmt.Fprintf(e.stderr, "%sstarting %s: %v\n", e.pfx(), bin, err)
 		return 1
