@@ -283,6 +283,9 @@ func (c *cachedFS) Exchange(a, b string) error {
 	return c.o.Exchange(a, b)
 }
 
+// ReadLease implements [FS]: it resolves from the root, as Exchange.
+func (c *cachedFS) ReadLease(name string) (Lease, error) { return c.o.ReadLease(name) }
+
 func (c *cachedFS) Link(oldname, newname string) error {
 	if sameDir(oldname, newname) {
 		r, b1, err := c.at(oldname)

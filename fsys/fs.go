@@ -47,6 +47,17 @@ type FS interface {
 	// returns errors.ErrUnsupported where the platform or the file system
 	// has no such call; the commit then renames (docs/journal.md).
 	Exchange(a, b string) error
+	// ReadLease takes a read lease on the regular file name (F_SETLEASE
+	// with F_RDLCK on Linux): while it is held, another process that
+	// opens the file for writing, or truncates it, waits, and the lease
+	// says so ([Lease.Broken]) until it is released. It fails with
+	// [ErrOpenForWriting] if a process has the file open for writing
+	// now, and with errors.ErrUnsupported where there are no leases
+	// (other systems, file systems without them, a file this user does
+	// not own). The commit holds one over each replacement, so that a
+	// writer saving in place is never lost (docs/journal.md, "Writers
+	// outside txedit").
+	ReadLease(name string) (Lease, error)
 	// Link makes newname a hard link to oldname; it fails if newname
 	// exists, which is how creates avoid clobbering.
 	Link(oldname, newname string) error
@@ -124,6 +135,20 @@ type BusyError struct{ Holder string }
 
 func (e *BusyError) Error() string        { return ErrBusy.Error() + ": " + e.Holder }
 func (e *BusyError) Is(target error) bool { return target == ErrBusy }
+
+// Lease is a read lease taken by [FS.ReadLease].
+type Lease interface {
+	// Broken reports whether another process has asked, since the lease
+	// was taken, to open the file for writing or to truncate it (it
+	// waits until Release).
+	Broken() bool
+	// Release ends the lease and lets such a process go on.
+	Release() error
+}
+
+// ErrOpenForWriting reports a file another process has open for writing:
+// a save in place may be half done.
+var ErrOpenForWriting = errors.New("open for writing by another process")
 
 // ErrTooLarge reports a file longer than a read's limit.
 var ErrTooLarge = errors.New("file too large")

@@ -3,9 +3,11 @@ package journal
 import (
 	"errors"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/fsys/memfs"
@@ -86,6 +88,124 @@ func TestOutsideSaveIsNeverReplaced(t *testing.T) {
 			if !errors.As(err, &ce) || got != "the editor's save\n" {
 				t.Errorf("%s: commit = %v, f.txt = %q: the outside save was not kept", backend, err, got)
 			}
+		}
+	}
+}
+
+// openDuringSwap is a writer that rewrites f.txt in place (opens it for
+// writing, writes at its start) at the worst moment: it opens the file
+// after the commit's identity check, just before the exchange, and writes
+// once the commit has answered. Where the commit holds a read lease, the
+// open waits for it; the hook waits until the lease shows that (polling,
+// up to a minute), so the test does not depend on timing.
+type openDuringSwap struct {
+	fsys.FS
+	dir       string
+	lease     fsys.Lease
+	committed chan struct{} // closed by the test once the commit returned
+	done      chan struct{} // closed by the writer
+	once      sync.Once
+}
+
+func (s *openDuringSwap) Exchange(a, b string) error {
+	if b == "f.txt" {
+		s.once.Do(func() {
+			isOpen := make(chan struct{})
+			go func() {
+				defer close(s.done)
+				f, err := os.OpenFile(s.dir+"/f.txt", os.O_WRONLY, 0)
+				close(isOpen)
+				if err != nil {
+					return
+				}
+				<-s.committed
+				f.Write([]byte("the outside save\n"))
+				f.Close()
+			}()
+			if s.lease == nil {
+				<-isOpen
+				return
+			}
+			for deadline := time.Now().Add(time.Minute); !s.lease.Broken() && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			}
+		})
+	}
+	return s.FS.Exchange(a, b)
+}
+
+func (s *openDuringSwap) ReadLease(name string) (fsys.Lease, error) {
+	l, err := s.FS.ReadLease(name)
+	if err == nil && name == "f.txt" {
+		s.lease = l
+	}
+	return l, err
+}
+
+func (s *openDuringSwap) View() (fsys.FS, func()) { return s, func() {} }
+
+// TestInPlaceSaveIsNeverLost (issue #27 finding 2): a writer that saves in
+// place exposes the file truncated for a moment, and writes into the file
+// it opened whatever is at the name later. Two moments: (1) the writer
+// has the file open, truncated, when the commit comes, and the edit was
+// staged against that empty moment: the commit must not replace it (a
+// rename would, and the writer's save then went into the displaced file:
+// the file wiped); (2) the writer opens the file after the identity check,
+// just before the exchange: the commit must see it and give the file back. With the lease switched
+// off (brokenOrder.noLease) both saves are lost, so the test has teeth.
+// Linux only: elsewhere there are no leases (docs/journal.md).
+func TestInPlaceSaveIsNeverLost(t *testing.T) {
+	dir := t.TempDir()
+	o, err := fsys.NewOS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	os.WriteFile(dir+"/probe", nil, 0o644)
+	if l, err := o.ReadLease("probe"); err != nil {
+		if runtime.GOOS == "linux" {
+			t.Fatalf("no read lease on %s: %v", dir, err)
+		}
+		t.Skipf("no leases on %s: %v", runtime.GOOS, err)
+	} else {
+		l.Release()
+	}
+	read := func() string { b, _ := os.ReadFile(dir + "/f.txt"); return string(b) }
+	for _, broken := range []bool{false, true} {
+		// (1) Open for writing, truncated, when the commit comes.
+		os.WriteFile(dir+"/f.txt", []byte("precious\n"), 0o644)
+		f, err := os.OpenFile(dir+"/f.txt", os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		brokenOrder.noLease = broken
+		err = runTx(o, &Options{Sync: SyncNone}, workload{
+			initial: map[string]string{"f.txt": ""}, change: map[string]*string{"f.txt": s("txedit's edit\n")}})
+		brokenOrder.noLease = false
+		f.Write([]byte("precious, saved again\n"))
+		f.Close()
+		var ce *fsys.ConflictError
+		switch got := read(); {
+		case broken && got != "txedit's edit\n":
+			t.Errorf("(1) without the lease: f.txt = %q; the test no longer shows the window", got)
+		case !broken && (!errors.As(err, &ce) || got != "precious, saved again\n"):
+			t.Errorf("(1) commit = %v, f.txt = %q: the save in place was lost", err, got)
+		}
+
+		// (2) Opened for writing (not truncated: a rewrite in place)
+		// just before the exchange, written after the commit.
+		os.WriteFile(dir+"/f.txt", []byte("precious\n"), 0o644)
+		w := &openDuringSwap{FS: o, dir: dir, committed: make(chan struct{}), done: make(chan struct{})}
+		brokenOrder.noLease = broken
+		err = runTx(w, &Options{Sync: SyncNone}, workload{
+			initial: map[string]string{"f.txt": "precious\n"}, change: map[string]*string{"f.txt": s("txedit's edit\n")}})
+		brokenOrder.noLease = false
+		close(w.committed)
+		<-w.done
+		switch got := read(); {
+		case broken && got != "txedit's edit\n":
+			t.Errorf("(2) without the lease: f.txt = %q; the test no longer shows the window", got)
+		case !broken && (!errors.As(err, &ce) || got != "the outside save\n"):
+			t.Errorf("(2) commit = %v, f.txt = %q: the save in place was lost", err, got)
 		}
 	}
 }

@@ -287,6 +287,7 @@ var brokenOrder struct {
 	noDirSyncBeforeCommit bool // no directory fsync between the renames and the commit mark
 	commitFirst           bool // the commit mark is made durable before the renames
 	noExchange            bool // renames instead of exchanges (the window issue #27 closed)
+	noLease               bool // no read lease over an exchange (in-place writers, issue #27)
 }
 
 // Tx is a transaction being committed. Stage may be called concurrently for
@@ -705,7 +706,7 @@ func (tx *Tx) renameOne(i int) error {
 	var err error
 	switch {
 	case op.New == nil:
-		err = fsy.Remove(op.Path)
+		err = tx.removeTarget(i)
 	case op.Old == nil:
 		err = createNoClobber(fsy, op.Staged, op.Path)
 	default:
@@ -767,13 +768,31 @@ func (tx *Tx) commitPoint() error {
 // crash before then is rolled back from the pack's before-image, which
 // is durable by now. Without an exchange (other systems, other file
 // systems) it renames, as before.
+//
+// A writer that saves in place (open with O_TRUNC, write, close) writes
+// into the file it opened, whatever is at the name later: a commit that
+// swapped that file out between the writer's open and its last write
+// would lose the save, and a commit staged against the moment the file
+// was empty would wipe it. So, where leases exist, the file is held under
+// a read lease from before the exchange until the displaced version is
+// checked: a file open for writing now is not replaced (conflict), and a
+// writer that opens or truncates it meanwhile waits and is seen, its file
+// swapped back before it goes on (docs/journal.md, "Writers outside
+// txedit").
 func (tx *Tx) swapIn(i int) error {
 	fsy := tx.j.fs
 	op := tx.m.Ops[i]
 	if brokenOrder.noExchange {
 		return fsy.Rename(op.Staged, op.Path)
 	}
-	err := fsy.Exchange(op.Staged, op.Path)
+	lease, err := tx.lease(op.Path)
+	if err != nil {
+		return err
+	}
+	if lease != nil {
+		defer lease.Release()
+	}
+	err = fsy.Exchange(op.Staged, op.Path)
 	if errors.Is(err, errors.ErrUnsupported) {
 		return fsy.Rename(op.Staged, op.Path)
 	}
@@ -782,7 +801,7 @@ func (tx *Tx) swapIn(i int) error {
 	}
 	tx.displaced[i] = true
 	fi, err := fsy.Lstat(op.Staged)
-	if err == nil && (!tx.identSet[i] || sameFile(fsys.IdentityOf(fi), tx.idents[i])) {
+	if err == nil && (!tx.identSet[i] || sameFile(fsys.IdentityOf(fi), tx.idents[i])) && (lease == nil || !lease.Broken()) {
 		return nil
 	}
 	// Not the version that was checked: give the writer's file back,
@@ -794,6 +813,42 @@ func (tx *Tx) swapIn(i int) error {
 		}
 	}
 	return &fsys.ConflictError{Op: "commit", Path: op.Path, Msg: "was modified by someone else meanwhile"}
+}
+
+// lease takes a read lease on the target name for a replacement or a
+// removal (see swapIn): nil where there are no leases, a conflict if
+// another process has the file open for writing.
+func (tx *Tx) lease(name string) (fsys.Lease, error) {
+	if brokenOrder.noLease {
+		return nil, nil
+	}
+	l, err := tx.j.fs.ReadLease(name)
+	switch {
+	case err == nil:
+		return l, nil
+	case errors.Is(err, fsys.ErrOpenForWriting):
+		return nil, &fsys.ConflictError{Op: "commit", Path: name, Msg: "is open for writing by another process (a save in progress?); try again when it is closed"}
+	}
+	// No leases here (or the file went: the removal or exchange says so).
+	return nil, nil
+}
+
+// removeTarget removes op i's file, under a read lease where there are
+// leases: a file another process has open for writing, or opens for
+// writing meanwhile, is not removed (conflict).
+func (tx *Tx) removeTarget(i int) error {
+	op := tx.m.Ops[i]
+	lease, err := tx.lease(op.Path)
+	if err != nil {
+		return err
+	}
+	if lease != nil {
+		defer lease.Release()
+		if lease.Broken() {
+			return &fsys.ConflictError{Op: "commit", Path: op.Path, Msg: "was opened for writing by another process meanwhile"}
+		}
+	}
+	return tx.j.fs.Remove(op.Path)
 }
 
 // sameFile reports whether two identities are one version of one file,

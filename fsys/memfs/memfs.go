@@ -19,6 +19,7 @@ package memfs
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"io/fs"
 	"math/rand"
@@ -321,6 +322,9 @@ func (m *FS) Mkdir(name string, perm fs.FileMode) error {
 // Rename implements [fsys.FS]: newname is replaced atomically.
 // Exchange implements [fsys.FS]: the two entries swap, durable as any
 // change of a directory's entries is (once the directory is synced).
+// ReadLease implements fsys.FS: there are no other processes here.
+func (m *FS) ReadLease(name string) (fsys.Lease, error) { return nil, errors.ErrUnsupported }
+
 func (m *FS) Exchange(a, b string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()

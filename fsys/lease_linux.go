@@ -1,0 +1,79 @@
+package fsys
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// ReadLease implements [FS]: the file is opened read-only below the root
+// (a symlink at name is not followed) and leased with F_SETLEASE. The
+// kernel tells a lease's holder of a breaking opener with SIGIO, which
+// the Go runtime ignores unless asked for it; Broken asks with
+// F_GETLEASE instead.
+func (o *OS) ReadLease(name string) (Lease, error) {
+	f, err := o.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, errors.ErrUnsupported
+	}
+	l := &osLease{f: f}
+	err = l.fcntl(unix.F_SETLEASE, unix.F_RDLCK)
+	switch {
+	case err == nil:
+		return l, nil
+	case errors.Is(err, unix.EAGAIN):
+		f.Close()
+		return nil, &fs.PathError{Op: "lease", Path: name, Err: ErrOpenForWriting}
+	default:
+		// EACCES (not the owner, no CAP_LEASE), EINVAL (a file system
+		// without leases, as NFS or FUSE), ENOLCK, leases disabled.
+		f.Close()
+		return nil, errors.ErrUnsupported
+	}
+}
+
+type osLease struct{ f *os.File }
+
+func (l *osLease) fcntl(cmd, arg int) (err error) {
+	rc, err := l.f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var r int
+	if cerr := rc.Control(func(fd uintptr) {
+		for {
+			r, err = unix.FcntlInt(fd, cmd, arg)
+			if err != unix.EINTR {
+				return
+			}
+		}
+	}); cerr != nil {
+		return cerr
+	}
+	if err == nil && cmd == unix.F_GETLEASE && r != unix.F_RDLCK {
+		return errBroken
+	}
+	return err
+}
+
+var errBroken = errors.New("lease broken")
+
+// Broken implements [Lease]: a breaking lease reads as F_UNLCK, the type
+// it is being broken to.
+func (l *osLease) Broken() bool { return l.fcntl(unix.F_GETLEASE, 0) != nil }
+
+// Release implements [Lease].
+func (l *osLease) Release() error {
+	err := l.fcntl(unix.F_SETLEASE, unix.F_UNLCK)
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
