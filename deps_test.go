@@ -38,6 +38,7 @@ var allowed = map[string][]string{
 	"bench/replacebench":    {"*"},
 	"bench/searchbench":     {"*"},
 	"bench/agentloopbench":  {"*"},
+	"bench/soakbench":       {"*"},
 	"bench/internal/timing": {"*"},
 	"internal/buildinfo":    {},
 	"internal/mcpcli":       {"engine", "plan", "tools"},

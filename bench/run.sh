@@ -23,6 +23,12 @@
 #                                 tools/list, and the edits through the CLI, at
 #                                 journal sizes 0, 200 and 1,000; system calls per
 #                                 edit (strace) (bench/agentloopbench; not in all)
+#   bench/run.sh soak [flags]     the soak (issue #27): MCP sessions and CLI processes
+#                                 editing with hashes, rename-style and in-place
+#                                 outside writers, a kill -9 of an MCP server every
+#                                 few seconds then txedit recover; counts lost saves
+#                                 and edits, half-applied transactions, refusals by
+#                                 code (bench/soakbench; not in all)
 #
 # Flags go to each run of the program (e.g. -runs 3). Environment:
 #   FS=disk,tmpfs    the file systems to run on
@@ -36,6 +42,8 @@
 #   (where npm installs the official server and the MCP SDK, kept for the next
 #   run)  AGENTLOOP_INSTALL=0 (install nothing: without the official server
 #   txedit runs alone; the SDK may then come from cmd/txedit/testdata/mcpclient)
+#   SOAK_SAVES=10000 (the soak stops after this many outside saves on each
+#   file system; -duration 5m stops it by time) KEEP=1 (keep the soak's tree)
 # Peers: rg, fd (fdfind), git, sd, cat, dd, GNU time (peak RSS); bench/deps.sh installs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,6 +62,7 @@ AGENTLOOP_N=${AGENTLOOP_N:-200}
 JOURNALS=${JOURNALS:-0,200,1000}
 AGENTLOOP_PEERS=${AGENTLOOP_PEERS:-/tmp/txedit-agentloop}
 AGENTLOOP_INSTALL=${AGENTLOOP_INSTALL:-1}
+SOAK_SAVES=${SOAK_SAVES:-10000}
 # The official MCP filesystem server, pinned; the SDK (the client) at the
 # version cmd/txedit/testdata/mcpclient pins.
 FS_SERVER_VERSION=2026.8.31
@@ -119,7 +128,7 @@ cleanup() {
 }
 trap cleanup EXIT
 build() {
-	go build -o "$bin/" ./cmd/txedit ./cmd/txedit-mcp ./bench/commitbench ./bench/replacebench ./bench/searchbench ./bench/agentloopbench
+	go build -o "$bin/" ./cmd/txedit ./cmd/txedit-mcp ./bench/commitbench ./bench/replacebench ./bench/searchbench ./bench/agentloopbench ./bench/soakbench
 }
 scratch() { # scratch BASE NAME sets dir, the program's directory under BASE
 	dir=$1/txedit-$2
@@ -229,6 +238,20 @@ agentloop() {
 	done
 }
 
+# soak runs bench/soakbench on each file system, on a tree of its own
+# (removed after, unless KEEP=1).
+soak() {
+	local fs base dir
+	echo "machine: $(nproc) cores, $(uname -r), $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
+	for fs in ${FS//,/ }; do
+		base=$(fsdir "$fs") || continue
+		scratch "$base" soakbench
+		section "soak: $fs ($base), until $SOAK_SAVES outside saves"
+		"$bin/soakbench" -dir "$dir" -txedit "$bin/txedit" -fs "$fs" -saves "$SOAK_SAVES" "$@"
+		[ "${KEEP:-0}" = 1 ] || rm -rf "$dir"
+	done
+}
+
 summary() {
 	[ -s "$goals" ] || return 0
 	section "summary: the goals (issue #12; the agent loop: issue #22) (ratios of median wall times; peak RSS the largest of the runs)"
@@ -269,6 +292,10 @@ agentloop)
 	build
 	agentloop "$@"
 	summary
+	;;
+soak)
+	build
+	soak "$@"
 	;;
 *)
 	usage
