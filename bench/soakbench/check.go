@@ -163,11 +163,8 @@ func (s *soak) check() *report {
 		}
 		// Whatever was missing: replaced by an outside writer, or lost.
 		var lost []string
-		var replaced []*save
 		for _, f := range missing {
-			if sv := replacedBy(e, f); sv != nil {
-				replaced = append(replaced, sv)
-			} else {
+			if replacedBy(e, f) == nil {
 				lost = append(lost, f)
 			}
 		}
