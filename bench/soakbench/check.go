@@ -25,6 +25,9 @@ type report struct {
 	twoFileOK            int
 	halfApplied          int
 	halfReplaced         int // one file lacks the marker because an outside writer replaced it
+	halfWiped            int // one file lacks it because a later commit on a transient state wiped it
+	savesWiped           map[string]int
+	editsWiped           int
 	refusedInEffect      int
 	unknown              int // no answer (the server was killed)
 	unknownInEffect      int
@@ -32,6 +35,7 @@ type report struct {
 	partialCommits       int // ... and were answered success
 	refusals             map[string]int
 	pending              int
+	noticed              int // outside saves whose writer found them gone at its next read of the file
 	pendingIDs           []string
 	strays               []string
 	recoversActive       int
@@ -42,7 +46,7 @@ type report struct {
 var anyMark = regexp.MustCompile(`soak ([to])([0-9]{7})`)
 
 func (s *soak) check() *report {
-	r := &report{savesMade: map[string]int{}, savesLost: map[string]int{}, editsOK: map[string]int{}, sent: map[string]int{}, refusals: map[string]int{}}
+	r := &report{savesMade: map[string]int{}, savesLost: map[string]int{}, savesWiped: map[string]int{}, editsOK: map[string]int{}, sent: map[string]int{}, refusals: map[string]int{}}
 	present := map[string]map[string]bool{} // file -> "t0000001" / "o0000001"
 	for _, name := range s.names {
 		data, err := os.ReadFile(s.path(name))
@@ -76,6 +80,26 @@ func (s *soak) check() *report {
 	}
 	ms := func(t time.Time) string { return fmt.Sprintf("%.1fms", float64(t.Sub(s.start).Microseconds())/1000) }
 
+	// A commit on a transient state of an in-place save replaced its file
+	// with a prefix: every marker written before it and past the cut is
+	// gone. wipedAfter says whether such a commit of f was answered after t.
+	wipes := map[string][]*edit{}
+	for _, e := range s.edits {
+		for i, f := range e.files {
+			if e.outcome == "ok" && e.partial[i] {
+				wipes[f] = append(wipes[f], e)
+			}
+		}
+	}
+	wipedAfter := func(f string, t time.Time, self *edit) bool {
+		for _, c := range wipes[f] {
+			if c != self && c.tr.After(t) {
+				return true
+			}
+		}
+		return false
+	}
+
 	// Outside saves: every one must be in its file (each file has one
 	// outside writer, and txedit edits only add lines).
 	for _, sv := range s.saves {
@@ -84,6 +108,10 @@ func (s *soak) check() *report {
 			continue
 		}
 		r.savesLost[sv.style]++
+		if wipedAfter(sv.file, sv.r, nil) {
+			r.savesWiped[sv.style]++
+			continue
+		}
 		var near []string
 		for _, e := range editsOf[sv.file] {
 			if e.ts.After(sv.w.Add(100*time.Millisecond)) || e.tr.Before(sv.r.Add(-100*time.Millisecond)) {
@@ -168,8 +196,15 @@ func (s *soak) check() *report {
 				lost = append(lost, f)
 			}
 		}
+		wiped := len(lost) > 0
+		for _, f := range lost {
+			wiped = wiped && wipedAfter(f, e.ts, e)
+		}
 		if e.outcome == "ok" && len(missing) > 0 {
-			if len(lost) > 0 {
+			if len(lost) > 0 && wiped {
+				r.editsLost++
+				r.editsWiped++
+			} else if len(lost) > 0 {
 				r.editsLost++
 				var around []string
 				for _, f := range lost {
@@ -188,7 +223,9 @@ func (s *soak) check() *report {
 		// All or nothing: a request's marker is in every file or none,
 		// but for files an outside writer replaced afterwards.
 		if len(e.files) > 1 && len(in) > 0 && len(missing) > 0 && e.outcome != "refused" {
-			if len(lost) > 0 {
+			if len(lost) > 0 && wiped {
+				r.halfWiped++
+			} else if len(lost) > 0 {
 				r.halfApplied++
 				addDetail("half applied", fmt.Sprintf("t%07d (%s %s, %s) of %v is in %v only (sent %s, answered %s)", e.id, e.who, e.form, e.outcome, e.files, in, ms(e.ts), ms(e.tr)))
 			} else {
@@ -239,6 +276,10 @@ func (s *soak) check() *report {
 		}
 		return nil
 	})
+	for _, text := range s.noticed {
+		r.details = append(r.details, "loss seen by its writer: "+text)
+	}
+	r.noticed = s.nnoticed
 	r.recoversActive = len(s.recovered)
 	for i, text := range s.recovered {
 		if i < s.c.details {
@@ -307,15 +348,19 @@ func (r *report) print(w io.Writer, s *soak) {
 		{"outside saves lost, rename-style", fmt.Sprint(r.savesLost["rename"])},
 		{"outside saves made, in-place", fmt.Sprint(r.savesMade["in-place"])},
 		{"outside saves lost, in-place", fmt.Sprint(r.savesLost["in-place"])},
+		{"  of which wiped by a commit on a transient state", fmt.Sprint(r.savesWiped["in-place"] + r.savesWiped["rename"])},
+		{"outside saves gone at the writer's next read", fmt.Sprint(r.noticed)},
 		{"txedit edits sent, MCP", fmt.Sprint(r.sent["mcp"])},
 		{"txedit edits sent, CLI", fmt.Sprint(r.sent["cli"])},
 		{"txedit edits answered success, MCP", fmt.Sprint(r.editsOK["mcp"])},
 		{"txedit edits answered success, CLI", fmt.Sprint(r.editsOK["cli"])},
 		{"txedit edits answered success, 2-file", fmt.Sprint(r.twoFileOK)},
 		{"txedit edits lost after success", fmt.Sprint(r.editsLost)},
+		{"  of which wiped by a commit on a transient state", fmt.Sprint(r.editsWiped)},
 		{"txedit edits replaced by an outside writer", fmt.Sprint(r.editsReplaced)},
 		{"transactions half applied", fmt.Sprint(r.halfApplied)},
 		{"2-file edits with one file replaced by an outside writer", fmt.Sprint(r.halfReplaced)},
+		{"2-file edits with one file wiped by a commit on a transient state", fmt.Sprint(r.halfWiped)},
 		{"refused edits in effect", fmt.Sprint(r.refusedInEffect)},
 		{"edits that read a transient in-place state", fmt.Sprint(r.partialReads)},
 		{"commits on a transient in-place state", fmt.Sprint(r.partialCommits)},

@@ -16,6 +16,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -146,6 +147,8 @@ type soak struct {
 	transient map[string]map[string]bool // file -> hashes of in-place saves' partial states
 	recovered []string                   // what each recover reported, when it did something
 	failures  []string                   // errors of the harness itself (a failed read, a timeout)
+	noticed   []string                   // losses an outside writer saw at its next read, explained from the journal
+	nnoticed  int
 	sessions  []*session
 }
 
@@ -308,6 +311,7 @@ func (s *soak) recover() (string, error) {
 func (s *soak) outsideWriter(w int, style string, mine []string) {
 	rng := rand.New(rand.NewPCG(s.c.seed, uint64(1000+w)))
 	n := 0
+	last := map[string]*save{} // this writer's last save of each file
 	for !s.stop.Load() {
 		name := mine[rng.IntN(len(mine))]
 		sv := &save{id: int(s.nextO.Add(1)), style: style, file: name}
@@ -320,6 +324,9 @@ func (s *soak) outsideWriter(w int, style string, mine []string) {
 			return
 		}
 		sv.readHash = hashOf(data)
+		if prev := last[name]; prev != nil && !strings.Contains(string(data), fmt.Sprintf("soak o%07d\n", prev.id)) {
+			s.noticeLoss(prev, sv)
+		}
 		next := withMarker(string(data), marker)
 		sv.wroteHash = hashOf([]byte(next))
 		sv.tmarks = txeditMarks(next)
@@ -339,6 +346,7 @@ func (s *soak) outsideWriter(w int, style string, mine []string) {
 			return
 		}
 		sv.ok = true
+		last[name] = sv
 		s.mu.Lock()
 		s.saves = append(s.saves, sv)
 		s.mu.Unlock()
@@ -382,6 +390,55 @@ func (s *soak) writeInPlace(rng *rand.Rand, p, name, next string) error {
 		}
 	}
 	return f.Close()
+}
+
+// noticeLoss is called when an outside writer's read (of next) lacks the
+// marker of its previous save of the file: the loss happened between
+// prev's save and this read. For the first few it asks the journal which
+// transaction wrote, or which rollback restored, the state read.
+func (s *soak) noticeLoss(prev, next *save) {
+	s.mu.Lock()
+	s.nnoticed++
+	n := s.nnoticed
+	s.mu.Unlock()
+	if n > s.c.details {
+		return
+	}
+	out, _ := exec.Command(s.c.txedit, "log", "--root", s.tree, "--json", "-n", "60").Output()
+	var log []struct {
+		ID    string `json:"id"`
+		State string `json:"state"`
+		Agent string `json:"agent"`
+		Files []struct {
+			Path    string `json:"path"`
+			OldHash string `json:"old_hash"`
+			NewHash string `json:"new_hash"`
+		} `json:"files"`
+	}
+	json.Unmarshal(out, &log)
+	var who []string
+	for _, t := range log {
+		for _, f := range t.Files {
+			if f.Path != next.file {
+				continue
+			}
+			if f.NewHash == next.readHash {
+				who = append(who, fmt.Sprintf("%s (%s, %s) wrote it, from %s", t.ID, t.State, t.Agent, f.OldHash))
+			}
+			if f.OldHash == next.readHash {
+				who = append(who, fmt.Sprintf("%s (%s, %s) read it", t.ID, t.State, t.Agent))
+			}
+			if f.OldHash == prev.wroteHash || f.OldHash == prev.readHash {
+				who = append(who, fmt.Sprintf("%s (%s, %s) replaced %s (old_hash: the save's %s)", t.ID, t.State, t.Agent, f.OldHash,
+					map[bool]string{true: "own content", false: "before-state"}[f.OldHash == prev.wroteHash]))
+			}
+		}
+	}
+	ms := func(t time.Time) string { return fmt.Sprintf("%.1fms", float64(t.Sub(s.start).Microseconds())/1000) }
+	s.mu.Lock()
+	s.noticed = append(s.noticed, fmt.Sprintf("%s: o%07d (%s, saved %s as %s) missing at the writer's next read (%s, state %s); journal: %s",
+		next.file, prev.id, prev.style, ms(prev.w), prev.wroteHash, ms(next.r), next.readHash, strings.Join(who, "; ")))
+	s.mu.Unlock()
 }
 
 func sortInts(a []int) {
