@@ -350,3 +350,29 @@ func TestStaleHashAndConcurrentWriters(t *testing.T) {
 		t.Fatalf("second writer with a stale hash: %+v %+v", res, res.Files[0].FailedEdits)
 	}
 }
+
+// TestSingleFormContentHash: the single-file form's content_hash is the
+// file's precondition, as fs_write's schema says, for every command: a
+// str_replace with the hash the read returned applies, one with a stale
+// hash is refused with stale_hash, and an insert keeps its own line-range
+// token. It was refused as "str_replace does not take content_hash".
+func TestSingleFormContentHash(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"c.txt": "0\nx\n"})
+	w := openWS(t, dir, nil)
+	h0 := hash.Of([]byte("0\nx\n")).String()
+	if res := run(t, w, `{"command":"str_replace","path":"c.txt","old_str":"0","new_str":"1","content_hash":"`+h0+`"}`); !res.Success {
+		t.Fatalf("str_replace with the read's hash: %+v", res)
+	}
+	res := run(t, w, `{"command":"str_replace","path":"c.txt","old_str":"x","new_str":"y","content_hash":"`+h0+`"}`)
+	if res.Success || res.Code != plan.CodeStaleHash {
+		t.Fatalf("str_replace with a stale hash: %+v", res)
+	}
+	if got := readTree(t, dir)["c.txt"]; got != "1\nx\n" {
+		t.Fatalf("c.txt = %q", got)
+	}
+	h1 := hash.Of([]byte("1\nx\n")).String()
+	if res := run(t, w, `{"command":"delete","path":"c.txt","content_hash":"`+h1+`"}`); !res.Success {
+		t.Fatalf("delete with the read's hash: %+v", res)
+	}
+}

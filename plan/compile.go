@@ -149,7 +149,15 @@ func Compile(r *Request) (*Plan, error) {
 		if r.Path == "" {
 			return nil, Errorf(CodeInvalidRequest, "", "command %s needs path", r.Command)
 		}
-		p.Files = append(p.Files, compileFile(0, FileEdit{Path: r.Path, Edits: []Edit{r.Edit}}))
+		fe := FileEdit{Path: r.Path, Edits: []Edit{r.Edit}}
+		if cmd := commands[r.Command]; r.ContentHash != "" && !allowedFields[cmd]["content_hash"] {
+			// The single form's content_hash is, as the tool's schema
+			// says, the precondition of the file: for a command whose
+			// edit takes no hash of its own (str_replace, delete, …) it
+			// is the file's, as fileEdits[].content_hash would be.
+			fe.ContentHash, fe.Edits[0].ContentHash = r.ContentHash, ""
+		}
+		p.Files = append(p.Files, compileFile(0, fe))
 	}
 	if r.HasPattern() {
 		pat, err := compilePattern(r)
