@@ -40,7 +40,7 @@ type unit struct {
 	res *plan.FileResult
 	// replan, if set, plans the unit again on the file's current bytes
 	// when they are not what pass 1 planned against (a request without
-	// hashes of its own is re-planned, not refused: SPEC §6); it updates
+	// hashes of its own is re-planned, not refused: docs/decisions.md); it updates
 	// the unit and its ops, or says why the change no longer applies.
 	replan func(cur *fileInfo) error
 }

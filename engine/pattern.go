@@ -24,7 +24,7 @@ import (
 type scanned struct {
 	// found are the files the substitution changes, sorted by path.
 	found []*task
-	// binary are the binary files it passed over (SPEC §5).
+	// binary are the binary files it passed over (docs/cli.md, "Replacing across a tree").
 	binary []*plan.SkippedFile
 	// unreadable are files (and directories) it could not read or could
 	// not change, as tasks that failed: a request that is atomic fails

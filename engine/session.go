@@ -11,7 +11,7 @@ import (
 	"github.com/txedit/txedit/plan"
 )
 
-// Session is one agent's connection to a workspace (SPEC §12): an MCP
+// Session is one agent's connection to a workspace (docs/agents.md): an MCP
 // connection, or one agent of a program that embeds txedit. Its
 // transactions are recorded with its agent name and id. It remembers the
 // content hash of what it read or wrote of each file, and — unless
@@ -192,7 +192,7 @@ func (s *Session) allows(rel string, cur []byte, fo *plan.FileOps) error {
 		return nil
 	}
 	// A line window read lets line edits inside it through while the rest
-	// of the file changed (SPEC §3).
+	// of the file changed (docs/toolsets.md, "Read before write").
 	if len(ranges) > 0 && lineEditsOnly(fo) {
 		ok := true
 		for _, op := range fo.LineEdits {

@@ -33,7 +33,7 @@ func sessRead(t *testing.T, s *Session, path string, lines ...int) *plan.ReadRes
 
 const editA = `{"path":"a.txt","command":"str_replace","old_str":"two","new_str":"TWO"}`
 
-// TestReadBeforeWrite: SPEC §12's rule, case by case.
+// TestReadBeforeWrite: the read-before-write rule (docs/toolsets.md), case by case.
 func TestReadBeforeWrite(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"a.txt": "one\ntwo\nthree\n", "b.txt": "b\n"})
@@ -95,7 +95,7 @@ func TestReadBeforeWrite(t *testing.T) {
 }
 
 // TestRangeReadLetsDisjointEditsThrough: a line window read covers line
-// edits inside it while the rest of the file changes (SPEC §3, §12).
+// edits inside it while the rest of the file changes (docs/toolsets.md, "Read before write").
 func TestRangeReadLetsDisjointEditsThrough(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"f.txt": "1\n2\n3\n4\n5\n6\n7\n8\n"})

@@ -72,7 +72,7 @@ type Manifest struct {
 	Time    time.Time `json:"time"`
 	Command string    `json:"command"` // apply, undo, …
 	Summary string    `json:"summary"`
-	// Agent and Session say who made the transaction (SPEC §12).
+	// Agent and Session say who made the transaction (docs/agents.md).
 	Agent   string `json:"agent,omitempty"`
 	Session string `json:"session,omitempty"`
 	Undoes  string `json:"undoes,omitempty"`

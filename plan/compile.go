@@ -95,7 +95,7 @@ type Plan struct {
 	Pattern *Pattern
 }
 
-// Pattern is the pattern_replace part of a request (SPEC §5).
+// Pattern is the pattern_replace part of a request (docs/cli.md, "Replacing across a tree").
 type Pattern struct {
 	Directory       string
 	FilePattern     string

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Code is a stable error code of the wire format (SPEC §10).
+// Code is a stable error code of the wire format (docs/cli.md lists them).
 type Code string
 
 // The error codes. They never change meaning; new ones may be added.
@@ -27,7 +27,7 @@ const (
 	CodeTooLarge         Code = "too_large"
 	CodeBusy             Code = "busy"
 	CodeIOError          Code = "io_error"
-	// CodeNotRead: a write to a file the session has not read (SPEC §12).
+	// CodeNotRead: a write to a file the session has not read (docs/agents.md).
 	CodeNotRead Code = "not_read"
 	// CodeCommitUnknown is not a failure: the transaction committed (its
 	// files changed, the journal lists it committed, the result says

@@ -17,7 +17,7 @@ type Request struct {
 
 	FileEdits []FileEdit `json:"fileEdits,omitempty"`
 
-	// pattern_replace fields (SPEC §5).
+	// pattern_replace fields (docs/cli.md, "Replacing across a tree").
 	Directory       string   `json:"directory,omitempty"`
 	FilePattern     string   `json:"file_pattern,omitempty"`
 	SedPattern      string   `json:"sed_pattern,omitempty"`
@@ -72,7 +72,7 @@ type FileEdit struct {
 // str_replace with first replaces the first occurrence even when there are
 // several (the result counts them).
 //
-// The native edit formats (SPEC §13) compile to these commands: patch
+// The native edit formats (docs/patch-formats.md) compile to these commands: patch
 // places hunks by content (SEARCH/REPLACE blocks with blocks); if_absent
 // refuses to replace a file that exists unless it already holds exactly
 // file_text (then the edit is already applied); missing_ok makes deleting

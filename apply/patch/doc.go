@@ -35,7 +35,7 @@
 //
 // Add File over an existing file replaces it, and Move to over an existing
 // file replaces that file, as Codex does ([File.Overwrite]). Where txedit
-// differs from Codex on purpose (SPEC §13):
+// differs from Codex on purpose (docs/patch-formats.md):
 //   - nothing is written when anything fails (Codex keeps the files it
 //     wrote before the failure);
 //   - old lines that match more than one place are ambiguous (Codex takes

@@ -195,7 +195,7 @@ func dumpFiles(files []*File, err error) string {
 }
 
 // applyTree applies files to a tree of path → content all or nothing, the
-// way the engine is meant to (SPEC §13), and reports what happened.
+// way the engine is meant to (docs/patch-formats.md), and reports what happened.
 func applyTree(files []*File, in map[string][]byte) (string, map[string][]byte) {
 	tree := map[string][]byte{}
 	for p, c := range in {

@@ -3,7 +3,7 @@
 // by `git apply` of the equivalent patch and, with -edits 1, by one
 // `sd` process given all the files, in one run, and prints the medians of
 // wall time, CPU time and peak RSS (of the child processes) and their
-// ratios (SPEC §11; issue #12: within 1.3x of sd, faster than git apply).
+// ratios (bench/README.md; issue #12: within 1.3x of sd, faster than git apply).
 //
 //	go run ./bench/commitbench [-files 1000] [-edits 10] [-runs 11] [-dir DIR] [-dirty 1G]
 //

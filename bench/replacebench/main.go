@@ -2,7 +2,7 @@
 // errors.Newf() across a tree by txedit, with its journal and fsync on,
 // side by side with `rg -l | xargs sd` and `find | xargs sed -i` (which
 // journal nothing and sync nothing), and prints medians of wall time, CPU
-// time and peak RSS, and ratios (SPEC §11: within 1.2x of rg | sd).
+// time and peak RSS, and ratios (bench/README.md: within 1.2x of rg | sd).
 //
 //	go run ./bench/replacebench [-runs 7] [-dir DIR] [-files N] [-modes] [-history] [-goals FILE]
 //

@@ -1,6 +1,6 @@
 // Command searchbench times txedit's read side against ripgrep, fd and cat
 // on copies of the Go distribution's src tree, side by side, and prints one
-// table per file system and corpus size (SPEC §11: grep within 1.2x of rg
+// table per file system and corpus size (bench/README.md: grep within 1.2x of rg
 // through the CLI and the toolset's grep tool, glob no slower than fd, batch
 // read with hashes within 1.2x of cat).
 //

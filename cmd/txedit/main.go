@@ -28,7 +28,7 @@ func main() {
 	// What a command holds is bounded by its workers and its memory
 	// budget, not by the size of the tree; the soft limit makes the
 	// collector work harder than GOGC=400 would once the heap nears it,
-	// so that peak RSS stays near what is live (SPEC §11: a 50,000-file
+	// so that peak RSS stays near what is live (bench/README.md: a 50,000-file
 	// replacement under 200 MiB).
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit)

@@ -6,7 +6,7 @@
 // text starts with the error code ("[stale_hash] …"); images as image
 // content blocks.
 //
-// Each MCP connection is a session of the workspace (SPEC §12), named
+// Each MCP connection is a session of the workspace (docs/agents.md), named
 // after the client's clientInfo.name unless Options.Agent overrides it: it
 // remembers what the agent read, refuses a write of a file the agent has
 // not read or that changed since, and records the agent with every
