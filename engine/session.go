@@ -63,6 +63,18 @@ func (w *Workspace) NewSession(o SessionOptions) *Session {
 	return &Session{Workspace: w, agent: o.Agent, id: hex.EncodeToString(r[:]), check: !o.NoReadCheck, seen: map[string]*seenFile{}}
 }
 
+// Close ends the session: it forgets what the session read. The workspace
+// stays open for its other sessions (a Session embeds its Workspace, whose
+// Close would otherwise be the session's and shut every session's
+// workspace; issue #26); close the workspace itself with
+// s.Workspace.Close.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seen = map[string]*seenFile{}
+	return nil
+}
+
 // Agent returns the session's agent name.
 func (s *Session) Agent() string { return s.agent }
 

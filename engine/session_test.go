@@ -259,3 +259,36 @@ func TestBinaryReadCountsAsRead(t *testing.T) {
 		t.Errorf("delete after a change: %+v", res)
 	}
 }
+
+// TestSessionCloseKeepsTheWorkspace (issue #26): Session embeds its
+// Workspace, so its Close was the workspace's and shut every other
+// session's workspace with it. Now it ends the session only: what it read
+// is forgotten (a write through it needs a read again), and the other
+// sessions go on.
+func TestSessionCloseKeepsTheWorkspace(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a.txt": "a\n"})
+	w := openWS(t, dir, nil)
+	one, two := w.NewSession(SessionOptions{Agent: "one"}), w.NewSession(SessionOptions{Agent: "two"})
+	ctx := context.Background()
+	for _, s := range []*Session{one, two} {
+		if rs, _ := s.Read(ctx, &plan.ReadRequest{Mode: "Line", Path: "a.txt"}); len(rs) != 1 || !rs[0].Success {
+			t.Fatalf("read: %+v", rs)
+		}
+	}
+	if err := one.Close(); err != nil {
+		t.Fatal(err)
+	}
+	req := func(old, new string) *plan.Request {
+		return &plan.Request{Edit: plan.Edit{Command: "str_replace", OldStr: &old, NewStr: &new}, Path: "a.txt"}
+	}
+	if res, _ := two.Apply(ctx, req("a", "b")); !res.Success {
+		t.Fatalf("the other session after one closed: %+v", res)
+	}
+	if res, _ := one.Apply(ctx, req("b", "c")); res.Success || res.Code != plan.CodeNotRead {
+		t.Fatalf("the closed session wrote without a read: %+v", res)
+	}
+	if got := readTree(t, dir)["a.txt"]; got != "b\n" {
+		t.Fatalf("a.txt = %q", got)
+	}
+}
