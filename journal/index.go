@@ -14,12 +14,14 @@ import (
 // The retention index, .txedit/index, lets GC decide what to keep without
 // opening every retained transaction (issue #22: a commit's cost must not
 // grow with the journal). One line per finished transaction, appended when
-// it commits or when GC first meets it:
+// it ends (committed or rolled back) or when GC first meets it:
 //
-//	ID SIZE UNDOES
+//	ID SIZE UNDOES COUNT BYTES
 //
 // SIZE is its pack's bytes, UNDOES the transaction it undoes ("-" if
-// none). It is a cache, never trusted for anything but retention: a
+// none), COUNT and BYTES the transactions retained and their packs' bytes
+// once it is added (so the last line alone tells GC whether it has work:
+// pending.go). Lines of three fields (an older index) are read too. It is a cache, never trusted for anything but retention: a
 // transaction it does not list (an older txedit's, a rolled-back one, a
 // line a crash lost) is read once and appended; lines of transactions no
 // longer in the journal are skipped, and GC rewrites the file when they
@@ -49,7 +51,7 @@ func (j *Journal) readIndex() (map[string]indexEntry, int, error) {
 		line, data, _ = bytes.Cut(data, []byte("\n"))
 		lines++
 		f := strings.Fields(string(line))
-		if len(f) != 3 || !validID(f[0]) || (f[2] != "-" && !validID(f[2])) {
+		if (len(f) != 3 && len(f) != 5) || !validID(f[0]) || (f[2] != "-" && !validID(f[2])) {
 			continue
 		}
 		size, err := strconv.ParseInt(f[1], 10, 64)
@@ -65,12 +67,12 @@ func (j *Journal) readIndex() (map[string]indexEntry, int, error) {
 	return out, lines, nil
 }
 
-func indexLine(id string, e indexEntry) string {
+func indexLine(id string, e indexEntry, count, bytes int64) string {
 	u := e.undoes
 	if u == "" {
 		u = "-"
 	}
-	return fmt.Sprintf("%s %d %s\n", id, e.size, u)
+	return fmt.Sprintf("%s %d %s %d %d\n", id, e.size, u, count, bytes)
 }
 
 // appendIndex records finished transactions (best effort: the index is a
@@ -79,6 +81,21 @@ func (j *Journal) appendIndex(lines string) {
 	if lines != "" {
 		j.fs.Append(indexName, []byte(lines), 0o600)
 	}
+}
+
+// ended records, under the lock, that transaction id ended (committed or
+// rolled back) with a pack of size bytes: its index line, with the running
+// totals, and its pending entry removed.
+func (l *Locked) ended(id string, size int64, undoes string) {
+	if l.tail.known {
+		if undoes == "" {
+			l.tail.count++ // a new chain: an undo joins its transaction's
+		}
+		l.tail.bytes += size
+	}
+	l.tail.last = id
+	l.j.appendIndex(indexLine(id, indexEntry{size, undoes}, l.tail.count, l.tail.bytes))
+	l.j.unpend(id)
 }
 
 // retained is what GC knows of one finished transaction.
@@ -116,7 +133,7 @@ func (j *Journal) retainedList(ls *listing) (out []retained, stale int, err erro
 			if m, err := j.readManifest(id); err == nil {
 				r.undoes = m.Undoes
 			}
-			add.WriteString(indexLine(id, indexEntry{r.size, r.undoes}))
+			add.WriteString(indexLine(id, indexEntry{r.size, r.undoes}, 0, 0))
 		}
 		out = append(out, r)
 	}
@@ -124,14 +141,22 @@ func (j *Journal) retainedList(ls *listing) (out []retained, stale int, err erro
 	return out, lines - live, nil
 }
 
-// rewriteIndex replaces the index with the lines of rs (atomically, not
-// synced: it is a cache).
-func (j *Journal) rewriteIndex(rs []retained) error {
+// rewriteIndex replaces the index with the lines of rs, with their running
+// totals (atomically, not synced: it is a cache), and returns its tail.
+func (j *Journal) rewriteIndex(rs []retained) (indexTail, error) {
 	var b strings.Builder
+	t := indexTail{known: true}
+	kept := map[string]bool{}
 	for _, r := range rs {
 		if !r.pending {
-			b.WriteString(indexLine(r.id, indexEntry{r.size, r.undoes}))
+			if r.undoes == "" || !kept[r.undoes] {
+				t.count++ // the chains GC counts (log.go)
+			}
+			kept[r.id] = true
+			t.bytes += r.size
+			t.last = r.id
+			b.WriteString(indexLine(r.id, indexEntry{r.size, r.undoes}, t.count, t.bytes))
 		}
 	}
-	return fsys.WriteFileAtomic(j.fs, indexName, []byte(b.String()), 0o600, false)
+	return t, fsys.WriteFileAtomic(j.fs, indexName, []byte(b.String()), 0o600, false)
 }

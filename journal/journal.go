@@ -151,7 +151,8 @@ type Locked struct {
 	unlock func() error
 	tr     *trust   // the journal's key, made under the lock if it had none
 	lastID string   // the newest transaction id seen under the lock
-	listed *listing // the journal's transactions when the lock was taken
+	listed *listing // the transactions recovery looked at (pending.go)
+	tail   indexTail // the index's last line, kept current by ended
 	// Recovered lists transactions that recovery rolled back when the lock
 	// was taken: their owners died mid-commit.
 	Recovered []*Report
@@ -181,21 +182,47 @@ func (j *Journal) Lock() (*Locked, error) {
 	if err := j.ensureGitignore(); err != nil {
 		return nil, err
 	}
-	ls, err := j.scan()
+	// The transactions that may need recovery: those pending/ names, or,
+	// in a journal that has no pending/ yet (an older txedit's), every
+	// one (pending.go). The key is made, in a journal that has none, from
+	// the whole listing.
+	ls, fast, err := j.pendingListing()
 	if err != nil {
 		return nil, err
 	}
-	if l.tr, err = j.ensureKey(ls.ids); err != nil {
+	if !fast {
+		if ls, err = j.scan(); err != nil {
+			return nil, err
+		}
+	} else if fi, err := j.fs.Lstat(txnsDir); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("%w: %s is not a directory (run txedit recover)", ErrCorrupt, txnsDir)
+	}
+	if l.tr, err = j.trust(); err == nil && l.tr == nil {
+		all := ls
+		if fast {
+			all, err = j.scan()
+		}
+		if err == nil {
+			l.tr, err = j.ensureKey(all.ids)
+		}
+	}
+	if err != nil {
 		return nil, err
 	}
 	j.tr.Store(l.tr)
-	reports, err := j.recoverLocked(ls)
+	l.tail = j.readIndexTail()
 	l.listed = ls
-	l.lastID = ls.last()
+	reports, err := j.recoverLocked(l, ls)
 	l.Recovered = reports
 	if err != nil {
 		return nil, err
 	}
+	if !fast {
+		if err := j.makePending(); err != nil {
+			return nil, err
+		}
+	}
+	l.lastID = max(ls.last(), l.tail.last)
 	ok = true
 	return l, nil
 }
@@ -214,6 +241,11 @@ func (j *Journal) init() error {
 		return err
 	}
 	if err := j.fs.Mkdir(txnsDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	// A new journal has nothing pending to find by listing: it starts
+	// with pending/ (an older one is given it under the lock).
+	if err := j.fs.Mkdir(pendingDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
 	if j.opts.Sync != SyncNone {
@@ -324,11 +356,22 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 	for try := 0; ; try++ {
 		m.ID = newID(l.lastID)
 		dir = txnsDir + "/" + m.ID
-		err := j.fs.Mkdir(dir, 0o700)
+		// Pending first: a transaction directory is never without its
+		// entry (pending.go), and both are durable with the manifest.
+		err := j.createPending(m.ID)
+		if err == nil {
+			if err = j.fs.Mkdir(dir, 0o700); err != nil {
+				j.unpend(m.ID)
+			}
+		}
 		if err == nil {
 			l.lastID = m.ID
 			l.listed.add(m.ID)
 			break
+		}
+		if errors.Is(err, syscall.ENOTDIR) {
+			// The lock listed pending/, not txns/ (pending.go).
+			return nil, fmt.Errorf("%w: %s is not a directory (run txedit recover)", ErrCorrupt, txnsDir)
 		}
 		if !errors.Is(err, fs.ErrExist) || try > 10 {
 			return nil, err
@@ -425,7 +468,8 @@ func (tx *Tx) writeManifest(data []byte) error {
 	}
 	_, err = f.Write(data)
 	if err == nil && tx.sync != SyncNone {
-		syncs := []func() error{f.DataSync, func() error { return fsy.SyncDir(tx.dir) }, func() error { return fsy.SyncDir(txnsDir) }}
+		syncs := []func() error{f.DataSync, func() error { return fsy.SyncDir(tx.dir) }, func() error { return fsy.SyncDir(txnsDir) },
+			func() error { return fsy.SyncDir(pendingDir) }}
 		err = par.Do(context.Background(), len(syncs), min(len(syncs), tx.j.opts.SyncWorkers), func(i int) error { return syncs[i]() })
 	}
 	if cerr := f.Close(); err == nil {
@@ -741,7 +785,6 @@ func (tx *Tx) commitPoint() error {
 	if s := tx.l.listed.states[tx.m.ID]; s != nil {
 		s.committed = true
 	}
-	tx.j.appendIndex(indexLine(tx.m.ID, indexEntry{tx.pack.off.Load(), tx.m.Undoes}))
 	if tx.packFile != nil {
 		tx.packFile.Close()
 	}
@@ -753,6 +796,9 @@ func (tx *Tx) commitPoint() error {
 			return fmt.Errorf("%w: %w", ErrCommitUnknown, err)
 		}
 	}
+	// After the mark is durable: the index and the pending entry are
+	// bookkeeping, unsynced (pending.go).
+	tx.l.ended(tx.m.ID, tx.packSize(), tx.m.Undoes)
 	return nil
 }
 
@@ -896,7 +942,18 @@ func (tx *Tx) rollbackQuiet() error {
 		tx.packFile = nil
 	}
 	_, err := tx.j.rollback(tx.m, tx.prepared)
+	if err == nil {
+		tx.l.ended(tx.m.ID, tx.packSize(), tx.m.Undoes)
+	}
 	return err
+}
+
+// packSize is the bytes the transaction's pack holds (0 before it exists).
+func (tx *Tx) packSize() int64 {
+	if tx.pack == nil {
+		return 0
+	}
+	return tx.pack.off.Load()
 }
 
 // createNoClobber puts staged at name without replacing anything there:

@@ -108,6 +108,7 @@ func TestDurabilityTrace(t *testing.T) {
 
 const durabilityTrace = `mkdir .txedit
 mkdir .txedit/txns
+mkdir .txedit/pending
 syncdir .txedit
 syncdir .
 lock .txedit/LOCK
@@ -129,12 +130,14 @@ write .txedit/key.tmp
 fdatasync .txedit/key.tmp
 rename .txedit/key.tmp .txedit/key
 syncdir .txedit
+create .txedit/pending/ID
 mkdir .txedit/txns/ID
 create .txedit/txns/ID/manifest
 write .txedit/txns/ID/manifest
 fdatasync .txedit/txns/ID/manifest
 syncdir .txedit/txns/ID
 syncdir .txedit/txns
+syncdir .txedit/pending
 mkdir b
 mkdir b/new
 create .txedit/txns/ID/pack
@@ -172,8 +175,9 @@ syncdir a
 syncdir c
 syncdir .
 create .txedit/txns/ID.committed
-append .txedit/index
 syncdir .txedit/txns
+append .txedit/index
+remove .txedit/pending/ID
 `
 
 func TestCommitAndReadBack(t *testing.T) {

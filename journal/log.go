@@ -171,6 +171,11 @@ func (l *Locked) GC() ([]string, error) {
 		return nil, err
 	}
 	l.listed = ls
+	// A never-prepared transaction pending/ lost (recover.go,
+	// recoverOrphans) is finished here, so it is not kept as pending.
+	if _, err := l.recoverOrphans(ls); err != nil {
+		return nil, err
+	}
 	rs, stale, err := j.retainedList(ls)
 	if err != nil {
 		return nil, err
@@ -256,19 +261,19 @@ func (l *Locked) gc(rs []retained, stale int) ([]string, error) {
 			return removed, err
 		}
 	}
-	if live := len(rs) - len(removed); stale+len(removed) > max(live, 64) {
-		// Most of the index names transactions that are gone: write it
-		// again with the live ones only.
-		keep := rs[:0:0]
-		for _, r := range rs {
-			if !gone[r.id] {
-				keep = append(keep, r)
-			}
-		}
-		if err := j.rewriteIndex(keep); err != nil {
-			return removed, err
+	// The index again, with the live transactions only and their running
+	// totals, which the commits after this one continue (pending.go).
+	keep := rs[:0:0]
+	for _, r := range rs {
+		if !gone[r.id] {
+			keep = append(keep, r)
 		}
 	}
+	t, err := j.rewriteIndex(keep)
+	if err != nil {
+		return removed, err
+	}
+	l.tail = t
 	return removed, nil
 }
 
@@ -297,8 +302,8 @@ func (j *Journal) setHorizon(id string) error {
 		return nil
 	}
 	// Not synced: a horizon lost to a power loss only lets undo look for
-	// a transaction that is gone and say less about why, and its two syncs
-	// were paid by every commit that retired one (issue #22).
+	// transactions that are gone, and say less about why (issue #22: two
+	// syncs on every commit that retired one).
 	return fsys.WriteFileAtomic(j.fs, horizonName, []byte(id+"\n"), 0o600, false)
 }
 
@@ -316,26 +321,17 @@ func (j *Journal) Horizon() string {
 	return id
 }
 
-// GCIfNeeded runs GC when the journal holds more transactions than Keep by
-// more than a sixteenth of Keep, or more bytes than KeepBytes. It costs the
-// listing the lock took and a read of the index, not a call per
-// transaction; when it runs, it retires a batch down to Keep, so the
-// horizon and the index are written once every Keep/16 commits, not on
-// each (issue #22, docs/journal.md "Retention").
+// GCIfNeeded runs GC when the journal holds more than the retention limits
+// allow, by more than a sixteenth: it reads nothing but what the lock
+// already knows (the index's last line, kept current by every commit), and
+// when it does run it retires a batch, so its cost, which grows with the
+// journal, is paid once every Keep/16 commits, not on each (issue #22).
+// Between two runs up to a sixteenth more than Keep transactions are kept.
 func (l *Locked) GCIfNeeded() ([]string, error) {
-	rs, stale, err := l.j.retainedList(l.listed)
-	if err != nil {
-		return nil, err
-	}
-	count, total := 0, int64(0)
-	for _, r := range rs {
-		if !r.pending {
-			count++
-			total += r.size
-		}
-	}
-	if count <= l.j.opts.Keep+l.j.opts.Keep/16 && total <= l.j.opts.KeepBytes {
+	j := l.j
+	t := l.tail
+	if t.known && t.count <= int64(j.opts.Keep+j.opts.Keep/16) && t.bytes <= j.opts.KeepBytes {
 		return nil, nil
 	}
-	return l.gc(rs, stale)
+	return l.GC()
 }

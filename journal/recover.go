@@ -59,8 +59,27 @@ func (j *Journal) Recover() ([]*Report, error) {
 	}
 	defer l.Unlock()
 	reports = append(reports, l.Recovered...)
-	if len(l.listed.strays) > 0 {
-		reports = append(reports, &Report{Strays: l.listed.strays})
+	// A crash while the key was written may have left its temporary
+	// files (the lock's own check skips them once the key is known).
+	if l.tr != nil {
+		for _, tmp := range []string{keyName + ".tmp", legacyName + ".tmp", indexName + ".tmp"} {
+			if err := j.fs.Remove(tmp); err != nil && !fsys.Gone(err) {
+				return reports, err
+			}
+		}
+	}
+	all, err := j.scan() // the whole directory, for the names that are not txedit's
+	if err != nil {
+		return reports, err
+	}
+	rs, err := l.recoverOrphans(all)
+	reports = append(reports, rs...)
+	if err != nil {
+		return reports, err
+	}
+	if strays := append(all.strays, l.listed.strays...); len(strays) > 0 {
+		sort.Strings(strays)
+		reports = append(reports, &Report{Strays: strays})
 	}
 	return reports, nil
 }
@@ -189,18 +208,41 @@ func (j *Journal) Strays() ([]string, error) {
 	return ls.strays, nil
 }
 
-func (j *Journal) recoverLocked(ls *listing) ([]*Report, error) {
+// recoverOrphans recovers the unfinished transactions of all, a listing
+// of the whole transactions directory taken under the lock, after the
+// lock recovered those pending/ names: what is left is a transaction whose
+// pending entry a power loss in Begin's first round lost while its
+// directory stayed. It was never prepared, so nothing outside the journal
+// was touched; Recover and GC, which list the whole directory, finish it.
+func (l *Locked) recoverOrphans(all *listing) ([]*Report, error) {
+	orphans := &listing{states: map[string]*txnStates{}}
+	for _, id := range all.ids {
+		if s := all.states[id]; s.dir && !s.committed && !s.rolledBack {
+			orphans.ids = append(orphans.ids, id)
+			orphans.states[id] = s
+		}
+	}
+	if len(orphans.ids) == 0 {
+		return nil, nil
+	}
+	return l.j.recoverLocked(l, orphans)
+}
+
+func (j *Journal) recoverLocked(l *Locked, ls *listing) ([]*Report, error) {
 	var reports []*Report
 	for _, id := range ls.ids {
 		s := ls.states[id]
 		if !s.dir {
-			// Marks left by an interrupted GC.
+			// Marks left by an interrupted GC, or a pending entry of a
+			// Begin that died before the directory was made.
 			for _, m := range []string{"prepared", "committed", "rolledback"} {
 				j.fs.Remove(txnsDir + "/" + id + "." + m)
 			}
+			j.unpend(id)
 			continue
 		}
 		if s.committed || s.rolledBack {
+			j.unpend(id) // a stale entry: the transaction ended
 			continue
 		}
 		m, err := j.readManifest(id)
@@ -211,6 +253,8 @@ func (j *Journal) recoverLocked(ls *listing) ([]*Report, error) {
 				if err := removeAll(j.fs, txnsDir+"/"+id); err != nil {
 					return reports, err
 				}
+				s.dir = false
+				j.unpend(id)
 				continue
 			}
 			// A manifest that is there but damaged or not verifiable, or
@@ -223,6 +267,7 @@ func (j *Journal) recoverLocked(ls *listing) ([]*Report, error) {
 				return reports, err
 			}
 			s.rolledBack = true
+			l.ended(id, 0, "")
 			continue
 		}
 		rep, err := j.rollback(m, s.prepared)
@@ -230,12 +275,18 @@ func (j *Journal) recoverLocked(ls *listing) ([]*Report, error) {
 			return reports, fmt.Errorf("recover %s: %w", id, err)
 		}
 		s.rolledBack = true
+		size := int64(0)
+		if fi, err := j.fs.Lstat(txnsDir + "/" + id + "/pack"); err == nil {
+			size = fi.Size()
+		}
+		l.ended(id, size, m.Undoes)
 		reports = append(reports, rep)
 	}
 	if ents, err := j.fs.ReadDir(gcDir); err == nil {
 		for _, e := range ents {
 			removeAll(j.fs, gcDir+"/"+e.Name())
 		}
+		removeEmptyDir(j.fs, gcDir)
 	}
 	return reports, nil
 }
@@ -507,7 +558,7 @@ func (j *Journal) RecoverIfNeeded() ([]*Report, error) {
 	healthy := false
 	for _, e := range ents {
 		switch e.Name() {
-		case "gc", ".gitignore.tmp", "key.tmp", "legacy.tmp":
+		case "gc", ".gitignore.tmp", "key.tmp", "legacy.tmp", "index.tmp":
 			return j.Recover()
 		case ".gitignore":
 			healthy = true
