@@ -149,9 +149,9 @@ func New(fsy fsys.FS, opts *Options) *Journal {
 type Locked struct {
 	j      *Journal
 	unlock func() error
-	tr     *trust   // the journal's key, made under the lock if it had none
-	lastID string   // the newest transaction id seen under the lock
-	listed *listing // the transactions recovery looked at (pending.go)
+	tr     *trust    // the journal's key, made under the lock if it had none
+	lastID string    // the newest transaction id seen under the lock
+	listed *listing  // the transactions recovery looked at (pending.go)
 	tail   indexTail // the index's last line, kept current by ended
 	// Recovered lists transactions that recovery rolled back when the lock
 	// was taken: their owners died mid-commit.
