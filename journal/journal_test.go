@@ -401,3 +401,55 @@ func TestGCInBatches(t *testing.T) {
 		t.Errorf("batches retired after commits %v", runs)
 	}
 }
+
+// TestLockListsPendingOnly (issue #22): taking the lock lists pending/, not
+// the transactions directory, whatever is retained; a transaction whose
+// pending entry a power loss lost (its directory kept, never prepared) is
+// finished by GC's full listing.
+func TestLockListsPendingOnly(t *testing.T) {
+	dir, fsy := setup(t, map[string]string{"f": "0"})
+	j := journal.New(fsy, &journal.Options{Keep: 1000})
+	cur := "0"
+	for i := 1; i <= 40; i++ {
+		l, err := j.Lock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := fmt.Sprint(i)
+		m := &journal.Manifest{Ops: []*journal.Op{{Path: "f", Kind: journal.Modify, Old: state(cur, 0o644), New: state(next, 0o644)}}}
+		tx, _ := l.Begin(m)
+		fi, _ := fsy.Lstat("f")
+		tx.Stage(0, journal.Staging{Old: []byte(cur), Ident: fsys.IdentityOf(fi), New: []byte(next)})
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		l.Unlock()
+		cur = next
+	}
+	rec := &faultfs.FS{Inner: fsy, Record: true}
+	rj := journal.New(rec, &journal.Options{Keep: 1000})
+	l, err := rj.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Unlock()
+	for _, c := range rec.Calls {
+		if strings.HasSuffix(c, ".txedit/txns") && strings.HasPrefix(c, "readdir") {
+			t.Fatalf("the lock listed the transactions directory: %v", rec.Calls)
+		}
+	}
+	// An orphan: a directory with a manifest-less begin, no pending entry.
+	orphan := "20200101-000000-000000-abcd"
+	os.Mkdir(filepath.Join(dir, ".txedit", "txns", orphan), 0o700)
+	l, _ = j.Lock()
+	if len(l.Recovered) != 0 {
+		t.Errorf("the lock recovered %v without pending entries", l.Recovered)
+	}
+	if _, err := l.GC(); err != nil {
+		t.Fatal(err)
+	}
+	l.Unlock()
+	if _, err := os.Stat(filepath.Join(dir, ".txedit", "txns", orphan)); err == nil {
+		t.Error("GC left the never-prepared orphan")
+	}
+}
