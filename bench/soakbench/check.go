@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -306,26 +305,6 @@ func codeSuffix(code string) string {
 		return ""
 	}
 	return " " + code
-}
-
-func fsKind(dir string) string {
-	var st syscall.Statfs_t
-	if syscall.Statfs(dir, &st) != nil {
-		return "?"
-	}
-	switch st.Type {
-	case 0xef53:
-		return "ext4"
-	case 0x01021994:
-		return "tmpfs"
-	case 0x9123683e:
-		return "btrfs"
-	case 0x58465342:
-		return "xfs"
-	case 0x794c7630:
-		return "overlayfs"
-	}
-	return fmt.Sprintf("0x%x", st.Type)
 }
 
 func (r *report) print(w io.Writer, s *soak) {
