@@ -12,7 +12,7 @@ import (
 
 func init() {
 	register("codex", func() *Toolset {
-		return &Toolset{Name: "codex", Description: "OpenAI Codex's apply_patch, as Codex declares it, plus txedit's read tools",
+		return &Toolset{Name: "codex", Description: "OpenAI Codex's apply_patch as @openai/codex 0.169.0 has it (its envelope, its answers; but all or nothing, and ambiguous context is refused), plus txedit's read tools",
 			Fail:  codexFail,
 			Tools: []*Tool{codexApplyPatch(), fsReadTool(false), globTool(), grepTool()}}
 	})

@@ -266,3 +266,39 @@ func codexSnapshot(t *testing.T, root string) map[string]string {
 	}))
 	return out
 }
+
+// TestCodexDoc: docs/toolsets.md's codex table is differences.json's rows
+// (TXEDIT_UPDATE_DOCS=1 rewrites it).
+func TestCodexDoc(t *testing.T) {
+	rows := loadCodexDifferences(t)
+	docPath := filepath.Join("..", "docs", "toolsets.md")
+	b, err := os.ReadFile(docPath)
+	must(t, err)
+	doc := string(b)
+	var tb strings.Builder
+	tb.WriteString("| id | what | difference | why |\n|---|---|---|---|\n")
+	for _, d := range rows {
+		what := map[string]string{"tree": "the files written", "bytes": "the files written"}[d.Kind]
+		if what == "" {
+			what = "the answer"
+		}
+		fmt.Fprintf(&tb, "| `%s` | %s | %s | %s |\n", d.ID, what, strings.ReplaceAll(d.What, "|", "\\|"), strings.ReplaceAll(d.Why, "|", "\\|"))
+	}
+	const start, end = "<!-- codex-differences -->\n", "<!-- /differences -->"
+	i := strings.Index(doc, start)
+	j := -1
+	if i >= 0 {
+		j = strings.Index(doc[i:], end)
+	}
+	if i < 0 || j < 0 {
+		t.Fatalf("docs/toolsets.md has no %q ... %q block", strings.TrimSpace(start), end)
+	}
+	if doc[i+len(start):i+j] == tb.String() {
+		return
+	}
+	if os.Getenv("TXEDIT_UPDATE_DOCS") != "" {
+		must(t, os.WriteFile(docPath, []byte(doc[:i+len(start)]+tb.String()+doc[i+j:]), 0o644))
+		return
+	}
+	t.Errorf("docs/toolsets.md's codex table is not testdata/codex/differences.json's rows (TXEDIT_UPDATE_DOCS=1 rewrites it):\n%s", tb.String())
+}
