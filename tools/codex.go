@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/txedit/txedit/apply/patch"
@@ -13,7 +12,7 @@ import (
 
 func init() {
 	register("codex", func() *Toolset {
-		return &Toolset{Name: "codex", Description: "OpenAI Codex's apply_patch, as Codex declares it, plus txedit's read tools",
+		return &Toolset{Name: "codex", Description: "OpenAI Codex's apply_patch as @openai/codex 0.169.0 has it (its envelope, its answers; but all or nothing, and ambiguous context is refused), plus txedit's read tools",
 			Fail:  codexFail,
 			Tools: []*Tool{codexApplyPatch(), fsReadTool(false), globTool(), grepTool()}}
 	})
@@ -58,9 +57,18 @@ func codexApplyPatch() *Tool {
 			}
 			res, err := env.W.Apply(ctx, req)
 			if err != nil {
-				return codexFail(plan.Errorf(plan.CodeOf(err), "", "%s", patchFailure(res)))
+				// Each failure's text already starts with its code.
+				return Result{Value: patchFailure(res), OK: false, Code: plan.CodeOf(err)}
 			}
-			return Result{Value: codexSummary(res), OK: true}
+			// An Add File is "A" even where it replaced a file, as Codex
+			// lists it.
+			added := map[string]bool{}
+			for _, fe := range req.FileEdits {
+				if len(fe.Edits) > 0 && (fe.Edits[0].Command == "create" || fe.Edits[0].Command == "write") {
+					added[fe.Path] = true
+				}
+			}
+			return Result{Value: codexSummary(res, added), OK: true}
 		},
 		Compact: func(a map[string]any) string {
 			in, _ := a["input"].(string)
@@ -84,14 +92,17 @@ func codexFail(err error) Result {
 }
 
 // codexSummary is Codex's success text: "Success. Updated the following
-// files:" and a line per file (A added, M modified, D deleted), and
+// files:" and a line per file (A added, M modified, D deleted; the added
+// files first, then the modified, then the deleted, each in the patch's
+// order, as Codex 0.169.0 lists them), and
 // txedit's notes on files already applied and on hunks placed by a looser
 // rung of the matching ladder.
-func codexSummary(res *plan.Result) string {
+func codexSummary(res *plan.Result, added map[string]bool) string {
 	var b strings.Builder
 	var notes []string
 	letter := map[plan.Status]string{plan.StatusCreated: "A", plan.StatusModified: "M", plan.StatusDeleted: "D", plan.StatusMoved: "M", plan.StatusCopied: "A"}
-	var lines []string
+	var lines [3][]string // A, M, D: Codex lists them in this order, each in the patch's order
+	kind := map[string]int{"A": 0, "M": 1, "D": 2}
 	for _, f := range res.Files {
 		switch {
 		case f.Status == plan.StatusAlreadyApplied:
@@ -101,7 +112,11 @@ func codexSummary(res *plan.Result) string {
 			if f.NewPath != "" {
 				p = f.NewPath
 			}
-			lines = append(lines, letter[f.Status]+" "+p)
+			l := letter[f.Status]
+			if added[f.Path] {
+				l = "A"
+			}
+			lines[kind[l]] = append(lines[kind[l]], l+" "+p)
 		}
 		for _, h := range f.Hunks {
 			if h.Rung != plan.RungExact {
@@ -109,13 +124,14 @@ func codexSummary(res *plan.Result) string {
 			}
 		}
 	}
-	if len(lines) == 0 {
+	if len(lines[0])+len(lines[1])+len(lines[2]) == 0 {
 		b.WriteString("Nothing to change: the patch is already applied.\n")
 	} else {
-		sort.Strings(lines)
 		b.WriteString("Success. Updated the following files:\n")
-		for _, l := range lines {
-			b.WriteString(l + "\n")
+		for _, ls := range lines {
+			for _, l := range ls {
+				b.WriteString(l + "\n")
+			}
 		}
 	}
 	for _, n := range notes {

@@ -17,7 +17,7 @@ func TestApplyPatchTools(t *testing.T) {
 	p := "*** Begin Patch\n*** Update File: a.go\n@@ func F() int {\n-\treturn 1\n+\treturn 2\n*** Add File: c.txt\n+c\n*** Delete File: b.txt\n*** End Patch\n"
 	args, _ := json.Marshal(map[string]string{"input": p})
 	r := call(t, env, "codex", "apply_patch", string(args))
-	if !r.OK || r.Value != "Success. Updated the following files:\nA c.txt\nD b.txt\nM a.go\n" {
+	if !r.OK || r.Value != "Success. Updated the following files:\nA c.txt\nM a.go\nD b.txt\n" {
 		t.Fatalf("codex apply_patch: %+v", r.Value)
 	}
 	if read(t, dir, "a.go") != "package a\n\nfunc F() int {\n\treturn 2\n}\n" || read(t, dir, "c.txt") != "c\n" || read(t, dir, "b.txt") != "<missing>" {
