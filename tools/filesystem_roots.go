@@ -86,7 +86,7 @@ type fsPath struct {
 	allowed []string // every allowed directory, for messages
 }
 
-var windowsPath = regexp.MustCompile(`^[A-Za-z]:([\\/]|$)`)
+var windowsPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z]:([\\/]|$)`) })
 
 // within reports whether abs is dir or below it.
 func within(abs, dir string) bool {
@@ -106,7 +106,7 @@ func fsResolve(roots []Root, p string) (*fsPath, error) {
 			name = filepath.Join(home, name[1:])
 		}
 	}
-	if windowsPath.MatchString(name) {
+	if windowsPath().MatchString(name) {
 		return nil, plain(plan.CodeOutsideRoot, "Access denied - Windows-style path received on a POSIX host: "+p)
 	}
 	var abs string

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/user"
 	"path"
 	"sort"
 	"strconv"
@@ -182,27 +181,32 @@ func statEntry(e *plan.DirEntry, fi fs.FileInfo) *lsEntry {
 
 var names sync.Map // "u123" / "g123" -> name
 
-func userName(uid int) string {
-	k := "u" + strconv.Itoa(uid)
-	if n, ok := names.Load(k); ok {
-		return n.(string)
-	}
-	n := strconv.Itoa(uid)
-	if u, err := user.LookupId(n); err == nil {
-		n = u.Username
-	}
-	names.Store(k, n)
-	return n
-}
+// userName and groupName name an owner as ls -l does, from /etc/passwd
+// and /etc/group (a number where they do not name it). os/user would
+// ask the C library (NSS) through cgo, which made every txedit process
+// load libc and start ~2x slower than a static Go program (issue #22);
+// what it would add is users from LDAP and the like, which ls on this
+// machine would name and this shows as numbers.
+func userName(uid int) string { return idName("u", "/etc/passwd", 2, uid) }
 
-func groupName(gid int) string {
-	k := "g" + strconv.Itoa(gid)
+func groupName(gid int) string { return idName("g", "/etc/group", 2, gid) }
+
+// idName finds the first line of file (colon-separated) whose field at
+// col is id, and returns its first field.
+func idName(kind, file string, col, id int) string {
+	k := kind + strconv.Itoa(id)
 	if n, ok := names.Load(k); ok {
 		return n.(string)
 	}
-	n := strconv.Itoa(gid)
-	if g, err := user.LookupGroupId(n); err == nil {
-		n = g.Name
+	n := strconv.Itoa(id)
+	if data, err := os.ReadFile(file); err == nil {
+		for line := range strings.SplitSeq(string(data), "\n") {
+			f := strings.Split(line, ":")
+			if len(f) > col && f[col] == n && f[0] != "" && !strings.HasPrefix(f[0], "#") {
+				n = f[0]
+				break
+			}
+		}
 	}
 	names.Store(k, n)
 	return n

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/txedit/txedit/engine"
@@ -48,8 +49,10 @@ func grepText(res *plan.GrepResult, o grep.PrintOptions) (string, int, bool) {
 // Dialects name the arguments of engine errors their own way: an engine
 // message says old_str where Claude Code's tools say old_string.
 var (
-	editPrefix = regexp.MustCompile(`: edit (\d+) \(([a-z_]+)\): `)
-	fieldWord  = regexp.MustCompile(`\b(old_str|new_str|file_text|replace_lines|fileEdits|content_hash|insert_line|start_line|end_line)\b`)
+	editPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`: edit (\d+) \(([a-z_]+)\): `) })
+	fieldWord  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(old_str|new_str|file_text|replace_lines|fileEdits|content_hash|insert_line|start_line|end_line)\b`)
+	})
 )
 
 // renamer rewrites an engine error message for a dialect: names maps the
@@ -62,15 +65,15 @@ type renamer struct {
 }
 
 func (r renamer) msg(s string) string {
-	s = editPrefix.ReplaceAllStringFunc(s, func(m string) string {
-		sub := editPrefix.FindStringSubmatch(m)
+	s = editPrefix().ReplaceAllStringFunc(s, func(m string) string {
+		sub := editPrefix().FindStringSubmatch(m)
 		i, _ := strconv.Atoi(sub[1])
 		if r.edit == nil {
 			return ": "
 		}
 		return ": " + r.edit(i) + ": "
 	})
-	return fieldWord.ReplaceAllStringFunc(s, func(w string) string {
+	return fieldWord().ReplaceAllStringFunc(s, func(w string) string {
 		if n, ok := r.names[w]; ok {
 			return n
 		}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/txedit/txedit/plan"
 )
@@ -20,11 +21,13 @@ const (
 
 // heredocOpen matches the first line of a shell heredoc wrapper:
 // apply_patch <<'EOF', <<EOF, <<"EOF", <<-EOF.
-var heredocOpen = regexp.MustCompile(`^(?:(?:apply_patch|applypatch)\s+)?<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)(['"]?)$`)
+var heredocOpen = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:(?:apply_patch|applypatch)\s+)?<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)(['"]?)$`)
+})
 
 // unifiedAt matches a unified hunk header's numbers after "@@", which some
 // models write in apply_patch hunks.
-var unifiedAt = regexp.MustCompile(`^-(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@`)
+var unifiedAt = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@`) })
 
 // parseApplyPatch parses a Codex apply_patch envelope.
 func parseApplyPatch(input []byte) ([]*File, error) {
@@ -36,7 +39,7 @@ func parseApplyPatch(input []byte) ([]*File, error) {
 			break
 		}
 		first, last := strings.TrimSpace(ls[lo]), strings.TrimSpace(ls[hi-1])
-		if m := heredocOpen.FindStringSubmatch(first); m != nil && m[1] == m[3] && last == m[2] {
+		if m := heredocOpen().FindStringSubmatch(first); m != nil && m[1] == m[3] && last == m[2] {
 			lo, hi = trimBlank(ls, lo+1, hi-1)
 		} else if strings.HasPrefix(first, "```") && last == "```" {
 			lo, hi = trimBlank(ls, lo+1, hi-1)
@@ -193,7 +196,7 @@ func (p *v4a) hunks(path string) ([]plan.Hunk, error) {
 		for p.i < p.end && strings.HasPrefix(p.lines[p.i], "@@") {
 			text := strings.TrimRight(p.lines[p.i][2:], " \t")
 			text = strings.TrimPrefix(text, " ")
-			if m := unifiedAt.FindStringSubmatch(text); m != nil {
+			if m := unifiedAt().FindStringSubmatch(text); m != nil {
 				h.Line, _ = strconv.Atoi(m[1])
 			} else if strings.TrimSpace(text) != "" && strings.TrimSpace(text) != "@@" {
 				h.Anchors = append(h.Anchors, text)

@@ -46,7 +46,7 @@ func Detect(input []byte) Format {
 	}
 	d := &diffReader{lines: ls}
 	for i, l := range ls {
-		if strings.HasPrefix(l, "diff --git ") || d.fileHeader(i) || hunkHead.MatchString(l) {
+		if strings.HasPrefix(l, "diff --git ") || d.fileHeader(i) || hunkHead().MatchString(l) {
 			return FormatDiff
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/txedit/txedit/plan"
 )
@@ -13,11 +14,11 @@ import (
 const devNull = "/dev/null"
 
 // hunkHead matches a unified hunk header; group 5 is the section text.
-var hunkHead = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$`)
+var hunkHead = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$`) })
 
 // bareHead matches a hunk header without numbers ("@@", "@@ @@",
 // "@@ ... @@"), as Aider's unified diffs write them.
-var bareHead = regexp.MustCompile(`^@@(?:\s*(?:\.\.\.)?\s*@@)?\s*$`)
+var bareHead = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^@@(?:\s*(?:\.\.\.)?\s*@@)?\s*$`) })
 
 // parseUnified parses unified and git diffs.
 func parseUnified(input []byte) ([]*File, error) {
@@ -296,7 +297,7 @@ func (d *diffReader) hunks(path string) ([]diffHunk, error) {
 		l := d.text(d.i)
 		h := diffHunk{at: d.i + 1}
 		oldLeft, newLeft := -1, -1 // -1: not counted
-		if m := hunkHead.FindStringSubmatch(l); m != nil {
+		if m := hunkHead().FindStringSubmatch(l); m != nil {
 			os, oc, ns, nc := atoi(m[1]), count(m[2]), atoi(m[3]), count(m[4])
 			if oc < 0 || nc < 0 || os < 0 || ns < 0 {
 				return nil, errAt(d.i+1, path, "%q: a number is out of range", clip(l))
@@ -306,7 +307,7 @@ func (d *diffReader) hunks(path string) ([]diffHunk, error) {
 			if oc == 0 {
 				h.line = os + 1 // "-5,0": insert after line 5
 			}
-		} else if !bareHead.MatchString(l) {
+		} else if !bareHead().MatchString(l) {
 			if strings.HasPrefix(l, "@@") {
 				return nil, errAt(d.i+1, path, "%q is not a hunk header: write '@@ -START,COUNT +START,COUNT @@' (or '@@ ... @@' to let txedit locate it by content)", clip(l))
 			}
