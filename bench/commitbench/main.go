@@ -29,6 +29,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/txedit/txedit/apply"
@@ -149,6 +150,14 @@ func main() {
 			}
 			return nil
 		}},
+		// The sync floor (issue #22 item 2): what any durable
+		// replacement of these files costs without a journal: each new
+		// content written to a temporary file beside its target,
+		// fdatasynced, renamed over it, up to 32 files in flight, then
+		// each directory synced.
+		{Name: "bare durable write (write, fdatasync, rename, 32 in flight)", Setup: setup, Teardown: teardown, Run: func() error {
+			return bareDurable(root, newContent)
+		}},
 		lib("txedit library (durable, default)", engine.DurableAuto),
 		lib("txedit library (durable, syncfs)", engine.DurableSyncFS),
 		lib("txedit library (durable, fsync each)", engine.DurableFsync),
@@ -224,6 +233,10 @@ func main() {
 	}
 	r := timing.Ratio(samples[cli], samples[gitIndex])
 	check(timing.Goal(*goals, fmt.Sprintf("durable commit (txedit apply) faster than git apply (%s)", what), fmt.Sprintf("%.2fx", r), r < 1))
+	if bare, libDefault := index(methods, "bare durable write"), index(methods, "txedit library (durable, default)"); bare >= 0 && libDefault >= 0 {
+		r := timing.Ratio(samples[libDefault], samples[bare])
+		check(timing.Goal(*goals, fmt.Sprintf("durable commit (the library) within 1.1x of the bare durable write (%s)", what), fmt.Sprintf("%.2fx", r), r <= 1.1))
+	}
 	if fresh := index(methods, "txedit library (durable, fresh process)"); fresh >= 0 {
 		r := timing.Ratio(samples[cli], samples[fresh])
 		check(timing.Goal(*goals, fmt.Sprintf("durable commit (txedit apply) within 1.1x of its floor, the library in a fresh process (%s)", what), fmt.Sprintf("%.2fx", r), r <= 1.1))
@@ -406,4 +419,58 @@ func applyRequest(root string, mode engine.Durability, reqJSON []byte) error {
 	}
 	_, err = w.Apply(context.Background(), req)
 	return err
+}
+
+// bareDurable replaces each file with its new content durably and
+// nothing else: a temporary file beside it, written and fdatasynced, then
+// renamed over it (up to 32 at once), then each directory fsynced.
+func bareDurable(root string, contents map[string][]byte) error {
+	names := make([]string, 0, len(contents))
+	for n := range contents {
+		names = append(names, n)
+	}
+	sem := make(chan struct{}, 32)
+	errs := make(chan error, len(names))
+	var mu sync.Mutex
+	dirs := map[string]bool{}
+	for _, n := range names {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			p := filepath.Join(root, n)
+			tmp := p + ".bare.tmp"
+			f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			if err == nil {
+				_, err = f.Write(contents[n])
+				if err == nil {
+					err = syscall.Fdatasync(int(f.Fd()))
+				}
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+			}
+			if err == nil {
+				err = os.Rename(tmp, p)
+			}
+			mu.Lock()
+			dirs[filepath.Dir(p)] = true
+			mu.Unlock()
+			errs <- err
+		}()
+	}
+	var first error
+	for range names {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	for d := range dirs {
+		if f, err := os.Open(d); err == nil {
+			if err := f.Sync(); err != nil && first == nil {
+				first = err
+			}
+			f.Close()
+		}
+	}
+	return first
 }
