@@ -84,7 +84,7 @@ func (w *Workspace) MakeDir(ctx context.Context, p string) (*plan.Result, error)
 
 // MakeDir is [Workspace.MakeDir] recorded as the session's.
 func (s *Session) MakeDir(ctx context.Context, p string) (*plan.Result, error) {
-	v, release := s.view()
+	v, release := s.w.view()
 	defer release()
 	return v.makeDir(ctx, p, &caller{agent: s.agent, session: s})
 }
@@ -180,7 +180,7 @@ func (w *Workspace) Move(ctx context.Context, src, dst string) (*plan.Result, er
 // had seen of a moved file it has seen at its new name; a file it had not
 // read still needs a read before it is changed.
 func (s *Session) Move(ctx context.Context, src, dst string) (*plan.Result, error) {
-	v, release := s.view()
+	v, release := s.w.view()
 	defer release()
 	return v.move(ctx, src, dst, &caller{agent: s.agent, session: s})
 }
@@ -401,7 +401,7 @@ func (w *Workspace) ReadBytes(ctx context.Context, p string) (*FileBytes, error)
 // ReadBytes is [Workspace.ReadBytes] through the session: the file counts
 // as read.
 func (s *Session) ReadBytes(ctx context.Context, p string) (*FileBytes, error) {
-	b, err := s.Workspace.ReadBytes(ctx, p)
+	b, err := s.w.ReadBytes(ctx, p)
 	if err == nil {
 		s.noteRead(&plan.ReadResult{Path: p, Success: true, FileHash: b.Hash, ContentHash: b.Hash})
 	}
@@ -450,7 +450,7 @@ func (s *Session) CheckRead(p string, cur []byte) error {
 	if !s.check {
 		return nil
 	}
-	rel, err := s.resolve(p)
+	rel, err := s.w.resolve(p)
 	if err != nil {
 		return err
 	}

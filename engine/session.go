@@ -26,10 +26,12 @@ import (
 // The check runs again under the workspace lock, so of two sessions racing
 // to write what both read, one is refused.
 //
-// A Session embeds its Workspace: the methods it does not override (Grep,
-// Glob, List, Log, …) are the workspace's. It is safe for concurrent use.
+// A Session holds its Workspace (it does not embed it: closing a session
+// must not close the workspace its other sessions share; issue #26): the
+// reads it does not check (Grep, Glob, List, Log, …) go to the workspace
+// as they are (session_fwd.go). It is safe for concurrent use.
 type Session struct {
-	*Workspace
+	w         *Workspace
 	agent, id string
 	check     bool
 
@@ -60,14 +62,11 @@ type SessionOptions struct {
 func (w *Workspace) NewSession(o SessionOptions) *Session {
 	var r [6]byte
 	rand.Read(r[:])
-	return &Session{Workspace: w, agent: o.Agent, id: hex.EncodeToString(r[:]), check: !o.NoReadCheck, seen: map[string]*seenFile{}}
+	return &Session{w: w, agent: o.Agent, id: hex.EncodeToString(r[:]), check: !o.NoReadCheck, seen: map[string]*seenFile{}}
 }
 
 // Close ends the session: it forgets what the session read. The workspace
-// stays open for its other sessions (a Session embeds its Workspace, whose
-// Close would otherwise be the session's and shut every session's
-// workspace; issue #26); close the workspace itself with
-// s.Workspace.Close.
+// stays open for its other sessions; close it with s.Workspace().Close.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -85,7 +84,7 @@ func (s *Session) ID() string { return s.id }
 // rule applies, the transaction is recorded as the session's, and the files
 // it writes count as read.
 func (s *Session) Apply(ctx context.Context, req *plan.Request) (*plan.Result, error) {
-	v, release := s.view()
+	v, release := s.w.view()
 	defer release()
 	return v.apply(ctx, req, &caller{agent: s.agent, session: s})
 }
@@ -93,7 +92,7 @@ func (s *Session) Apply(ctx context.Context, req *plan.Request) (*plan.Result, e
 // Undo is [Workspace.Undo] recorded as the session's; the files it
 // restores count as read.
 func (s *Session) Undo(ctx context.Context, uo UndoOptions) (*plan.Result, error) {
-	v, release := s.view()
+	v, release := s.w.view()
 	defer release()
 	res, err := v.undo(ctx, uo, &caller{agent: s.agent, session: s})
 	if res != nil && res.Success && !res.DryRun {
@@ -117,7 +116,7 @@ func (s *Session) Read(ctx context.Context, req *plan.ReadRequest) ([]*plan.Read
 
 // ReadEach is [Workspace.ReadEach] through the session.
 func (s *Session) ReadEach(ctx context.Context, req *plan.ReadRequest, fn func(*plan.ReadResult) error) error {
-	return s.Workspace.ReadEach(ctx, req, func(r *plan.ReadResult) error {
+	return s.w.ReadEach(ctx, req, func(r *plan.ReadResult) error {
 		s.noteRead(r)
 		return fn(r)
 	})
@@ -129,7 +128,7 @@ func (s *Session) ReadEach(ctx context.Context, req *plan.ReadRequest, fn func(*
 // move or delete it whole.
 func (s *Session) noteRead(r *plan.ReadResult) {
 	if r.FileHash != "" && !r.Success && r.Code == plan.CodeBinaryFile {
-		if rel, err := s.resolve(r.Path); err == nil {
+		if rel, err := s.w.resolve(r.Path); err == nil {
 			s.noteResolved(rel, r.FileHash)
 		}
 		return
@@ -137,7 +136,7 @@ func (s *Session) noteRead(r *plan.ReadResult) {
 	if !r.Success || r.FileHash == "" || r.ContentHash == "" {
 		return
 	}
-	rel, err := s.resolve(r.Path)
+	rel, err := s.w.resolve(r.Path)
 	if err != nil {
 		return
 	}
@@ -166,7 +165,7 @@ func (s *Session) noteRead(r *plan.ReadResult) {
 // noteWrite remembers a file the session wrote (newHash "" forgets it: it
 // was deleted or moved away). name is resolved first.
 func (s *Session) noteWrite(name, newHash string) {
-	rel, err := s.resolve(name)
+	rel, err := s.w.resolve(name)
 	if err != nil {
 		return
 	}

@@ -210,7 +210,7 @@ func fileSize(n int) string {
 // read as LF. asRead says whether the read counts as the session's (a
 // Read does; an Edit looking at the file it changes does not).
 func readText(ctx context.Context, env *Env, filePath string, asRead bool) (*plan.ReadResult, string, error) {
-	read := env.W.Workspace.Read
+	read := env.W.Workspace().Read
 	if asRead {
 		read = env.W.Read
 	}
@@ -347,7 +347,7 @@ func claudeReadImage(ctx context.Context, env *Env, filePath string) Result {
 func canCreate(ctx context.Context, env *Env, filePath string) error {
 	// The workspace's read, not the session's: looking does not count as
 	// the agent having read the file.
-	if rs, _ := env.W.Workspace.Read(ctx, &plan.ReadRequest{Mode: "Line", Path: filePath}); len(rs) == 1 && rs[0].Success && rs[0].Content != "" {
+	if rs, _ := env.W.Workspace().Read(ctx, &plan.ReadRequest{Mode: "Line", Path: filePath}); len(rs) == 1 && rs[0].Success && rs[0].Content != "" {
 		return plan.Errorf(plan.CodeInvalidRequest, filePath, "Cannot create new file - file already exists.")
 	}
 	return nil

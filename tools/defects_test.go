@@ -429,7 +429,7 @@ func TestAmazonQSearchSendsEachLineOnce(t *testing.T) {
 // file: it can then be replaced.
 func TestDeepAgentsBinaryFile(t *testing.T) {
 	env, dir := setup(t, map[string]string{"b.bin": "a\x00b"}, &engine.Options{})
-	env.W = env.W.Workspace.NewSession(engine.SessionOptions{Agent: "t"})
+	env.W = env.W.Workspace().NewSession(engine.SessionOptions{Agent: "t"})
 	r := call(t, env, "deepagents", "read_file", `{"path":"b.bin"}`)
 	if r.OK || r.Code != plan.CodeBinaryFile || strings.Contains(r.TextOf(), "Image") {
 		t.Errorf("read_file of a binary file: %s", r.TextOf())

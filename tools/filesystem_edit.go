@@ -46,7 +46,7 @@ func fsEdit(ctx context.Context, env *Env, args json.RawMessage) Result {
 	}
 	// Read without counting as the agent's read: the rule asks whether
 	// the agent has seen the file.
-	b, err := p.root.S.Workspace.ReadBytes(ctx, p.abs)
+	b, err := p.root.S.Workspace().ReadBytes(ctx, p.abs)
 	if err != nil {
 		return fsFailErr(fsError(err, p, "open"))
 	}
