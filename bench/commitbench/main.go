@@ -443,7 +443,7 @@ func bareDurable(root string, contents map[string][]byte) error {
 			if err == nil {
 				_, err = f.Write(contents[n])
 				if err == nil {
-					err = syscall.Fdatasync(int(f.Fd()))
+					err = dataSync(f)
 				}
 				if cerr := f.Close(); err == nil {
 					err = cerr
