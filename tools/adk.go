@@ -302,32 +302,9 @@ func pyDecodeError(s string) string {
 			i += n
 			continue
 		}
-		need, lo, hi := 0, byte(0x80), byte(0xBF)
-		switch {
-		case c >= 0xC2 && c <= 0xDF:
-			need = 1
-		case c == 0xE0:
-			need, lo = 2, 0xA0
-		case c >= 0xE1 && c <= 0xEC || c == 0xEE || c == 0xEF:
-			need = 2
-		case c == 0xED:
-			need, hi = 2, 0x9F
-		case c == 0xF0:
-			need, lo = 3, 0x90
-		case c >= 0xF1 && c <= 0xF3:
-			need = 3
-		case c == 0xF4:
-			need, hi = 3, 0x8F
-		default:
+		k, lead := utf8Prefix(s, i)
+		if !lead {
 			return fmt.Sprintf("'utf-8' codec can't decode byte 0x%02x in position %d: invalid start byte", c, i)
-		}
-		// How many bytes form a valid prefix of the sequence.
-		k := 1
-		for ; k <= need && i+k < len(s); k++ {
-			b := s[i+k]
-			if k == 1 && (b < lo || b > hi) || k > 1 && (b < 0x80 || b > 0xBF) {
-				break
-			}
 		}
 		reason := "invalid continuation byte"
 		if i+k >= len(s) {

@@ -202,35 +202,11 @@ func decodeUTF8(b []byte) string {
 			i += n
 			continue
 		}
-		// The longest prefix of a valid sequence that starts here.
-		c := b[i]
-		need, lo, hi := 0, byte(0x80), byte(0xBF)
-		switch {
-		case c >= 0xC2 && c <= 0xDF:
-			need = 1
-		case c == 0xE0:
-			need, lo = 2, 0xA0
-		case c >= 0xE1 && c <= 0xEC, c == 0xEE, c == 0xEF:
-			need = 2
-		case c == 0xED:
-			need, hi = 2, 0x9F
-		case c == 0xF0:
-			need, lo = 3, 0x90
-		case c >= 0xF1 && c <= 0xF3:
-			need = 3
-		case c == 0xF4:
-			need, hi = 3, 0x8F
-		}
-		j := i + 1
-		for k := 0; k < need && j < len(b); k++ {
-			if b[j] < lo || b[j] > hi {
-				break
-			}
-			lo, hi = 0x80, 0xBF
-			j++
-		}
+		// The longest prefix of a valid sequence that starts here
+		// becomes one U+FFFD.
+		n, _ = utf8Prefix(b, i)
 		sb.WriteRune(utf8.RuneError)
-		i = j
+		i += n
 	}
 	return sb.String()
 }
