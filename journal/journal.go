@@ -203,7 +203,7 @@ func (j *Journal) Lock() (*Locked, error) {
 			all, err = j.scan()
 		}
 		if err == nil {
-			l.tr, err = j.ensureKey(all.ids)
+			l.tr, err = j.makeKey(all.ids)
 		}
 	}
 	if err != nil {

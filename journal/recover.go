@@ -59,13 +59,11 @@ func (j *Journal) Recover() ([]*Report, error) {
 	}
 	defer l.Unlock()
 	reports = append(reports, l.Recovered...)
-	// A crash while the key was written may have left its temporary
-	// files (the lock's own check skips them once the key is known).
-	if l.tr != nil {
-		for _, tmp := range []string{keyName + ".tmp", legacyName + ".tmp", indexName + ".tmp"} {
-			if err := j.fs.Remove(tmp); err != nil && !fsys.Gone(err) {
-				return reports, err
-			}
+	// A crash in one of the journal's own atomic writes may have left its
+	// temporary file; under the lock none is being written.
+	for _, tmp := range journalTemps {
+		if err := j.fs.Remove(tmp); err != nil && !fsys.Gone(err) {
+			return reports, err
 		}
 	}
 	all, err := j.scan() // the whole directory, for the names that are not txedit's
@@ -83,6 +81,10 @@ func (j *Journal) Recover() ([]*Report, error) {
 	}
 	return reports, nil
 }
+
+// journalTemps are the temporary files of the journal's own atomic writes
+// (fsys.WriteFileAtomic) that a crash may leave behind.
+var journalTemps = []string{keyName + ".tmp", legacyName + ".tmp", indexName + ".tmp"}
 
 // repair puts aside, under a name that says what it was, a transactions
 // directory that is not a directory and a lock file that is not a regular

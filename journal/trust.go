@@ -79,24 +79,13 @@ func (j *Journal) loadTrust() (*trust, error) {
 	return t, nil
 }
 
-// ensureKey makes the journal's key if it has none, listing the
-// old-format manifests it holds as trusted. It runs under the lock, before
-// recovery: a transaction an older txedit left pending is then recovered
-// as before. The list is written before the key, so a crash between the
-// two leaves no key, and the next Lock makes both again.
-func (j *Journal) ensureKey(ids []string) (*trust, error) {
-	t, err := j.loadTrust()
-	if t != nil {
-		// A crash while they were written may have left these.
-		for _, tmp := range []string{keyName + ".tmp", legacyName + ".tmp"} {
-			if err := j.fs.Remove(tmp); err != nil && !fsys.Gone(err) {
-				return nil, err
-			}
-		}
-	}
-	if t != nil || err != nil {
-		return t, err
-	}
+// makeKey makes the journal's key, which it has none of (the lock looked),
+// listing the old-format manifests it holds as trusted. It runs under the
+// lock, before recovery: a transaction an older txedit left pending is
+// then recovered as before. The list is written before the key, so a
+// crash between the two leaves no key, and the next Lock makes both again;
+// the temporary files such a crash leaves are Recover's (journalTemps).
+func (j *Journal) makeKey(ids []string) (*trust, error) {
 	var legacy bytes.Buffer
 	signed := false
 	for _, id := range ids {
