@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/txedit/txedit/bench/internal/timing"
 )
 
 // report is what the soak counts at the end.
@@ -309,7 +311,7 @@ func codeSuffix(code string) string {
 
 func (r *report) print(w io.Writer, s *soak) {
 	c := s.c
-	kind := fsKind(s.tree)
+	kind := timing.FSKind(s.tree)
 	name := c.fsName
 	if name == "" {
 		name = kind
