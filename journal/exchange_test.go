@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/txedit/txedit/fsys"
+	"github.com/txedit/txedit/fsys/faultfs"
+	"github.com/txedit/txedit/fsys/fstest"
 	"github.com/txedit/txedit/fsys/memfs"
 )
 
@@ -207,5 +209,52 @@ func TestInPlaceSaveIsNeverLost(t *testing.T) {
 		case !broken && (!errors.As(err, &ce) || got != "the outside save\n"):
 			t.Errorf("(2) commit = %v, f.txt = %q: the save in place was lost", err, got)
 		}
+	}
+}
+
+// TestRecoveryKeepsAnOutsideSave: a commit dies before its commit point
+// with f.txt already its new version; while recovery writes and syncs the
+// before-image, an editor saves f.txt. Recovery restored the old version
+// over that save (rename); now it exchanges, sees the save, gives it back
+// and reports a conflict.
+func TestRecoveryKeepsAnOutsideSave(t *testing.T) {
+	w := workload{initial: map[string]string{"f.txt": "old\n"}, change: map[string]*string{"f.txt": s("txedit's edit\n")}}
+	opts := &Options{Sync: SyncData, Workers: 1}
+	rec := &faultfs.FS{Inner: memfs.New(w.initial), Record: true}
+	if err := runTx(rec, opts, w); err != nil {
+		t.Fatal(err)
+	}
+	at := 0
+	for i, c := range rec.Calls {
+		if strings.HasPrefix(c, "create .txedit/txns/") && strings.HasSuffix(c, ".committed") {
+			at = i + 1
+		}
+	}
+	if at == 0 {
+		t.Fatalf("no commit mark in %v", rec.Calls)
+	}
+	d := fstest.NewDisk(w.initial)
+	if crashed, _ := d.Run(at, faultfs.ModeCrash, func(f fsys.FS) error { return runTx(f, opts, w) }); !crashed {
+		t.Fatal("the run did not crash at the commit mark")
+	}
+	mem := d.Mem
+	if got := mem.Files()["f.txt"]; got != "txedit's edit\n" {
+		t.Fatalf("before recovery f.txt = %q", got)
+	}
+	save := func() {
+		f, _ := mem.Create("editor.tmp", 0o644)
+		f.Write([]byte("the editor's save\n"))
+		f.Close()
+		mem.Rename("editor.tmp", "f.txt")
+	}
+	reps, err := New(&saveBeforeSwap{FS: mem, save: save}, opts).Recover()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mem.Files()["f.txt"]; got != "the editor's save\n" {
+		t.Errorf("after recovery f.txt = %q: the editor's save was lost", got)
+	}
+	if len(reps) == 0 || len(reps[0].Conflicts) != 1 {
+		t.Errorf("recovery reported %+v, want the conflict", reps)
 	}
 }

@@ -382,7 +382,12 @@ func (j *Journal) restoreOp(m *Manifest, i int, blobs *Pack, rep *Report) error 
 			rep.Conflicts = append(rep.Conflicts, Conflict{Path: op.Path, Reason: "before-image lost: " + err.Error()})
 			return nil
 		}
-		return j.restore(m, op, data, j.opts.Sync != SyncNone)
+		err = j.restore(m, op, data, j.opts.Sync != SyncNone)
+		if errors.Is(err, errChangedMeanwhile) {
+			rep.Conflicts = append(rep.Conflicts, Conflict{Path: op.Path, Reason: err.Error()})
+			return nil
+		}
+		return err
 	default:
 		dir := txnsDir + "/" + m.ID
 		c := Conflict{Path: op.Path, Reason: "matches neither its old nor its new version; left as it is"}
@@ -500,8 +505,34 @@ func (j *Journal) restore(m *Manifest, op *Op, data []byte, sync bool) error {
 	if err := j.writeStaged(op.Staged, data, &st, sync); err != nil {
 		return err
 	}
-	return j.fs.Rename(op.Staged, op.Path)
+	// As the commit puts a file in place (Tx.swapIn), the old version is
+	// exchanged in and what it displaced checked: it must still be the
+	// new version restoreOp read, or a save that landed meanwhile (an
+	// editor's, while the before-image was written and synced) would be
+	// replaced. Such a save is swapped back and left as it is; cleanUp
+	// removes the staged name either way.
+	if op.New == nil {
+		return j.fs.Rename(op.Staged, op.Path) // a deleted file: nothing to exchange with
+	}
+	err := j.fs.Exchange(op.Staged, op.Path)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return j.fs.Rename(op.Staged, op.Path)
+	}
+	if err != nil {
+		return err
+	}
+	if displaced, _, err := readCurrent(j.fs, op.Staged); err == nil && matches(displaced, op.New) {
+		return nil
+	}
+	if err := j.fs.Exchange(op.Staged, op.Path); err != nil {
+		return err
+	}
+	return errChangedMeanwhile
 }
+
+// errChangedMeanwhile: a file changed while recovery restored it; the
+// change was kept (restore).
+var errChangedMeanwhile = errors.New("changed while recovery restored it; left as it is")
 
 func (j *Journal) saveAside(dir, name string, data []byte) error {
 	if err := j.fs.Mkdir(dir+"/conflicts", 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
