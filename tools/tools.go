@@ -30,8 +30,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/txedit/txedit/engine"
 	"github.com/txedit/txedit/plan"
 )
@@ -154,7 +152,7 @@ type Tool struct {
 	Annotations  map[string]any
 
 	schemaOnce sync.Once
-	resolved   *jsonschema.Resolved
+	compiled   *argSchema
 	schemaErr  error
 }
 
@@ -278,19 +276,7 @@ func (t *Tool) fail(err error) Result {
 // nothing is written. Fields the schema does not know are tolerated (real
 // clients add their own).
 func (t *Tool) validate(args json.RawMessage) error {
-	t.schemaOnce.Do(func() {
-		data, err := json.Marshal(t.Schema)
-		if err != nil {
-			t.schemaErr = err
-			return
-		}
-		var s jsonschema.Schema
-		if err := json.Unmarshal(data, &s); err != nil {
-			t.schemaErr = err
-			return
-		}
-		t.resolved, t.schemaErr = s.Resolve(nil)
-	})
+	t.schemaOnce.Do(func() { t.compiled, t.schemaErr = compileSchema(t.Schema) })
 	if t.schemaErr != nil {
 		return plan.Wrapf(plan.CodeIOError, "", t.schemaErr, "%s: its schema does not compile: %v", t.Name, t.schemaErr)
 	}
@@ -298,7 +284,7 @@ func (t *Tool) validate(args json.RawMessage) error {
 	if err := json.Unmarshal(args, &v); err != nil {
 		return plan.Wrapf(plan.CodeInvalidRequest, "", err, "bad arguments: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
-	if err := t.resolved.Validate(v); err != nil {
+	if err := t.compiled.check(v); err != nil {
 		return plan.Wrapf(plan.CodeInvalidRequest, "", err, "%s", schemaMessage(err))
 	}
 	return nil
