@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -102,17 +103,17 @@ const maxReadBytes = 256 << 10
 var imageExt = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".webp": true, ".bmp": true}
 
 // binaryExt are the extensions Claude Code's Read refuses as binary
-// without looking at the bytes.
-var binaryExt = map[string]bool{}
-
-func init() {
+// without looking at the bytes (built on first use).
+var binaryExt = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	for _, e := range strings.Fields(`mp3 wav flac ogg aac m4a wma aiff opus mp4 avi mov wmv flv mkv webm m4v mpeg mpg
 		zip rar tar gz bz2 7z xz z tgz iso exe dll so dylib app msi deb rpm bin dat db sqlite sqlite3 mdb idx
 		doc docx xls xlsx ppt pptx odt ods odp ttf otf woff woff2 eot psd ai eps sketch fig xd blend obj 3ds max
 		class jar war pyc pyo rlib swf fla`) {
-		binaryExt["."+e] = true
+		m["."+e] = true
 	}
-}
+	return m
+})
 
 // claudeNames are Claude Code's names for the engine's arguments.
 var claudeNames = map[string]string{"old_str": "old_string", "new_str": "new_string", "file_text": "content"}
@@ -253,7 +254,7 @@ func claudeRead() *Tool {
 			if imageExt[ext] {
 				return claudeReadImage(ctx, env, a.FilePath)
 			}
-			if binaryExt[ext] {
+			if binaryExt()[ext] {
 				return useError(plan.CodeBinaryFile, a.FilePath, fmt.Sprintf("This tool cannot read binary files. The file appears to be a binary %s file. "+
 					"Use a skill for this file type if one is available, or a shell command or script that can read the format.", ext))
 			}

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -53,12 +54,14 @@ type fsDef struct {
 
 // fsNotes are what txedit adds to an official description, where it
 // answers differently on purpose.
-var fsNotes = map[string]string{
-	"write_file":       " txedit: an existing file must have been read in this session (read_text_file, read_multiple_files) and be unchanged since, or the write is refused and nothing is written; every write is journaled (the undo tool takes it back). Line endings and a BOM of an existing file are kept.",
-	"edit_file":        " txedit: the edits apply all or none; text that matches only once whitespace is ignored is used (the answer says so), text that matches in several places is refused, never guessed. A file must have been read in this session first (a dryRun needs no read and writes nothing); undoable with the undo tool.",
-	"create_directory": " txedit: undoable with the undo tool.",
-	"move_file":        " txedit: directories move with everything in them; undoable with the undo tool. A move between two allowed directories is refused (each keeps its own undo journal).",
-}
+var fsNotes = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"write_file":       " txedit: an existing file must have been read in this session (read_text_file, read_multiple_files) and be unchanged since, or the write is refused and nothing is written; every write is journaled (the undo tool takes it back). Line endings and a BOM of an existing file are kept.",
+		"edit_file":        " txedit: the edits apply all or none; text that matches only once whitespace is ignored is used (the answer says so), text that matches in several places is refused, never guessed. A file must have been read in this session first (a dryRun needs no read and writes nothing); undoable with the undo tool.",
+		"create_directory": " txedit: undoable with the undo tool.",
+		"move_file":        " txedit: directories move with everything in them; undoable with the undo tool. A move between two allowed directories is refused (each keeps its own undo journal).",
+	}
+})
 
 func init() {
 	register("filesystem", filesystemToolset)
@@ -83,8 +86,8 @@ func filesystemToolset() *Toolset {
 			panic("filesystem_tools.json: no handler for " + d.Name)
 		}
 		ro, _ := d.Annotations["readOnlyHint"].(bool)
-		t := &Tool{Name: d.Name, Title: d.Title, Description: d.Description + fsNotes[d.Name], Schema: d.InputSchema,
-			OutputSchema: d.OutputSchema, Annotations: d.Annotations, ReadOnly: ro, Run: run, Examples: fsExamples[d.Name]}
+		t := &Tool{Name: d.Name, Title: d.Title, Description: d.Description + fsNotes()[d.Name], Schema: d.InputSchema,
+			OutputSchema: d.OutputSchema, Annotations: d.Annotations, ReadOnly: ro, Run: run, Examples: fsExamples()[d.Name]}
 		name := d.Name
 		t.Compact = func(a map[string]any) string { return fsCompact(name, a) }
 		ts.Tools = append(ts.Tools, t)
@@ -93,16 +96,18 @@ func filesystemToolset() *Toolset {
 	return ts
 }
 
-var fsExamples = map[string][]string{
-	"read_file": {`{"path":"README.md"}`}, "read_text_file": {`{"path":"src/main.go","head":40}`},
-	"read_media_file": {`{"path":"logo.png"}`}, "read_multiple_files": {`{"paths":["a.go","b.go"]}`},
-	"write_file":       {`{"path":"notes.txt","content":"hello\n"}`},
-	"edit_file":        {`{"path":"a.go","edits":[{"oldText":"Foo()","newText":"Bar()"}],"dryRun":true}`},
-	"create_directory": {`{"path":"docs/api"}`}, "list_directory": {`{"path":"."}`},
-	"list_directory_with_sizes": {`{"path":".","sortBy":"size"}`}, "directory_tree": {`{"path":"src","excludePatterns":["node_modules"]}`},
-	"move_file": {`{"source":"a.txt","destination":"old/a.txt"}`}, "search_files": {`{"path":".","pattern":"**/*.go","excludePatterns":["vendor/**"]}`},
-	"get_file_info": {`{"path":"go.mod"}`}, "list_allowed_directories": {`{}`},
-}
+var fsExamples = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"read_file": {`{"path":"README.md"}`}, "read_text_file": {`{"path":"src/main.go","head":40}`},
+		"read_media_file": {`{"path":"logo.png"}`}, "read_multiple_files": {`{"paths":["a.go","b.go"]}`},
+		"write_file":       {`{"path":"notes.txt","content":"hello\n"}`},
+		"edit_file":        {`{"path":"a.go","edits":[{"oldText":"Foo()","newText":"Bar()"}],"dryRun":true}`},
+		"create_directory": {`{"path":"docs/api"}`}, "list_directory": {`{"path":"."}`},
+		"list_directory_with_sizes": {`{"path":".","sortBy":"size"}`}, "directory_tree": {`{"path":"src","excludePatterns":["node_modules"]}`},
+		"move_file": {`{"source":"a.txt","destination":"old/a.txt"}`}, "search_files": {`{"path":".","pattern":"**/*.go","excludePatterns":["vendor/**"]}`},
+		"get_file_info": {`{"path":"go.mod"}`}, "list_allowed_directories": {`{}`},
+	}
+})
 
 func fsCompact(name string, a map[string]any) string {
 	switch name {
@@ -245,10 +250,12 @@ func headLines(text string, n float64) string {
 	return strings.Join(lines, "\n")
 }
 
-var mediaTypes = map[string]string{
-	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp",
-	".bmp": "image/bmp", ".svg": "image/svg+xml", ".mp3": "audio/mpeg", ".wav": "audio/wav", ".ogg": "audio/ogg", ".flac": "audio/flac",
-}
+var mediaTypes = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp",
+		".bmp": "image/bmp", ".svg": "image/svg+xml", ".mp3": "audio/mpeg", ".wav": "audio/wav", ".ogg": "audio/ogg", ".flac": "audio/flac",
+	}
+})
 
 // Media is a binary content block of an answer: an image or audio clip
 // (Kind "image", "audio") or any other file as an embedded resource
@@ -281,7 +288,7 @@ func fsReadMedia(ctx context.Context, env *Env, args json.RawMessage) Result {
 		return fsFailErr(fsError(err, p, "open"))
 	}
 	real := filepath.Join(p.root.S.RealRoot(), filepath.FromSlash(b.Path))
-	mt := mediaTypes[strings.ToLower(filepath.Ext(real))]
+	mt := mediaTypes()[strings.ToLower(filepath.Ext(real))]
 	m := Media{Data: b.Data, MimeType: mt}
 	switch {
 	case strings.HasPrefix(mt, "image/"):

@@ -160,19 +160,21 @@ func numericRange(s string) []string {
 // symbols (after white space, before digits and letters).
 const icuPunct = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$"
 
-// latin folds the accented Latin-1 letters to their base letter.
-var latin = map[rune]rune{}
-
-func init() {
-	for base, accented := range map[rune]string{
-		'a': "àáâãäåÀÁÂÃÄÅ", 'c': "çÇ", 'e': "èéêëÈÉÊË", 'i': "ìíîïÌÍÎÏ", 'n': "ñÑ",
-		'o': "òóôõöøÒÓÔÕÖØ", 'u': "ùúûüÙÚÛÜ", 'y': "ýÿÝ",
-	} {
-		for _, r := range accented {
-			latin[r] = base
+// latinBase folds an accented Latin-1 letter to its base letter.
+func latinBase(r rune) (rune, bool) {
+	if r < 0xc0 || r > 0xff {
+		return 0, false
+	}
+	for _, g := range latinGroups {
+		if strings.ContainsRune(g[1:], r) {
+			return rune(g[0]), true
 		}
 	}
+	return 0, false
 }
+
+// latinGroups are a base letter followed by its accented forms.
+var latinGroups = [...]string{"aàáâãäåÀÁÂÃÄÅ", "cçÇ", "eèéêëÈÉÊË", "iìíîïÌÍÎÏ", "nñÑ", "oòóôõöøÒÓÔÕÖØ", "uùúûüÙÚÛÜ", "yýÿÝ"}
 
 // collationKeys are a character's primary (group and base), secondary
 // (accent) and tertiary (case) weights.
@@ -186,7 +188,7 @@ func collationKeys(r rune) (primary int, secondary, tertiary int) {
 		return 3<<21 | int(r-'0'), 0, 0
 	}
 	accent := 0
-	if b, ok := latin[r]; ok {
+	if b, ok := latinBase(r); ok {
 		accent = int(r)
 		if unicode.IsUpper(r) {
 			accent = int(unicode.ToLower(r))

@@ -569,7 +569,7 @@ func readMedia(ctx context.Context, env *Env, req *plan.ReadRequest) Result {
 // mediaOf is a file's content block: by its extension as the official
 // filesystem server decides, else by its first bytes for images.
 func mediaOf(rel string, data []byte, root string) Media {
-	mt := mediaTypes[strings.ToLower(path.Ext(rel))]
+	mt := mediaTypes()[strings.ToLower(path.Ext(rel))]
 	if mt == "" {
 		mt = sniffImage(data)
 	}

@@ -16,7 +16,8 @@ import (
 
 func completionCmd() *command {
 	return &command{
-		name: "completion",
+		name:  "completion",
+		plain: true,
 		run: func(ctx context.Context, e *env, args []string) int {
 			if len(args) != 1 {
 				return e.usageErr("usage: txedit completion bash|zsh|fish")
@@ -54,7 +55,7 @@ func completionModel() []compCommand {
 	table := commandTable()
 	for _, name := range commandNames() {
 		c := table[name]()
-		h := helps[name]
+		h := helps()[name]
 		cc := compCommand{name: name, desc: firstLine(h.summary), args: h.args}
 		if name == "help" {
 			for _, n := range commandNames() {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // helpText is what `txedit help COMMAND` (and `txedit COMMAND --help`)
@@ -19,159 +20,162 @@ type helpText struct {
 	examples []string // lines; "# …" lines explain the next
 }
 
-var helps = map[string]helpText{
-	"apply": {
-		synopsis: "apply [--dry-run] [--json] [--format F] [FILE|-]",
-		summary: "Run a write request as one all-or-nothing transaction.\n" +
-			"The request is the fs_write JSON of the batch-operations RFC, or an agent's own format: a Codex apply_patch\n" +
-			"envelope, an OpenAI apply_patch_call, a unified or git diff, or SEARCH/REPLACE blocks (detected unless --format).",
-		examples: []string{
-			"# preview a multi-file refactor: the combined diff, nothing written",
-			"txedit apply --dry-run request.json",
-			`echo '{"command": "str_replace", "path": "a.go", "old_str": "Foo()", "new_str": "Bar()"}' | txedit apply`,
-			"# a git diff, applied by content even where its line numbers are off",
-			"git diff main > change.diff && txedit apply change.diff",
+var helps = sync.OnceValue(func() map[string]helpText {
+	return map[string]helpText{
+		"apply": {
+			synopsis: "apply [--dry-run] [--json] [--format F] [FILE|-]",
+			summary: "Run a write request as one all-or-nothing transaction.\n" +
+				"The request is the fs_write JSON of the batch-operations RFC, or an agent's own format: a Codex apply_patch\n" +
+				"envelope, an OpenAI apply_patch_call, a unified or git diff, or SEARCH/REPLACE blocks (detected unless --format).",
+			examples: []string{
+				"# preview a multi-file refactor: the combined diff, nothing written",
+				"txedit apply --dry-run request.json",
+				`echo '{"command": "str_replace", "path": "a.go", "old_str": "Foo()", "new_str": "Bar()"}' | txedit apply`,
+				"# a git diff, applied by content even where its line numbers are off",
+				"git diff main > change.diff && txedit apply change.diff",
+			},
 		},
-	},
-	"undo": {
-		synopsis: "undo [TXID] [--force] [--dry-run]",
-		summary:  "Revert the newest transaction still in effect (or TXID), as a new transaction. Repeat to walk back.",
-		args:     []string{},
-		examples: []string{"txedit undo", "txedit undo --dry-run 20261121-0817"},
-	},
-	"redo": {
-		synopsis: "redo [--force] [--dry-run]",
-		summary:  "Re-apply what the last undo reverted.",
-		args:     []string{},
-		examples: []string{"txedit redo"},
-	},
-	"replace": {
-		synopsis: "replace [--dry-run] [--glob G] [--exclude G]... [--literal] [--hidden] [--no-ignore] 's/RE/REP/FLAGS' [DIR]",
-		summary:  "sed s/// across a tree (RE2, leftmost-longest, as sed -E) as one undoable transaction.",
-		examples: []string{
-			"txedit replace --dry-run --glob '*.go' 's/errors\\.New\\(/fmt.Errorf(/g' src",
-			"txedit replace --literal 's/a.b(c)/x/'",
+		"undo": {
+			synopsis: "undo [TXID] [--force] [--dry-run]",
+			summary:  "Revert the newest transaction still in effect (or TXID), as a new transaction. Repeat to walk back.",
+			args:     []string{},
+			examples: []string{"txedit undo", "txedit undo --dry-run 20261121-0817"},
 		},
-	},
-	"read": {
-		synopsis: "read [--json] [FILE|-]",
-		summary:  "Run a read request (fs_read JSON: Line, Directory, Search, Image); stdin if no FILE.",
-		examples: []string{`echo '{"mode": "Line", "path": "src/a.go", "start_line": 40, "end_line": 60}' | txedit read --json`},
-	},
-	"grep": {
-		synopsis: "grep [-i -n -A N -B N -C N -l -c -g GLOB -t TYPE -U -F --hidden --no-ignore] PATTERN [PATH]",
-		summary:  "Search file contents like ripgrep (RE2 syntax, .gitignore honoured).\nExits 1 when nothing matched.",
-		examples: []string{"txedit grep -n -C2 'errors\\.New\\(' src", "txedit grep -c -t go --hidden TODO"},
-	},
-	"glob": {
-		synopsis: "glob [--hidden] [--no-ignore] [--limit N] PATTERN [PATH]",
-		summary:  "List files matching a glob, like fd.\nA pattern without / matches base names at any depth.",
-		examples: []string{"txedit glob '**/*.{go,md}'"},
-	},
-	"tool": {
-		synopsis: "tool NAME [--toolset T] [--allow-execute]",
-		summary:  "Run one agent tool: JSON arguments on stdin, the dialect's result JSON on stdout.",
-		args:     []string{},
-		examples: []string{`echo '{"file_path": "src/a.go", "old_string": "Foo()", "new_string": "Bar()"}' | txedit tool Edit --toolset claude`},
-	},
-	"schema": {
-		synopsis: "schema [--toolset T] [--format mcp|openai|anthropic]",
-		summary:  "Print the toolset's tool definitions (valid JSON Schema), to give to an agent.",
-		args:     []string{},
-		examples: []string{"txedit schema --toolset claude --format anthropic"},
-	},
-	"mcp": {
-		synopsis: "mcp [--toolset T] [--read-only] [--allow-execute] [--deny-read G] [--deny-write G] [--root DIR]... [DIR...]",
-		summary: "Serve the toolset over MCP on stdin and stdout.\n" +
-			"An MCP client starts this; `txedit mcp install` adds it to a client's configuration.\n" +
-			"The filesystem toolset (a drop-in for @modelcontextprotocol/server-filesystem) serves several\n" +
-			"directories, each with its own journal: --root repeated, or the directories as arguments as the\n" +
-			"official server takes them; the client's MCP roots, when it offers them, replace them\n" +
-			"(docs/filesystem.md).",
-		args: []string{"install", "uninstall"},
-		examples: []string{
-			"txedit mcp --toolset claude --root /path/to/project",
-			"# in place of npx -y @modelcontextprotocol/server-filesystem ~/src/app ~/notes",
-			"txedit mcp --toolset filesystem ~/src/app ~/notes",
-			"# add it to Claude Desktop (see txedit help mcp install)",
-			"txedit mcp install --client claude-desktop --root /path/to/project",
+		"redo": {
+			synopsis: "redo [--force] [--dry-run]",
+			summary:  "Re-apply what the last undo reverted.",
+			args:     []string{},
+			examples: []string{"txedit redo"},
 		},
-	},
-	"mcp install": {
-		synopsis: "mcp install --client claude-desktop|claude-code|cursor|vscode [--scope user|project] [--toolset T] [--root DIR] [--read-only] [--dry-run] [mcp flags]",
-		summary: "Add txedit to an MCP client's configuration (or update its entry).\n" +
-			"The file is the client's documented one, the key its documented key; every other server\n" +
-			"and setting of the file stays as it was, byte for byte.\n" +
-			"The entry runs this txedit (its absolute path; --command to change) as\n" +
-			"`txedit mcp --toolset T --root DIR` plus any other txedit mcp flag given here. DIR is\n" +
-			"--root made absolute (default: the current directory); for project scope the file goes\n" +
-			"into that directory too. Scope defaults to project, or user for Claude Desktop.",
-		args: []string{},
-		examples: []string{
-			"txedit mcp install --client claude-desktop --root ~/src/app",
-			"# Cursor, VS Code: a file in the project (.cursor/mcp.json, .vscode/mcp.json)",
-			"cd ~/src/app && txedit mcp install --client cursor",
-			"txedit mcp install --client vscode --scope user --toolset claude --read-only",
-			"# Claude Code: .mcp.json in the project",
-			"txedit mcp install --client claude-code --dry-run",
+		"replace": {
+			synopsis: "replace [--dry-run] [--glob G] [--exclude G]... [--literal] [--hidden] [--no-ignore] 's/RE/REP/FLAGS' [DIR]",
+			summary:  "sed s/// across a tree (RE2, leftmost-longest, as sed -E) as one undoable transaction.",
+			examples: []string{
+				"txedit replace --dry-run --glob '*.go' 's/errors\\.New\\(/fmt.Errorf(/g' src",
+				"txedit replace --literal 's/a.b(c)/x/'",
+			},
 		},
-	},
-	"mcp uninstall": {
-		synopsis: "mcp uninstall --client C [--scope user|project] [--root DIR] [--name N] [--dry-run]",
-		summary:  "Remove txedit's entry from an MCP client's configuration.\nThe rest of the file stays as it was.",
-		args:     []string{},
-		examples: []string{"txedit mcp uninstall --client cursor", "txedit mcp uninstall --client claude-desktop --dry-run"},
-	},
-	"log": {
-		synopsis: "log [-n N] [--json]",
-		summary:  "List transactions, newest first.",
-		args:     []string{},
-		examples: []string{"txedit log -n 5"},
-	},
-	"show": {
-		synopsis: "show [TXID] [--json]",
-		summary:  "Print a transaction (any unique id prefix) and its diff.",
-		args:     []string{},
-		examples: []string{"txedit show 20261121-0817"},
-	},
-	"recover": {
-		synopsis: "recover [--json]",
-		summary:  "Roll back transactions interrupted by a crash.\nThe next write does this too, automatically.",
-		args:     []string{},
-		examples: []string{"txedit recover"},
-	},
-	"gc": {
-		synopsis: "gc [--json]",
-		summary:  "Apply journal retention: keep the newest 200 transactions within 1 GiB of before-images.",
-		args:     []string{},
-		examples: []string{"txedit gc"},
-	},
-	"version": {
-		synopsis: "version [--json]",
-		summary:  "Print the version, VCS revision, Go version and platform.\nAlso: txedit --version.",
-		args:     []string{},
-		examples: []string{"txedit version", "txedit --version"},
-	},
-	"completion": {
-		synopsis: "completion bash|zsh|fish",
-		summary:  "Print a shell completion script for txedit's commands and flags.",
-		args:     []string{"bash", "zsh", "fish"},
-		examples: []string{
-			"source <(txedit completion bash)                               # in ~/.bashrc",
-			"txedit completion zsh > \"${fpath[1]}/_txedit\"                  # then restart zsh",
-			"txedit completion fish > ~/.config/fish/completions/txedit.fish",
+		"read": {
+			synopsis: "read [--json] [FILE|-]",
+			summary:  "Run a read request (fs_read JSON: Line, Directory, Search, Image); stdin if no FILE.",
+			examples: []string{`echo '{"mode": "Line", "path": "src/a.go", "start_line": 40, "end_line": 60}' | txedit read --json`},
 		},
-	},
-	"help": {
-		synopsis: "help [COMMAND]",
-		summary:  "Print the commands, or one command's usage, flags and examples.\nAlso: txedit COMMAND --help.",
-		examples: []string{"txedit help apply", "txedit help mcp install"},
-	},
-}
+		"grep": {
+			synopsis: "grep [-i -n -A N -B N -C N -l -c -g GLOB -t TYPE -U -F --hidden --no-ignore] PATTERN [PATH]",
+			summary:  "Search file contents like ripgrep (RE2 syntax, .gitignore honoured).\nExits 1 when nothing matched.",
+			examples: []string{"txedit grep -n -C2 'errors\\.New\\(' src", "txedit grep -c -t go --hidden TODO"},
+		},
+		"glob": {
+			synopsis: "glob [--hidden] [--no-ignore] [--limit N] PATTERN [PATH]",
+			summary:  "List files matching a glob, like fd.\nA pattern without / matches base names at any depth.",
+			examples: []string{"txedit glob '**/*.{go,md}'"},
+		},
+		"tool": {
+			synopsis: "tool NAME [--toolset T] [--allow-execute]",
+			summary:  "Run one agent tool: JSON arguments on stdin, the dialect's result JSON on stdout.",
+			args:     []string{},
+			examples: []string{`echo '{"file_path": "src/a.go", "old_string": "Foo()", "new_string": "Bar()"}' | txedit tool Edit --toolset claude`},
+		},
+		"schema": {
+			synopsis: "schema [--toolset T] [--format mcp|openai|anthropic]",
+			summary:  "Print the toolset's tool definitions (valid JSON Schema), to give to an agent.",
+			args:     []string{},
+			examples: []string{"txedit schema --toolset claude --format anthropic"},
+		},
+		"mcp": {
+			synopsis: "mcp [--toolset T] [--read-only] [--allow-execute] [--deny-read G] [--deny-write G] [--root DIR]... [DIR...]",
+			summary: "Serve the toolset over MCP on stdin and stdout.\n" +
+				"An MCP client starts this; `txedit mcp install` adds it to a client's configuration.\n" +
+				"The filesystem toolset (a drop-in for @modelcontextprotocol/server-filesystem) serves several\n" +
+				"directories, each with its own journal: --root repeated, or the directories as arguments as the\n" +
+				"official server takes them; the client's MCP roots, when it offers them, replace them\n" +
+				"(docs/filesystem.md).",
+			args: []string{"install", "uninstall"},
+			examples: []string{
+				"txedit mcp --toolset claude --root /path/to/project",
+				"# in place of npx -y @modelcontextprotocol/server-filesystem ~/src/app ~/notes",
+				"txedit mcp --toolset filesystem ~/src/app ~/notes",
+				"# add it to Claude Desktop (see txedit help mcp install)",
+				"txedit mcp install --client claude-desktop --root /path/to/project",
+			},
+		},
+		"mcp install": {
+			synopsis: "mcp install --client claude-desktop|claude-code|cursor|vscode [--scope user|project] [--toolset T] [--root DIR] [--read-only] [--dry-run] [mcp flags]",
+			summary: "Add txedit to an MCP client's configuration (or update its entry).\n" +
+				"The file is the client's documented one, the key its documented key; every other server\n" +
+				"and setting of the file stays as it was, byte for byte.\n" +
+				"The entry runs this txedit (its absolute path; --command to change) as\n" +
+				"`txedit mcp --toolset T --root DIR` plus any other txedit mcp flag given here. DIR is\n" +
+				"--root made absolute (default: the current directory); for project scope the file goes\n" +
+				"into that directory too. Scope defaults to project, or user for Claude Desktop.",
+			args: []string{},
+			examples: []string{
+				"txedit mcp install --client claude-desktop --root ~/src/app",
+				"# Cursor, VS Code: a file in the project (.cursor/mcp.json, .vscode/mcp.json)",
+				"cd ~/src/app && txedit mcp install --client cursor",
+				"txedit mcp install --client vscode --scope user --toolset claude --read-only",
+				"# Claude Code: .mcp.json in the project",
+				"txedit mcp install --client claude-code --dry-run",
+			},
+		},
+		"mcp uninstall": {
+			synopsis: "mcp uninstall --client C [--scope user|project] [--root DIR] [--name N] [--dry-run]",
+			summary:  "Remove txedit's entry from an MCP client's configuration.\nThe rest of the file stays as it was.",
+			args:     []string{},
+			examples: []string{"txedit mcp uninstall --client cursor", "txedit mcp uninstall --client claude-desktop --dry-run"},
+		},
+		"log": {
+			synopsis: "log [-n N] [--json]",
+			summary:  "List transactions, newest first.",
+			args:     []string{},
+			examples: []string{"txedit log -n 5"},
+		},
+		"show": {
+			synopsis: "show [TXID] [--json]",
+			summary:  "Print a transaction (any unique id prefix) and its diff.",
+			args:     []string{},
+			examples: []string{"txedit show 20261121-0817"},
+		},
+		"recover": {
+			synopsis: "recover [--json]",
+			summary:  "Roll back transactions interrupted by a crash.\nThe next write does this too, automatically.",
+			args:     []string{},
+			examples: []string{"txedit recover"},
+		},
+		"gc": {
+			synopsis: "gc [--json]",
+			summary:  "Apply journal retention: keep the newest 200 transactions within 1 GiB of before-images.",
+			args:     []string{},
+			examples: []string{"txedit gc"},
+		},
+		"version": {
+			synopsis: "version [--json]",
+			summary:  "Print the version, VCS revision, Go version and platform.\nAlso: txedit --version.",
+			args:     []string{},
+			examples: []string{"txedit version", "txedit --version"},
+		},
+		"completion": {
+			synopsis: "completion bash|zsh|fish",
+			summary:  "Print a shell completion script for txedit's commands and flags.",
+			args:     []string{"bash", "zsh", "fish"},
+			examples: []string{
+				"source <(txedit completion bash)                               # in ~/.bashrc",
+				"txedit completion zsh > \"${fpath[1]}/_txedit\"                  # then restart zsh",
+				"txedit completion fish > ~/.config/fish/completions/txedit.fish",
+			},
+		},
+		"help": {
+			synopsis: "help [COMMAND]",
+			summary:  "Print the commands, or one command's usage, flags and examples.\nAlso: txedit COMMAND --help.",
+			examples: []string{"txedit help apply", "txedit help mcp install"},
+		},
+	}
+})
 
 func helpCmd() *command {
 	return &command{
-		name: "help",
+		name:  "help",
+		plain: true,
 		run: func(ctx context.Context, e *env, args []string) int {
 			if len(args) == 0 {
 				fmt.Fprint(e.stdout, usage)
@@ -227,15 +231,17 @@ func flagName(f *flag.Flag) string {
 
 // placeholders name the values of flags in help, where the flag's type
 // would say less.
-var placeholders = map[string]string{
-	"root": "DIR", "agent": "NAME", "client": "CLIENT", "scope": "SCOPE", "toolset": "T", "format": "FORMAT", "name": "NAME",
-	"file": "FILE", "command": "PATH", "deny-read": "GLOB", "deny-write": "GLOB", "exclude": "GLOB", "glob": "GLOB",
-	"g": "GLOB", "t": "TYPE", "n": "N", "A": "N", "B": "N", "C": "N", "limit": "N", "head-limit": "N",
-}
+var placeholders = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"root": "DIR", "agent": "NAME", "client": "CLIENT", "scope": "SCOPE", "toolset": "T", "format": "FORMAT", "name": "NAME",
+		"file": "FILE", "command": "PATH", "deny-read": "GLOB", "deny-write": "GLOB", "exclude": "GLOB", "glob": "GLOB",
+		"g": "GLOB", "t": "TYPE", "n": "N", "A": "N", "B": "N", "C": "N", "limit": "N", "head-limit": "N",
+	}
+})
 
 // writeHelp prints a command's usage, summary, flags and examples.
 func writeHelp(w io.Writer, name string) {
-	h := helps[name]
+	h := helps()[name]
 	fmt.Fprintf(w, "%s\n\n", wrap("usage: txedit "+h.synopsis, "       ", helpWidth))
 	for _, para := range strings.Split(h.summary, "\n\n") {
 		fmt.Fprintln(w, wrap(strings.Join(strings.Fields(para), " "), "", helpWidth))
@@ -246,7 +252,7 @@ func writeHelp(w io.Writer, name string) {
 	fs.VisitAll(func(f *flag.Flag) {
 		left := flagName(f)
 		if !isBool(f) {
-			arg := placeholders[f.Name]
+			arg := placeholders()[f.Name]
 			if arg == "" {
 				arg, _ = flag.UnquoteUsage(f)
 				arg = strings.ToUpper(arg)

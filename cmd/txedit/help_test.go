@@ -10,7 +10,7 @@ import (
 func TestHelpCoversEveryCommand(t *testing.T) {
 	table := commandTable()
 	for name := range table {
-		h, ok := helps[name]
+		h, ok := helps()[name]
 		if !ok {
 			t.Errorf("command %q has no help", name)
 			continue
@@ -26,7 +26,7 @@ func TestHelpCoversEveryCommand(t *testing.T) {
 			t.Errorf("the usage text does not mention txedit %s", name)
 		}
 	}
-	for name := range helps {
+	for name := range helps() {
 		if _, ok := table[name]; !ok {
 			t.Errorf("help for %q, which is not a command", name)
 		}
@@ -36,7 +36,7 @@ func TestHelpCoversEveryCommand(t *testing.T) {
 // Every example is a command line the CLI parses: no example names a flag
 // or a command that is not there.
 func TestHelpExamplesParse(t *testing.T) {
-	for name, h := range helps {
+	for name, h := range helps() {
 		n := 0
 		for _, ex := range h.examples {
 			if strings.HasPrefix(ex, "#") {
@@ -123,7 +123,7 @@ func TestHelpCommand(t *testing.T) {
 			t.Errorf("txedit help %s: %+v", name, r)
 			continue
 		}
-		h := helps[name]
+		h := helps()[name]
 		if !strings.HasPrefix(r.stdout, wrap("usage: txedit "+h.synopsis, "       ", helpWidth)+"\n") || !strings.Contains(r.stdout, "\nExamples:\n  ") {
 			t.Errorf("txedit help %s:\n%s", name, r.stdout)
 		}

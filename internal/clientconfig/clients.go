@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // Scope is where an entry applies: for the user (every project) or for one
@@ -116,98 +117,102 @@ func (e Env) appConfig() (string, error) {
 	}
 }
 
-var clients = []*Client{
-	{
-		// https://modelcontextprotocol.io/quickstart/user: macOS and
-		// Windows. Claude Desktop has no official Linux build; the
-		// community builds (aaddrick/claude-desktop-debian) read
-		// ~/.config/Claude, i.e. the XDG configuration directory.
-		Name: "claude-desktop", Title: "Claude Desktop", Key: "mcpServers",
-		Scopes: []Scope{User},
-		Next:   map[Scope]string{User: "Quit Claude Desktop completely and start it again to load the server."},
-		user: func(e Env) (string, error) {
-			d, err := e.appConfig()
-			return filepath.Join(d, "Claude", "claude_desktop_config.json"), err
-		},
-	},
-	{
-		// Claude Code's MCP documentation (code.claude.com/docs/en/mcp)
-		// and anthropics/claude-code#4193: project scope is .mcp.json in
-		// the project root, user scope the top-level mcpServers of
-		// ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json when that is
-		// set). `claude mcp add` writes "type": "stdio".
-		Name: "claude-code", Title: "Claude Code", Key: "mcpServers", Type: true, ProjectRoot: "${CLAUDE_PROJECT_DIR:-.}",
-		Scopes: []Scope{Project, User},
-		Next: map[Scope]string{
-			Project: "Claude Code asks to approve the servers of .mcp.json when it next starts in the project; /mcp lists them.",
-			User:    "Start a new Claude Code session; /mcp lists the server.",
-		},
-		user: func(e Env) (string, error) {
-			if d := e.getenv("CLAUDE_CONFIG_DIR"); d != "" {
-				return filepath.Join(d, ".claude.json"), nil
-			}
-			h, err := e.home()
-			return filepath.Join(h, ".claude.json"), err
-		},
-		project: func(dir string) string { return filepath.Join(dir, ".mcp.json") },
-	},
-	{
-		// Cursor's MCP documentation (cursor.com/docs/mcp): ~/.cursor/mcp.json
-		// for every project, .cursor/mcp.json in a project.
-		Name: "cursor", Title: "Cursor", Key: "mcpServers", ProjectRoot: "${workspaceFolder}",
-		Scopes: []Scope{Project, User},
-		Next: map[Scope]string{
-			Project: "Cursor loads the server when it next opens the project; check that it is enabled in Cursor's MCP settings.",
-			User:    "Cursor loads the server on its next start; check that it is enabled in Cursor's MCP settings.",
-		},
-		user: func(e Env) (string, error) {
-			h, err := e.home()
-			return filepath.Join(h, ".cursor", "mcp.json"), err
-		},
-		project: func(dir string) string { return filepath.Join(dir, ".cursor", "mcp.json") },
-	},
-	{
-		// VS Code's MCP configuration reference
-		// (code.visualstudio.com/docs/copilot/reference/mcp-configuration):
-		// .vscode/mcp.json in the workspace, mcp.json in the user profile,
-		// a top-level "servers" object, "type" required. The default
-		// profile lives in the user data directory's User folder
-		// (microsoft/vscode src/vs/platform/environment/node/userDataPath.ts:
-		// $VSCODE_PORTABLE/user-data, $VSCODE_APPDATA/Code, else the
-		// platform's application data directory). Its files are JSONC.
-		Name: "vscode", Title: "VS Code", Key: "servers", Type: true, JSONC: true, ProjectRoot: "${workspaceFolder}",
-		Scopes: []Scope{Project, User},
-		Next: map[Scope]string{
-			Project: "In VS Code, run \"MCP: List Servers\" from the Command Palette to start it.",
-			User:    "In VS Code, run \"MCP: List Servers\" from the Command Palette to start it.",
-		},
-		user: func(e Env) (string, error) {
-			if d := e.getenv("VSCODE_PORTABLE"); d != "" {
-				return filepath.Join(d, "user-data", "User", "mcp.json"), nil
-			}
-			base := ""
-			if d := e.getenv("VSCODE_APPDATA"); d != "" {
-				base = d
-			} else {
+// clients is built on first use (a package-level literal is built at
+// every process start: docs/design.md, "Process start").
+var clients = sync.OnceValue(func() []*Client {
+	return []*Client{
+		{
+			// https://modelcontextprotocol.io/quickstart/user: macOS and
+			// Windows. Claude Desktop has no official Linux build; the
+			// community builds (aaddrick/claude-desktop-debian) read
+			// ~/.config/Claude, i.e. the XDG configuration directory.
+			Name: "claude-desktop", Title: "Claude Desktop", Key: "mcpServers",
+			Scopes: []Scope{User},
+			Next:   map[Scope]string{User: "Quit Claude Desktop completely and start it again to load the server."},
+			user: func(e Env) (string, error) {
 				d, err := e.appConfig()
-				if err != nil {
-					return "", err
-				}
-				base = d
-			}
-			return filepath.Join(base, "Code", "User", "mcp.json"), nil
+				return filepath.Join(d, "Claude", "claude_desktop_config.json"), err
+			},
 		},
-		project: func(dir string) string { return filepath.Join(dir, ".vscode", "mcp.json") },
-	},
-}
+		{
+			// Claude Code's MCP documentation (code.claude.com/docs/en/mcp)
+			// and anthropics/claude-code#4193: project scope is .mcp.json in
+			// the project root, user scope the top-level mcpServers of
+			// ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json when that is
+			// set). `claude mcp add` writes "type": "stdio".
+			Name: "claude-code", Title: "Claude Code", Key: "mcpServers", Type: true, ProjectRoot: "${CLAUDE_PROJECT_DIR:-.}",
+			Scopes: []Scope{Project, User},
+			Next: map[Scope]string{
+				Project: "Claude Code asks to approve the servers of .mcp.json when it next starts in the project; /mcp lists them.",
+				User:    "Start a new Claude Code session; /mcp lists the server.",
+			},
+			user: func(e Env) (string, error) {
+				if d := e.getenv("CLAUDE_CONFIG_DIR"); d != "" {
+					return filepath.Join(d, ".claude.json"), nil
+				}
+				h, err := e.home()
+				return filepath.Join(h, ".claude.json"), err
+			},
+			project: func(dir string) string { return filepath.Join(dir, ".mcp.json") },
+		},
+		{
+			// Cursor's MCP documentation (cursor.com/docs/mcp): ~/.cursor/mcp.json
+			// for every project, .cursor/mcp.json in a project.
+			Name: "cursor", Title: "Cursor", Key: "mcpServers", ProjectRoot: "${workspaceFolder}",
+			Scopes: []Scope{Project, User},
+			Next: map[Scope]string{
+				Project: "Cursor loads the server when it next opens the project; check that it is enabled in Cursor's MCP settings.",
+				User:    "Cursor loads the server on its next start; check that it is enabled in Cursor's MCP settings.",
+			},
+			user: func(e Env) (string, error) {
+				h, err := e.home()
+				return filepath.Join(h, ".cursor", "mcp.json"), err
+			},
+			project: func(dir string) string { return filepath.Join(dir, ".cursor", "mcp.json") },
+		},
+		{
+			// VS Code's MCP configuration reference
+			// (code.visualstudio.com/docs/copilot/reference/mcp-configuration):
+			// .vscode/mcp.json in the workspace, mcp.json in the user profile,
+			// a top-level "servers" object, "type" required. The default
+			// profile lives in the user data directory's User folder
+			// (microsoft/vscode src/vs/platform/environment/node/userDataPath.ts:
+			// $VSCODE_PORTABLE/user-data, $VSCODE_APPDATA/Code, else the
+			// platform's application data directory). Its files are JSONC.
+			Name: "vscode", Title: "VS Code", Key: "servers", Type: true, JSONC: true, ProjectRoot: "${workspaceFolder}",
+			Scopes: []Scope{Project, User},
+			Next: map[Scope]string{
+				Project: "In VS Code, run \"MCP: List Servers\" from the Command Palette to start it.",
+				User:    "In VS Code, run \"MCP: List Servers\" from the Command Palette to start it.",
+			},
+			user: func(e Env) (string, error) {
+				if d := e.getenv("VSCODE_PORTABLE"); d != "" {
+					return filepath.Join(d, "user-data", "User", "mcp.json"), nil
+				}
+				base := ""
+				if d := e.getenv("VSCODE_APPDATA"); d != "" {
+					base = d
+				} else {
+					d, err := e.appConfig()
+					if err != nil {
+						return "", err
+					}
+					base = d
+				}
+				return filepath.Join(base, "Code", "User", "mcp.json"), nil
+			},
+			project: func(dir string) string { return filepath.Join(dir, ".vscode", "mcp.json") },
+		},
+	}
+})
 
 // Clients lists the supported clients.
-func Clients() []*Client { return clients }
+func Clients() []*Client { return clients() }
 
 // Names are the supported clients' names.
 func Names() []string {
 	var n []string
-	for _, c := range clients {
+	for _, c := range clients() {
 		n = append(n, c.Name)
 	}
 	return n
@@ -215,7 +220,7 @@ func Names() []string {
 
 // Lookup returns the client called name.
 func Lookup(name string) (*Client, error) {
-	for _, c := range clients {
+	for _, c := range clients() {
 		if c.Name == name {
 			return c, nil
 		}

@@ -151,7 +151,7 @@ type Types struct {
 func ParseTypes(list string) (*Types, error) {
 	t := &Types{}
 	for _, name := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' }) {
-		defs, ok := fileTypes[name]
+		defs, ok := fileTypes()[name]
 		if !ok {
 			return nil, fmt.Errorf("unknown type %q (known: %s)", name, strings.Join(TypeNames(), ", "))
 		}

@@ -216,19 +216,35 @@ func wild(p, t string, atSegmentStart bool) int {
 	return noMatch
 }
 
-var posixClasses = map[string]func(byte) bool{
-	"alnum":  func(c byte) bool { return isAlpha(c) || isDigit(c) },
-	"alpha":  isAlpha,
-	"blank":  func(c byte) bool { return c == ' ' || c == '\t' },
-	"cntrl":  func(c byte) bool { return c < 0x20 || c == 0x7f },
-	"digit":  isDigit,
-	"graph":  func(c byte) bool { return c > 0x20 && c < 0x7f },
-	"lower":  func(c byte) bool { return c >= 'a' && c <= 'z' },
-	"print":  func(c byte) bool { return c >= 0x20 && c < 0x7f },
-	"punct":  func(c byte) bool { return c > 0x20 && c < 0x7f && !isAlpha(c) && !isDigit(c) },
-	"space":  func(c byte) bool { return c == ' ' || (c >= '\t' && c <= '\r') },
-	"upper":  func(c byte) bool { return c >= 'A' && c <= 'Z' },
-	"xdigit": func(c byte) bool { return isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'f') },
+// posixClass is the test of the POSIX character class name, or nil.
+func posixClass(name string) func(byte) bool {
+	switch name {
+	case "alnum":
+		return func(c byte) bool { return isAlpha(c) || isDigit(c) }
+	case "alpha":
+		return isAlpha
+	case "blank":
+		return func(c byte) bool { return c == ' ' || c == '\t' }
+	case "cntrl":
+		return func(c byte) bool { return c < 0x20 || c == 0x7f }
+	case "digit":
+		return isDigit
+	case "graph":
+		return func(c byte) bool { return c > 0x20 && c < 0x7f }
+	case "lower":
+		return func(c byte) bool { return c >= 'a' && c <= 'z' }
+	case "print":
+		return func(c byte) bool { return c >= 0x20 && c < 0x7f }
+	case "punct":
+		return func(c byte) bool { return c > 0x20 && c < 0x7f && !isAlpha(c) && !isDigit(c) }
+	case "space":
+		return func(c byte) bool { return c == ' ' || (c >= '\t' && c <= '\r') }
+	case "upper":
+		return func(c byte) bool { return c >= 'A' && c <= 'Z' }
+	case "xdigit":
+		return func(c byte) bool { return isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'f') }
+	}
+	return nil
 }
 
 func isAlpha(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
@@ -252,7 +268,7 @@ func bracket(p string, c byte) (bool, int) {
 		first = false
 		if p[i] == '[' && i+1 < len(p) && p[i+1] == ':' {
 			if end := strings.Index(p[i+2:], ":]"); end >= 0 {
-				if fn := posixClasses[p[i+2:i+2+end]]; fn != nil {
+				if fn := posixClass(p[i+2 : i+2+end]); fn != nil {
 					matched = matched || fn(c)
 					i += end + 4
 					continue
