@@ -18,6 +18,7 @@ import (
 	"github.com/txedit/txedit/engine"
 	"github.com/txedit/txedit/internal/buildinfo"
 	"github.com/txedit/txedit/internal/mcpcli"
+	"github.com/txedit/txedit/internal/profile"
 	"github.com/txedit/txedit/tools"
 	"github.com/txedit/txedit/tools/mcpserver"
 )
@@ -35,7 +36,7 @@ func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(128 << 20)
 	}
-	os.Exit(mcpcli.Profiled(func() int { return run(os.Args[1:]) }))
+	os.Exit(profile.Run(func() int { return run(os.Args[1:]) }))
 }
 
 func run(args []string) int {

@@ -5,14 +5,14 @@
 //
 // Run `txedit help` for the commands.
 //
-// For performance work, TXEDIT_CPUPROFILE=FILE writes a CPU profile of
-// the command to FILE and TXEDIT_MEMPROFILE=FILE an allocation profile
-// (every allocation sampled) when it ends; read them with
-// `go tool pprof -top`.
+// For performance work, a txedit built with -tags txedit_pprof writes a
+// CPU profile of the command to FILE given TXEDIT_CPUPROFILE=FILE, and
+// an allocation profile (every allocation sampled) given
+// TXEDIT_MEMPROFILE=FILE, when it ends; read them with
+// `go tool pprof -top`. (txedit mcp's server, txedit-mcp, always can.)
 package main
 
 import (
-	"github.com/txedit/txedit/internal/mcpcli"
 	"github.com/txedit/txedit/tools"
 	"os"
 	"runtime/debug"
@@ -33,7 +33,7 @@ func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit)
 	}
-	os.Exit(mcpcli.Profiled(func() int { return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) }))
+	os.Exit(profiled(os.Args[1:], func() int { return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) }))
 }
 
 // gcPercent is the collector's setting for a command. A command lives for

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/pprof"
 	"syscall"
 
 	"github.com/txedit/txedit/internal/mcpcli"
@@ -40,7 +39,7 @@ func (e *env) execMCP(cfg *mcpcli.Config) int {
 	// A CPU profile's interval timer (TXEDIT_CPUPROFILE) survives execve
 	// and its SIGPROF would kill txedit-mcp before it sets a handler:
 	// stopped here, and txedit-mcp profiles itself into the same file.
-	pprof.StopCPUProfile()
+	stopCPUProfile()
 	if err := syscall.Exec(bin, argv, os.Environ()); err != nil {
 		fmt.Fprintf(e.stderr, "%sstarting %s: %v\n", e.pfx(), bin, err)
 		return 1

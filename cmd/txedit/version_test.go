@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -93,5 +94,41 @@ func TestVersionBuildStampsRevision(t *testing.T) {
 	line, err := exec.Command(bin, "--version").Output()
 	if err != nil || len(in.Revision) < 12 || !strings.Contains(string(line), "revision "+in.Revision[:12]) {
 		t.Errorf("txedit --version = %q (%v)", line, err)
+	}
+}
+
+// TestProfiles: a txedit built with -tags txedit_pprof writes the CPU and
+// allocation profiles TXEDIT_CPUPROFILE and TXEDIT_MEMPROFILE ask for; the
+// default build (which leaves the profiler out: docs/design.md, "Process
+// start") says it cannot, instead of leaving the files missing in silence.
+func TestProfiles(t *testing.T) {
+	dir := t.TempDir()
+	tagged := filepath.Join(dir, "txedit-pprof")
+	if out, err := exec.Command("go", "build", "-tags", "txedit_pprof", "-o", tagged, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags txedit_pprof: %v\n%s", err, out)
+	}
+	for _, c := range []struct {
+		bin  string
+		want bool
+	}{{tagged, true}, {txeditBinary(t), false}} {
+		cpu, mem := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof")
+		os.Remove(cpu)
+		os.Remove(mem)
+		cmd := exec.Command(c.bin, "version")
+		cmd.Env = append(os.Environ(), "TXEDIT_CPUPROFILE="+cpu, "TXEDIT_MEMPROFILE="+mem)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s version: %v\n%s", c.bin, err, stderr.String())
+		}
+		for _, f := range []string{cpu, mem} {
+			fi, err := os.Stat(f)
+			if got := err == nil && fi.Size() > 0; got != c.want {
+				t.Errorf("%s: profile %s written: %v, want %v", filepath.Base(c.bin), filepath.Base(f), got, c.want)
+			}
+		}
+		if warned := strings.Contains(stderr.String(), "-tags txedit_pprof"); warned == c.want {
+			t.Errorf("%s: stderr %q", filepath.Base(c.bin), stderr.String())
+		}
 	}
 }

@@ -11,8 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -125,37 +123,4 @@ func CheckExec(allowExec bool, denyRead, denyWrite []string) error {
 		return plan.Errorf(plan.CodeInvalidRequest, "", "--allow-execute cannot be combined with --deny-read or --deny-write: a command can read and write any file, so the deny flags could not be kept; drop one or the other")
 	}
 	return nil
-}
-
-// Profiled runs a command's main function f under the profiles
-// TXEDIT_CPUPROFILE and TXEDIT_MEMPROFILE ask for (files to write), in
-// either binary; without them it turns memory profiling off (no sampling
-// cost, no profile buckets).
-func Profiled(f func() int) int {
-	cpu, mem := os.Getenv("TXEDIT_CPUPROFILE"), os.Getenv("TXEDIT_MEMPROFILE")
-	if mem == "" {
-		runtime.MemProfileRate = 0
-	}
-	if cpu == "" && mem == "" {
-		return f()
-	}
-	if mem != "" {
-		runtime.MemProfileRate = 1
-	}
-	if cpu != "" {
-		if out, err := os.Create(cpu); err == nil {
-			if pprof.StartCPUProfile(out) == nil {
-				defer out.Close()
-				defer pprof.StopCPUProfile()
-			}
-		}
-	}
-	code := f()
-	if mem != "" {
-		if out, err := os.Create(mem); err == nil {
-			pprof.Lookup("allocs").WriteTo(out, 0)
-			out.Close()
-		}
-	}
-	return code
 }
