@@ -26,11 +26,11 @@ var allowed = map[string][]string{
 	"fsys/fstest":           {"fsys", "fsys/memfs", "fsys/faultfs"},
 	"internal/par":          {"github.com/sourcegraph/conc"},
 	"internal/ignore":       {"github.com/gobwas/glob"},
-	"internal/grep":         {"plan", "golang.org/x/sys/cpu"},
+	"internal/grep":         {"plan"},
 	"internal/walk":         {"fsys", "internal/ignore", "internal/par", "github.com/sourcegraph/conc"},
 	"journal":               {"fsys", "hash", "internal/par"},
 	"engine":                {"plan", "apply", "hash", "journal", "fsys", "internal/par", "internal/walk", "internal/ignore", "internal/grep"},
-	"tools":                 {"engine", "plan", "apply", "apply/patch", "hash", "journal", "fsys", "internal/grep", "github.com/google/jsonschema-go"},
+	"tools":                 {"engine", "plan", "apply", "apply/patch", "hash", "journal", "fsys", "internal/grep"},
 	"tools/mcpserver":       {"tools", "engine", "plan", "github.com/modelcontextprotocol/go-sdk"},
 	"cmd/txedit":            {"*"},
 	"bench":                 {"*"},
@@ -39,9 +39,11 @@ var allowed = map[string][]string{
 	"bench/searchbench":     {"*"},
 	"bench/agentloopbench":  {"*"},
 	"bench/soakbench":       {"*"},
+	"bench/startbench":      {"*"},
 	"bench/internal/timing": {"*"},
 	"internal/buildinfo":    {},
 	"internal/mcpcli":       {"engine", "plan", "tools"},
+	"internal/profile":      {},
 	"cmd/txedit-mcp":        {"*"},
 	"internal/patchcorpus":  {},
 	"internal/testlong":     {},
@@ -157,6 +159,25 @@ func TestOnlyTheServerLinksTheSDK(t *testing.T) {
 	}
 	if !found {
 		t.Error("cmd/txedit-mcp does not link the MCP SDK: what serves MCP?")
+	}
+}
+
+// TestCommandLinksLittle: what every txedit process would pay at start
+// for nothing (docs/design.md, "Process start") stays out of the command:
+// the profiler unless built with -tags txedit_pprof, a JSON Schema
+// library and its logger (tools has its own validator), cgo's libc.
+func TestCommandLinksLittle(t *testing.T) {
+	for _, d := range goList(t, "-deps", "./cmd/txedit") {
+		if d == "runtime/pprof" || d == "compress/gzip" || d == "log/slog" || d == "runtime/cgo" || strings.Contains(d, "jsonschema") {
+			t.Errorf("cmd/txedit links %s", d)
+		}
+	}
+	found := false
+	for _, d := range goList(t, "-deps", "-tags", "txedit_pprof", "./cmd/txedit") {
+		found = found || d == "runtime/pprof"
+	}
+	if !found {
+		t.Error("cmd/txedit -tags txedit_pprof does not link runtime/pprof: TXEDIT_CPUPROFILE would write nothing")
 	}
 }
 
