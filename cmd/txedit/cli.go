@@ -119,6 +119,11 @@ type command struct {
 	name  string
 	flags func(fs *flag.FlagSet)
 	run   func(ctx context.Context, e *env, args []string) int
+	// plain: the command reads no workspace and ends at once (version,
+	// help, completion), so it neither looks for a workspace nor watches
+	// for Ctrl-C: a process that only prints starts and ends like a small
+	// Go program (docs/design.md, "Process start").
+	plain bool
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -160,6 +165,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "%s%v; run 'txedit help %s' for its flags and examples\n", e.pfx(), err, c.name)
 		return 2
+	}
+	if c.plain {
+		return c.run(context.Background(), e, pos)
 	}
 	e.discoverRoot(fs, c.name)
 	e.color = !e.json && isTerminal(stdout) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"

@@ -10,7 +10,8 @@ import (
 // versionCmd prints which txedit this is (also `txedit --version`).
 func versionCmd() *command {
 	return &command{
-		name: "version",
+		name:  "version",
+		plain: true,
 		run: func(ctx context.Context, e *env, args []string) int {
 			if len(args) > 0 {
 				return e.usageErr("version takes no arguments")
