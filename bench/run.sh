@@ -23,6 +23,10 @@
 #                                 tools/list, and the edits through the CLI, at
 #                                 journal sizes 0, 200 and 1,000; system calls per
 #                                 edit (strace) (bench/agentloopbench; not in all)
+#   bench/run.sh start [flags]    process start (issue #22): txedit version, a read and
+#                                 the same read as a tool against a Go hello world
+#                                 built in the same run, less the cost of a spawn
+#                                 (/bin/true) (bench/startbench; not in all)
 #   bench/run.sh soak [flags]     the soak (issue #27): MCP sessions and CLI processes
 #                                 editing with hashes, rename-style and in-place
 #                                 outside writers, a kill -9 of an MCP server every
@@ -128,7 +132,7 @@ cleanup() {
 }
 trap cleanup EXIT
 build() {
-	go build -o "$bin/" ./cmd/txedit ./cmd/txedit-mcp ./bench/commitbench ./bench/replacebench ./bench/searchbench ./bench/agentloopbench ./bench/soakbench
+	go build -o "$bin/" ./cmd/txedit ./cmd/txedit-mcp ./bench/commitbench ./bench/replacebench ./bench/searchbench ./bench/agentloopbench ./bench/soakbench ./bench/startbench
 }
 scratch() { # scratch BASE NAME sets dir, the program's directory under BASE
 	dir=$1/txedit-$2
@@ -296,6 +300,13 @@ agentloop)
 soak)
 	build
 	soak "$@"
+	;;
+start)
+	machine
+	build
+	section "process start"
+	"$bin/startbench" -txedit "$bin/txedit" -goals "$goals" ${RUNS:+-runs "$RUNS"} "$@"
+	summary
 	;;
 *)
 	usage

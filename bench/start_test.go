@@ -1,0 +1,41 @@
+package bench
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestStartBench runs a tiny `bench/run.sh start` (two rounds), so that the
+// instrument issue #22's process-start goal is measured with cannot rot:
+// it builds txedit and a hello world, runs each method, and prints its
+// table and the goal line.
+func TestStartBench(t *testing.T) {
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	cmd := exec.Command("bash", filepath.Join(repo, "bench/run.sh"), "start")
+	cmd.Env = append(os.Environ(), "RUNS=2", "TMPDIR="+tmp)
+	out, err := cmd.CombinedOutput()
+	text := string(out)
+	if err != nil {
+		t.Fatalf("bench/run.sh start: %v\n%s", err, text)
+	}
+	t.Logf("%s", text)
+	for _, row := range []string{"true (the floor", "hello world (Go, same toolchain)", "txedit version", "txedit read (one file's lines)", "txedit tool fs_read"} {
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(row) + `.*\s[0-9.]+ms\s+[0-9.]+ms\s+-\s+[0-9.]+x$`).MatchString(text) {
+			t.Errorf("no row for %q", row)
+		}
+	}
+	if !regexp.MustCompile(`process start: txedit version within 1\.5x of a Go hello world \(less the spawn floor\)\s+[0-9.]+x\s+(pass|miss)`).MatchString(text) {
+		t.Error("no goal line in the summary")
+	}
+	if strings.Contains(text, "startbench:") {
+		t.Error("startbench reported an error")
+	}
+}
