@@ -89,12 +89,12 @@ func (t *task) produce(cur []byte, exists bool) (*apply.Outcome, int) {
 // journal. The result is never nil; when Success is false the returned
 // error is the *plan.Error behind result.Code.
 func (w *Workspace) Apply(ctx context.Context, req *plan.Request) (*plan.Result, error) {
-	v, release := w.view()
-	defer release()
-	return v.apply(ctx, req, &caller{agent: w.opts.Agent})
+	o := w.begin()
+	defer o.end()
+	return o.apply(ctx, req, &caller{agent: w.opts.Agent})
 }
 
-func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Result, error) {
+func (o *op) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Result, error) {
 	res := &plan.Result{DryRun: req.DryRun, Files: []*plan.FileResult{}}
 	clock := time.Now()
 	p, err := plan.Compile(req)
@@ -102,14 +102,14 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 		return failResult(res, err)
 	}
 	if !p.DryRun {
-		if err := w.readOnly("writing"); err != nil {
+		if err := o.w.readOnly("writing"); err != nil {
 			return failResult(res, err)
 		}
 	}
 	st := streamOf(ctx)
 	var budget atomic.Int64
-	budget.Store(w.opts.MemoryBudget)
-	tasks := w.prepare(p)
+	budget.Store(o.w.opts.MemoryBudget)
+	tasks := o.prepare(p)
 	prepared := make([]*task, 0, len(tasks)) // tasks that prepare let through
 	for _, t := range tasks {
 		if t.fileErr == nil {
@@ -132,8 +132,8 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 	var held *journal.Locked
 	unlock := func() {}
 	if !p.DryRun {
-		err = par.Do(ctx, len(tasks), w.opts.Workers, func(i int) error {
-			w.edit(tasks[i], false, &budget, c, false)
+		err = par.Do(ctx, len(tasks), o.w.opts.Workers, func(i int) error {
+			o.edit(tasks[i], false, &budget, c, false)
 			summarize(tasks[i])
 			tasks[i].edited = true
 			return nil
@@ -141,22 +141,22 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 		if err != nil {
 			return failResult(res, err)
 		}
-		w.phase("edit", &clock)
+		o.w.phase("edit", &clock)
 		if !p.Atomic || !anyFailed(tasks) {
-			v, release := w.view() // a fresh view: handles made under the lock
-			defer release()
-			w = v
-			l, err := w.j.Lock()
+			fresh := o.w.begin() // a fresh view: handles made under the lock
+			defer fresh.end()
+			o = fresh
+			l, err := o.j.Lock()
 			if err != nil {
 				return failResult(res, wrapJournalErr(err))
 			}
 			held, unlock = l, sync.OnceFunc(func() { l.Unlock() })
 			defer unlock()
-			w.phase("lock", &clock)
+			o.w.phase("lock", &clock)
 		}
 	}
 	if p.Pattern != nil {
-		sc, err := w.patternTasks(ctx, p.Pattern, prepared)
+		sc, err := o.patternTasks(ctx, p.Pattern, prepared)
 		if err != nil {
 			return failResult(res, err)
 		}
@@ -182,7 +182,7 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 			p.Summary = fmt.Sprintf("replace %s in %s", p.Pattern.SedPattern, orRoot(p.Pattern.Directory))
 		}
 	}
-	w.phase("plan", &clock)
+	o.w.phase("plan", &clock)
 	for _, t := range tasks {
 		res.Files = append(res.Files, t.res)
 	}
@@ -190,9 +190,9 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 	// the files before it are done, and holds at most a window of them.
 	var em *emitter
 	if p.DryRun && st != nil {
-		em = newEmitter(st, res.Files, 8*w.opts.Workers)
+		em = newEmitter(st, res.Files, 8*o.w.opts.Workers)
 	}
-	err = par.Do(ctx, len(tasks), w.opts.Workers, func(i int) error {
+	err = par.Do(ctx, len(tasks), o.w.opts.Workers, func(i int) error {
 		if em != nil {
 			em.wait(i)
 			defer em.finish(i)
@@ -200,14 +200,14 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 		if tasks[i].edited {
 			return nil
 		}
-		w.edit(tasks[i], p.DryRun, &budget, c, held != nil)
+		o.edit(tasks[i], p.DryRun, &budget, c, held != nil)
 		summarize(tasks[i])
 		return nil
 	})
 	if err != nil {
 		return failResult(res, err)
 	}
-	w.phase("edit", &clock)
+	o.w.phase("edit", &clock)
 	failures, firstErr := 0, error(nil)
 	for _, t := range tasks {
 		if !t.res.Success {
@@ -239,7 +239,7 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 		e := plan.Errorf(plan.CodeOf(firstErr), "", "%d of %d files had failing edits; nothing was written (atomic). First: %v", failures, len(tasks), firstErr)
 		e.Err = firstErr
 		if !p.DryRun {
-			w.emitAll(st, res, nil)
+			o.emitAll(st, res, nil)
 		}
 		return failResult(res, e)
 	}
@@ -250,13 +250,13 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 		}
 		return res, nil
 	}
-	units, m := w.unitsFor(tasks, p, c)
+	units, m := o.unitsFor(tasks, p, c)
 	c.dirs.shape(m)
 	if testHookBeforeCommit != nil {
 		testHookBeforeCommit()
 	}
 	if len(units) > 0 || c.dirs.changesDirs() {
-		warning, err := w.commitWith(ctx, held, m, units, st == nil)
+		warning, err := o.commitWith(ctx, held, m, units, st == nil)
 		unlock()
 		if err != nil {
 			for _, t := range tasks {
@@ -265,7 +265,7 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 					t.res.Success = false
 				}
 			}
-			w.emitAll(st, res, nil)
+			o.emitAll(st, res, nil)
 			return failResult(res, err)
 		}
 		if warning != "" {
@@ -281,7 +281,7 @@ func (w *Workspace) apply(ctx context.Context, req *plan.Request, c *caller) (*p
 		}
 	}
 	unlock()
-	w.emitAll(st, res, units)
+	o.emitAll(st, res, units)
 	res.Success = failures == 0
 	if !res.Success {
 		res.Code = plan.CodeOf(firstErr)
@@ -309,11 +309,11 @@ func failResult(res *plan.Result, err error) (*plan.Result, error) {
 
 // prepare resolves every file's paths, applies policy, and refuses requests
 // in which two entries would decide the fate of the same file.
-func (w *Workspace) prepare(p *plan.Plan) []*task {
+func (o *op) prepare(p *plan.Plan) []*task {
 	tasks := make([]*task, len(p.Files))
 	claims := map[string]int{}
 	claim := func(t *task, i int, rel, named string) {
-		rel = w.claimKey(rel) // the file, not its spelling (bind mounts)
+		rel = o.claimKey(rel) // the file, not its spelling (bind mounts)
 		if k, ok := claims[rel]; ok && k != i {
 			if t.fileErr == nil {
 				t.fileErr = plan.Errorf(plan.CodeInvalidRequest, t.fo.Path, "%s is also changed by fileEdits entry %d (%s): give all edits of one file in one entry", named, k, tasks[k].fo.Path)
@@ -329,7 +329,7 @@ func (w *Workspace) prepare(p *plan.Plan) []*task {
 			t.fileErr = fo.Invalid[0]
 			continue
 		}
-		rel, dangling, err := w.resolveLinks(fo.Path)
+		rel, dangling, err := o.resolveLinks(fo.Path)
 		if err == nil && rel == "." {
 			err = plan.Errorf(plan.CodeNotRegular, fo.Path, "is the workspace root, a directory")
 		}
@@ -337,7 +337,7 @@ func (w *Workspace) prepare(p *plan.Plan) []*task {
 			err = plan.Errorf(plan.CodeDenied, fo.Path, "is a dangling symlink (its target %s does not exist); refusing to write through it", rel)
 		}
 		if err == nil {
-			err = w.checkPolicy(fo.Path, rel, true)
+			err = o.w.checkPolicy(fo.Path, rel, true)
 		}
 		if err != nil {
 			t.fileErr = err
@@ -347,7 +347,7 @@ func (w *Workspace) prepare(p *plan.Plan) []*task {
 		claim(t, i, rel, fo.Path)
 		if f := fo.Final; f != nil && (f.Command == plan.Move || f.Command == plan.Copy) {
 			t.dstNamed = f.NewPath
-			dst, dangling, err := w.resolveLinks(f.NewPath)
+			dst, dangling, err := o.resolveLinks(f.NewPath)
 			if err == nil && dangling {
 				err = plan.Errorf(plan.CodeDenied, f.NewPath, "is a dangling symlink; refusing to write through it")
 			}
@@ -355,7 +355,7 @@ func (w *Workspace) prepare(p *plan.Plan) []*task {
 				err = plan.Errorf(plan.CodeInvalidRequest, f.NewPath, "new_path must name another file than %s", fo.Path)
 			}
 			if err == nil {
-				err = w.checkPolicy(f.NewPath, dst, true)
+				err = o.w.checkPolicy(f.NewPath, dst, true)
 			}
 			if err != nil {
 				t.fileErr = editErr(err, f)
@@ -376,14 +376,14 @@ func editErr(err error, op *plan.Op) error {
 // emitAll hands every file's final result to the stream, in order, with
 // its committed diff read back from the journal (units: what committed)
 // when the stream wants diffs.
-func (w *Workspace) emitAll(st *stream, res *plan.Result, units []*unit) {
+func (o *op) emitAll(st *stream, res *plan.Result, units []*unit) {
 	if st == nil {
 		return
 	}
 	var dr *journal.DiffReader
 	op := map[*plan.FileResult]int{}
 	if st.diffs && res.TransactionID != "" {
-		if r, err := w.j.OpenDiffs(res.TransactionID); err == nil {
+		if r, err := o.j.OpenDiffs(res.TransactionID); err == nil {
 			dr = r
 			defer dr.Close()
 			for _, u := range units {
@@ -403,7 +403,7 @@ func (w *Workspace) emitAll(st *stream, res *plan.Result, units []*unit) {
 
 // edit is pass 1 for one file: read, verify, edit, and (dry run) diff.
 // locked says that it runs under the lock the commit will hold.
-func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, locked bool) {
+func (o *op) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, locked bool) {
 	if t.fileErr != nil {
 		return
 	}
@@ -427,7 +427,7 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, 
 		var err error
 		t.release(budget)
 		t.pre = nil // computed from other bytes
-		if cur, err = w.readFile(t.fo.Path, t.src, true); err != nil {
+		if cur, err = o.readFile(t.fo.Path, t.src, true); err != nil {
 			t.fileErr = err
 			return
 		}
@@ -441,7 +441,7 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, 
 	}
 	moved := false // a move already made (a retry)
 	if t.dst != "" {
-		if _, err := w.fsy.Lstat(t.dst); err == nil {
+		if _, err := o.fsy.Lstat(t.dst); err == nil {
 			// A move whose source is gone may be a retry: the
 			// destination is read to tell (retry.go).
 			retry := !cur.exists && t.fo.Final.Command == plan.Move
@@ -451,11 +451,11 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, 
 			}
 			// Codex's Move to replaces the destination: it is read, and
 			// journaled like any file the transaction changes.
-			if t.dstCur, err = w.readFile(t.dstNamed, t.dst, true); err != nil {
+			if t.dstCur, err = o.readFile(t.dstNamed, t.dst, true); err != nil {
 				t.fileErr = editErr(err, t.fo.Final)
 				return
 			}
-			if moved = retry && w.movedAlready(t); !t.fo.Final.Overwrite && !moved {
+			if moved = retry && o.movedAlready(t); !t.fo.Final.Overwrite && !moved {
 				t.fileErr = editErr(plan.Errorf(plan.CodeConflict, t.dstNamed, "already exists: %s does not overwrite files (and nothing shows this is a retry of a move already made)", t.fo.Final.Command), t.fo.Final)
 				return
 			}
@@ -473,7 +473,7 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, 
 	} else {
 		t.out, sedN = t.produce(cur.data, cur.exists)
 	}
-	if out, id, ok := w.journalRetry(t, cur); ok {
+	if out, id, ok := o.journalRetry(t, cur); ok {
 		t.out = out // a retry the journal proves (retry.go)
 		t.res.AppliedBy = id
 	}
@@ -485,10 +485,10 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, 
 		return
 	}
 	newData := t.out.Content
-	if n := int64(len(newData)); n > w.opts.MaxFileSize && (!cur.exists || !bytes.Equal(newData, cur.data)) {
+	if n := int64(len(newData)); n > o.w.opts.MaxFileSize && (!cur.exists || !bytes.Equal(newData, cur.data)) {
 		// Limits apply at the door: what a commit writes, undo must be
 		// able to read back and revert (issue #27 item 7).
-		t.fileErr = plan.Errorf(plan.CodeTooLarge, t.fo.Path, "would be %d bytes, over the %d-byte limit of a file txedit writes (and can undo)", n, w.opts.MaxFileSize)
+		t.fileErr = plan.Errorf(plan.CodeTooLarge, t.fo.Path, "would be %d bytes, over the %d-byte limit of a file txedit writes (and can undo)", n, o.w.opts.MaxFileSize)
 		return
 	}
 	final := t.fo.Final
@@ -505,7 +505,7 @@ func (w *Workspace) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, 
 	}
 	if dryRun {
 		var st apply.Stat
-		t.res.Preview, st = w.renderDiff(t, cur.data, newData)
+		t.res.Preview, st = renderDiff(t, cur.data, newData)
 		t.res.LinesAdded, t.res.LinesRemoved = st.Added, st.Removed
 		t.release(budget)
 		return
@@ -566,7 +566,7 @@ func (t *task) release(budget *atomic.Int64) {
 // destination already holds what the move would put there (a retried
 // patch): the move's hunks proven in it by content, or the journal showing
 // the move made (a pure rename has only that proof; retry.go).
-func (w *Workspace) movedAlready(t *task) bool {
+func (o *op) movedAlready(t *task) bool {
 	f := t.fo.Final
 	if f == nil || f.Command != plan.Move || t.fo.Create != nil || t.dst == "" || t.dstCur == nil {
 		return false
@@ -578,7 +578,7 @@ func (w *Workspace) movedAlready(t *task) bool {
 			return true
 		}
 	}
-	return w.movedByJournal(t, t.dstCur)
+	return o.movedByJournal(t, t.dstCur)
 }
 
 // testHookEdit, set only by tests, runs as pass 1 begins on a file.
@@ -604,7 +604,7 @@ func statusOf(t *task) plan.Status {
 }
 
 // renderDiff renders a task's change with root-relative paths.
-func (w *Workspace) renderDiff(t *task, old, new []byte) (string, apply.Stat) {
+func renderDiff(t *task, old, new []byte) (string, apply.Stat) {
 	mode := createMode()
 	if t.cur != nil && t.cur.exists {
 		mode = t.cur.mode
@@ -708,7 +708,7 @@ func firstFailure(t *task) error {
 }
 
 // unitsFor turns the changed tasks into commit units and a manifest.
-func (w *Workspace) unitsFor(tasks []*task, p *plan.Plan, c *caller) ([]*unit, *journal.Manifest) {
+func (o *op) unitsFor(tasks []*task, p *plan.Plan, c *caller) ([]*unit, *journal.Manifest) {
 	m := &journal.Manifest{Command: "apply", Summary: p.Summary, Agent: c.agentName(""), Session: c.sessionID()}
 	var units []*unit
 	var names []string
@@ -729,13 +729,13 @@ func (w *Workspace) unitsFor(tasks []*task, p *plan.Plan, c *caller) ([]*unit, *
 		newState := &journal.State{Hash: t.newSum, Size: t.newSize, Mode: mode, Uid: uid, Gid: gid}
 		u := &unit{src: t.src, old: old, newSum: t.newSum, newSize: t.newSize, kept: t.kept, res: t.res,
 			content: func(cur []byte, exists bool) []byte { out, _ := t.produce(cur, exists); return out.Content },
-			render:  func(old, new []byte) (string, apply.Stat) { return w.renderDiff(t, old, new) },
+			render:  func(old, new []byte) (string, apply.Stat) { return renderDiff(t, old, new) },
 			done:    func() { t.release(nil) }}
 		if t.curLocked && t.cur.data != nil {
 			u.cur = t.cur
 		}
 		if len(t.out.Failed) == 0 {
-			u.replan = func(cur *fileInfo) error { return w.replanTask(t, u, cur, c) }
+			u.replan = func(cur *fileInfo) error { return o.replanTask(t, u, cur, c) }
 		}
 		add := func(op *journal.Op) {
 			u.ops = append(u.ops, len(m.Ops))
@@ -806,7 +806,7 @@ func stateOf(cur *fileInfo) *journal.State {
 // the session's rule and the edits (with their own hashes) are checked on
 // cur, and the unit takes the new bytes. A file that appeared or vanished
 // meanwhile is not planned again.
-func (w *Workspace) replanTask(t *task, u *unit, cur *fileInfo, c *caller) error {
+func (o *op) replanTask(t *task, u *unit, cur *fileInfo, c *caller) error {
 	switch {
 	case cur.exists && !t.cur.exists:
 		return plan.Errorf(plan.CodeConflict, t.fo.Path, "was created by someone else while this request was being applied; nothing was written")

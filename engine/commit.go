@@ -60,16 +60,16 @@ const maxReplans = 3
 // after the commit point that changes nothing (the journal's retention
 // failing) comes back as a warning. With keepDiffs false the units' results get their diff's
 // line counts but not the diff itself (it is in the journal).
-func (w *Workspace) commitWith(ctx context.Context, held *journal.Locked, m *journal.Manifest, units []*unit, keepDiffs bool) (warning string, err error) {
+func (o *op) commitWith(ctx context.Context, held *journal.Locked, m *journal.Manifest, units []*unit, keepDiffs bool) (warning string, err error) {
 	clock := time.Now()
 	l := held
 	if l == nil {
 		// A fresh view: directory handles from the unlocked pass are
 		// not trusted under the lock.
-		v, release := w.view()
-		defer release()
-		w = v
-		if l, err = w.j.Lock(); err != nil {
+		fresh := o.w.begin()
+		defer fresh.end()
+		o = fresh
+		if l, err = o.j.Lock(); err != nil {
 			return "", wrapJournalErr(err)
 		}
 		defer l.Unlock()
@@ -80,14 +80,14 @@ func (w *Workspace) commitWith(ctx context.Context, held *journal.Locked, m *jou
 		if err != nil {
 			return "", wrapJournalErr(err)
 		}
-		w.phase("lock", &clock)
-		prog := w.progress(ctx, "stage", len(units))
-		err = par.Do(ctx, len(units), w.opts.Workers, func(i int) error {
+		o.w.phase("lock", &clock)
+		prog := o.w.progress(ctx, "stage", len(units))
+		err = par.Do(ctx, len(units), o.w.opts.Workers, func(i int) error {
 			defer prog.add(1)
-			return w.stage(tx, units[i], keepDiffs)
+			return o.stage(tx, units[i], keepDiffs)
 		})
 		prog.end()
-		w.phase("stage", &clock)
+		o.w.phase("stage", &clock)
 		if err == nil {
 			break
 		}
@@ -97,7 +97,7 @@ func (w *Workspace) commitWith(ctx context.Context, held *journal.Locked, m *jou
 			// Someone wrote a file between planning and the lock: plan
 			// every changed file again on its current bytes, still under
 			// the lock, and begin anew.
-			if err := w.replan(ctx, m, units); err != nil {
+			if err := o.replan(ctx, m, units); err != nil {
 				return "", err
 			}
 			continue
@@ -113,26 +113,26 @@ func (w *Workspace) commitWith(ctx context.Context, held *journal.Locked, m *jou
 		}
 		return "", wrapJournalErr(err)
 	}
-	w.phase("commit", &clock)
+	o.w.phase("commit", &clock)
 	if _, err := l.GCIfNeeded(); err != nil {
 		warning = "committed; the journal's retention failed: " + err.Error()
 	}
-	w.phase("gc", &clock)
+	o.w.phase("gc", &clock)
 	return warning, nil
 }
 
-func (w *Workspace) stage(tx *journal.Tx, u *unit, keepDiff bool) error {
+func (o *op) stage(tx *journal.Tx, u *unit, keepDiff bool) error {
 	cur := u.cur // read under this lock already: it is what was planned
 	if cur != nil {
 		// Unless a writer that is not txedit changed it since: then it
 		// is read again (and the unit planned again if it can be).
-		if fi, err := w.fsy.Lstat(u.src); err != nil || !fsys.SameVersion(fsys.IdentityOf(fi), cur.ident) {
+		if fi, err := o.fsy.Lstat(u.src); err != nil || !fsys.SameVersion(fsys.IdentityOf(fi), cur.ident) {
 			cur = nil
 		}
 	}
 	if cur == nil {
 		var err error
-		if cur, err = w.readFile(u.src, u.src, true); err != nil {
+		if cur, err = o.readFile(u.src, u.src, true); err != nil {
 			return err
 		}
 		if !sameState(cur, u.old) && u.replan != nil {
@@ -206,11 +206,11 @@ func (w *Workspace) stage(tx *journal.Tx, u *unit, keepDiff bool) error {
 
 // replan plans again, on the current bytes, every unit whose file changed
 // since it was planned; units that cannot be planned again fail as stale.
-func (w *Workspace) replan(ctx context.Context, m *journal.Manifest, units []*unit) error {
+func (o *op) replan(ctx context.Context, m *journal.Manifest, units []*unit) error {
 	m.Mkdirs = nil // Begin finds them again
-	return par.Do(ctx, len(units), w.opts.Workers, func(i int) error {
+	return par.Do(ctx, len(units), o.w.opts.Workers, func(i int) error {
 		u := units[i]
-		cur, err := w.readFile(u.src, u.src, true)
+		cur, err := o.readFile(u.src, u.src, true)
 		if err != nil {
 			return err
 		}

@@ -59,10 +59,10 @@ func (d *dirPlan) changesDirs() bool { return d != nil && len(d.make)+len(d.remo
 // undo's deletes empty stay, unless tm made them (they are in the undo's
 // Rmdirs already): a directory that was there before tm is there after
 // its undo.
-func (w *Workspace) undoDirs(tm, m *journal.Manifest) {
+func (o *op) undoDirs(tm, m *journal.Manifest) {
 	m.KeepParents = true
 	for _, d := range tm.Rmdirs {
-		if _, err := w.fsy.Lstat(d); errors.Is(err, fs.ErrNotExist) {
+		if _, err := o.fsy.Lstat(d); errors.Is(err, fs.ErrNotExist) {
 			m.MakeDirs = append(m.MakeDirs, d)
 		}
 	}
@@ -77,29 +77,29 @@ func (w *Workspace) RealRoot() string { return w.rootReal }
 // success without a transaction (the result has no TransactionID); a file
 // in the way is a conflict.
 func (w *Workspace) MakeDir(ctx context.Context, p string) (*plan.Result, error) {
-	v, release := w.view()
-	defer release()
-	return v.makeDir(ctx, p, &caller{agent: w.opts.Agent})
+	o := w.begin()
+	defer o.end()
+	return o.makeDir(ctx, p, &caller{agent: w.opts.Agent})
 }
 
 // MakeDir is [Workspace.MakeDir] recorded as the session's.
 func (s *Session) MakeDir(ctx context.Context, p string) (*plan.Result, error) {
-	v, release := s.w.view()
-	defer release()
-	return v.makeDir(ctx, p, &caller{agent: s.agent, session: s})
+	o := s.w.begin()
+	defer o.end()
+	return o.makeDir(ctx, p, &caller{agent: s.agent, session: s})
 }
 
-func (w *Workspace) makeDir(ctx context.Context, p string, c *caller) (*plan.Result, error) {
+func (o *op) makeDir(ctx context.Context, p string, c *caller) (*plan.Result, error) {
 	res := &plan.Result{Files: []*plan.FileResult{}}
-	if err := w.readOnly("creating a directory"); err != nil {
+	if err := o.w.readOnly("creating a directory"); err != nil {
 		return failResult(res, err)
 	}
-	rel, dangling, err := w.resolveLinks(p)
+	rel, dangling, err := o.resolveLinks(p)
 	if err == nil && dangling {
 		err = plan.Errorf(plan.CodeDenied, p, "is a dangling symlink; refusing to create through it")
 	}
 	if err == nil && rel != "." {
-		err = w.checkPolicy(p, rel, true)
+		err = o.w.checkPolicy(p, rel, true)
 	}
 	if err != nil {
 		return failResult(res, err)
@@ -110,12 +110,12 @@ func (w *Workspace) makeDir(ctx context.Context, p string, c *caller) (*plan.Res
 		res.Success = true
 		return res, nil
 	}
-	l, err := w.j.Lock()
+	l, err := o.j.Lock()
 	if err != nil {
 		return failResult(res, wrapJournalErr(err))
 	}
 	defer l.Unlock()
-	missing, err := w.missingDirs(p, rel)
+	missing, err := o.missingDirs(p, rel)
 	if err != nil {
 		fr.Success, fr.Code, fr.Error = false, plan.CodeOf(err), err.Error()
 		return failResult(res, err)
@@ -125,7 +125,7 @@ func (w *Workspace) makeDir(ctx context.Context, p string, c *caller) (*plan.Res
 		return res, nil
 	}
 	m := &journal.Manifest{Command: "mkdir", Summary: "create directory " + rel, Agent: c.agentName(""), Session: c.sessionID(), MakeDirs: []string{rel}}
-	warning, err := w.commitWith(ctx, l, m, nil, true)
+	warning, err := o.commitWith(ctx, l, m, nil, true)
 	if err != nil {
 		fr.Success = false
 		return failResult(res, err)
@@ -142,11 +142,11 @@ func (w *Workspace) makeDir(ctx context.Context, p string, c *caller) (*plan.Res
 
 // missingDirs walks rel's components: a file on the way is a conflict;
 // it reports whether any directory is missing.
-func (w *Workspace) missingDirs(named, rel string) (bool, error) {
+func (o *op) missingDirs(named, rel string) (bool, error) {
 	parts := strings.Split(rel, "/")
 	for i := range parts {
 		cur := strings.Join(parts[:i+1], "/")
-		fi, err := w.fsy.Lstat(cur)
+		fi, err := o.fsy.Lstat(cur)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return true, nil
@@ -171,36 +171,36 @@ func (w *Workspace) missingDirs(named, rel string) (bool, error) {
 // files' bytes are journaled, so moving a large tree costs what copying
 // it does.
 func (w *Workspace) Move(ctx context.Context, src, dst string) (*plan.Result, error) {
-	v, release := w.view()
-	defer release()
-	return v.move(ctx, src, dst, &caller{agent: w.opts.Agent})
+	o := w.begin()
+	defer o.end()
+	return o.move(ctx, src, dst, &caller{agent: w.opts.Agent})
 }
 
 // Move is [Workspace.Move] recorded as the session's. What the session
 // had seen of a moved file it has seen at its new name; a file it had not
 // read still needs a read before it is changed.
 func (s *Session) Move(ctx context.Context, src, dst string) (*plan.Result, error) {
-	v, release := s.w.view()
-	defer release()
-	return v.move(ctx, src, dst, &caller{agent: s.agent, session: s})
+	o := s.w.begin()
+	defer o.end()
+	return o.move(ctx, src, dst, &caller{agent: s.agent, session: s})
 }
 
-func (w *Workspace) move(ctx context.Context, src, dst string, c *caller) (*plan.Result, error) {
+func (o *op) move(ctx context.Context, src, dst string, c *caller) (*plan.Result, error) {
 	res := &plan.Result{Files: []*plan.FileResult{}}
-	if err := w.readOnly("moving"); err != nil {
+	if err := o.w.readOnly("moving"); err != nil {
 		return failResult(res, err)
 	}
-	srcRel, err := w.resolve(src)
+	srcRel, err := o.resolve(src)
 	if err != nil {
 		return failResult(res, err)
 	}
 	if srcRel == "." {
 		return failResult(res, plan.Errorf(plan.CodeInvalidRequest, src, "is the workspace root: it cannot be moved"))
 	}
-	if err := w.checkPolicy(src, srcRel, true); err != nil {
+	if err := o.w.checkPolicy(src, srcRel, true); err != nil {
 		return failResult(res, err)
 	}
-	fi, err := w.fsy.Lstat(srcRel)
+	fi, err := o.fsy.Lstat(srcRel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return failResult(res, plan.Errorf(plan.CodeFileNotFound, src, "no such file or directory"))
 	} else if err != nil {
@@ -209,9 +209,9 @@ func (w *Workspace) move(ctx context.Context, src, dst string, c *caller) (*plan
 	c = &caller{agent: c.agent, session: c.session, dirs: &dirPlan{keepParents: true, noReadCheck: true}}
 	if !fi.IsDir() {
 		req := &plan.Request{Path: src, Edit: plan.Edit{Command: string(plan.Move), NewPath: dst}}
-		return w.movedFiles(ctx, req, c, []string{srcRel}, func(string) string { return "" })
+		return o.movedFiles(ctx, req, c, []string{srcRel}, func(string) string { return "" })
 	}
-	dstRel, dangling, err := w.resolveLinks(dst)
+	dstRel, dangling, err := o.resolveLinks(dst)
 	switch {
 	case err != nil:
 	case dangling:
@@ -221,24 +221,24 @@ func (w *Workspace) move(ctx context.Context, src, dst string, c *caller) (*plan
 	case dstRel == srcRel || strings.HasPrefix(dstRel, srcRel+"/"):
 		err = plan.Errorf(plan.CodeInvalidRequest, dst, "is inside %s: a directory cannot be moved into itself", src)
 	default:
-		err = w.checkPolicy(dst, dstRel, true)
+		err = o.w.checkPolicy(dst, dstRel, true)
 	}
 	if err == nil {
-		if _, lerr := w.fsy.Lstat(dstRel); lerr == nil {
+		if _, lerr := o.fsy.Lstat(dstRel); lerr == nil {
 			err = plan.Errorf(plan.CodeConflict, dst, "already exists: move does not overwrite")
 		}
 	}
 	if err != nil {
 		return failResult(res, err)
 	}
-	files, dirs, err := w.treeOf(ctx, src, srcRel)
+	files, dirs, err := o.treeOf(ctx, src, srcRel)
 	if err != nil {
 		return failResult(res, err)
 	}
 	d := c.dirs
 	for _, sub := range dirs {
 		to := joinRel(dstRel, sub.path)
-		if err := w.checkPolicy(dst, to, true); err != nil {
+		if err := o.w.checkPolicy(dst, to, true); err != nil {
 			return failResult(res, err)
 		}
 		d.make = append(d.make, to)
@@ -247,7 +247,7 @@ func (w *Workspace) move(ctx context.Context, src, dst string, c *caller) (*plan
 	}
 	summary := fmt.Sprintf("move directory %s to %s", srcRel, dstRel)
 	if len(files) == 0 {
-		return w.commitDirs(ctx, res, summary, c)
+		return o.commitDirs(ctx, res, summary, c)
 	}
 	req := &plan.Request{Summary: summary}
 	var srcs []string
@@ -256,13 +256,13 @@ func (w *Workspace) move(ctx context.Context, src, dst string, c *caller) (*plan
 		srcs = append(srcs, s)
 		req.FileEdits = append(req.FileEdits, plan.FileEdit{Path: s, Edits: []plan.Edit{{Command: string(plan.Move), NewPath: joinRel(dstRel, f)}}})
 	}
-	return w.movedFiles(ctx, req, c, srcs, func(s string) string { return joinRel(dstRel, strings.TrimPrefix(s, srcRel+"/")) })
+	return o.movedFiles(ctx, req, c, srcs, func(s string) string { return joinRel(dstRel, strings.TrimPrefix(s, srcRel+"/")) })
 }
 
 // movedFiles applies a request of moves. Afterwards the session knows the
 // moved files at their new names only as well as it knew them before
 // (a move needs no read, and is not one).
-func (w *Workspace) movedFiles(ctx context.Context, req *plan.Request, c *caller, srcs []string, dstOf func(string) string) (*plan.Result, error) {
+func (o *op) movedFiles(ctx context.Context, req *plan.Request, c *caller, srcs []string, dstOf func(string) string) (*plan.Result, error) {
 	s := c.session
 	seen := map[string]bool{}
 	if s != nil {
@@ -272,14 +272,14 @@ func (w *Workspace) movedFiles(ctx context.Context, req *plan.Request, c *caller
 		}
 		s.mu.Unlock()
 	}
-	res, err := w.apply(ctx, req, c)
+	res, err := o.apply(ctx, req, c)
 	if s != nil && res.Success && !res.DryRun {
 		for _, f := range res.Files {
-			src, err := w.resolve(f.Path)
+			src, err := o.resolve(f.Path)
 			if err == nil && !seen[src] {
 				dst := dstOf(src)
 				if dst == "" && f.NewPath != "" {
-					dst, _ = w.resolve(f.NewPath)
+					dst, _ = o.resolve(f.NewPath)
 				}
 				if dst != "" {
 					s.noteResolved(dst, "")
@@ -291,10 +291,10 @@ func (w *Workspace) movedFiles(ctx context.Context, req *plan.Request, c *caller
 }
 
 // commitDirs commits a transaction of directories only.
-func (w *Workspace) commitDirs(ctx context.Context, res *plan.Result, summary string, c *caller) (*plan.Result, error) {
+func (o *op) commitDirs(ctx context.Context, res *plan.Result, summary string, c *caller) (*plan.Result, error) {
 	m := &journal.Manifest{Command: "apply", Summary: summary, Agent: c.agentName(""), Session: c.sessionID()}
 	c.dirs.shape(m)
-	warning, err := w.commitWith(ctx, nil, m, nil, true)
+	warning, err := o.commitWith(ctx, nil, m, nil, true)
 	if err != nil {
 		return failResult(res, err)
 	}
@@ -318,7 +318,7 @@ type subdir struct {
 // treeOf lists what a directory to be moved holds: its files and its
 // directories (itself first, parents before children), relative to it.
 // Anything but regular files with one link and directories is refused.
-func (w *Workspace) treeOf(ctx context.Context, named, top string) ([]string, []subdir, error) {
+func (o *op) treeOf(ctx context.Context, named, top string) ([]string, []subdir, error) {
 	var files []string
 	var dirs []subdir
 	var visit func(rel string, fi fs.FileInfo) error
@@ -329,7 +329,7 @@ func (w *Workspace) treeOf(ctx context.Context, named, top string) ([]string, []
 		id := fsys.IdentityOf(fi)
 		dirs = append(dirs, subdir{path: rel, mode: fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky), uid: id.Uid, gid: id.Gid})
 		full := joinRel(top, rel)
-		ents, err := w.fsy.ReadDir(full)
+		ents, err := o.fsy.ReadDir(full)
 		if err != nil {
 			return ioErr(named, err)
 		}
@@ -363,7 +363,7 @@ func (w *Workspace) treeOf(ctx context.Context, named, top string) ([]string, []
 		}
 		return nil
 	}
-	fi, err := w.fsy.Lstat(top)
+	fi, err := o.fsy.Lstat(top)
 	if err != nil {
 		return nil, nil, ioErr(named, err)
 	}
@@ -389,9 +389,9 @@ func (w *Workspace) ReadBytes(ctx context.Context, p string) (*FileBytes, error)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	v, release := w.view()
-	defer release()
-	rel, fi, err := v.openForRead(p)
+	o := w.begin()
+	defer o.end()
+	rel, fi, err := o.openForRead(p)
 	if err != nil {
 		return nil, err
 	}
@@ -421,14 +421,15 @@ func (w *Workspace) Stat(ctx context.Context, p string) (*FileStat, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	rel, _, err := w.readTarget(p)
+	o := w.direct()
+	rel, _, err := o.readTarget(p)
 	if err != nil {
 		return nil, err
 	}
 	if rel == "" {
 		rel = "."
 	}
-	fi, err := w.fsy.Lstat(rel)
+	fi, err := o.fsy.Lstat(rel)
 	if err != nil {
 		return nil, ioErr(p, err)
 	}
@@ -450,7 +451,7 @@ func (s *Session) CheckRead(p string, cur []byte) error {
 	if !s.check {
 		return nil
 	}
-	rel, err := s.w.resolve(p)
+	rel, err := s.w.direct().resolve(p)
 	if err != nil {
 		return err
 	}

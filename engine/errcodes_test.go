@@ -129,7 +129,7 @@ func TestTrailingSlash(t *testing.T) {
 				t.Errorf("%s: %s %s", fmt.Sprintf(req, p), res.Code, res.Error)
 			}
 		}
-		if _, err := w.resolve(p); plan.CodeOf(err) != plan.CodeFileNotFound {
+		if _, err := w.direct().resolve(p); plan.CodeOf(err) != plan.CodeFileNotFound {
 			t.Errorf("resolve(%q): %v", p, err)
 		}
 	}
@@ -137,7 +137,7 @@ func TestTrailingSlash(t *testing.T) {
 		t.Errorf("written: %q", got)
 	}
 	for _, p := range []string{"a/", "a/.", "a//f.txt", "./a/f.txt"} {
-		if _, err := w.resolve(p); err != nil {
+		if _, err := w.direct().resolve(p); err != nil {
 			t.Errorf("resolve(%q): %v", p, err)
 		}
 	}

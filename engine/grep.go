@@ -23,12 +23,12 @@ import (
 // path (Sort "modified": newest first) and, with HeadLimit, cut to that
 // many entries (Truncated says so).
 func (w *Workspace) Grep(ctx context.Context, req *plan.GrepRequest) (*plan.GrepResult, error) {
-	v, release := w.view()
-	defer release()
-	return v.grep(ctx, req)
+	o := w.begin()
+	defer o.end()
+	return o.grep(ctx, req)
 }
 
-func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.GrepResult, error) {
+func (o *op) grep(ctx context.Context, req *plan.GrepRequest) (*plan.GrepResult, error) {
 	res := &plan.GrepResult{Mode: req.OutputMode, Files: []string{}, Counts: []*plan.Count{}, Matches: []*plan.Match{}}
 	if res.Mode == "" {
 		res.Mode = plan.OutputFiles
@@ -81,7 +81,7 @@ func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 	if err != nil {
 		return fail(plan.Errorf(plan.CodeInvalidRequest, "", "%v", err))
 	}
-	start, isDir, err := w.readTarget(req.Path)
+	start, isDir, err := o.readTarget(req.Path)
 	if err != nil {
 		return fail(err)
 	}
@@ -134,7 +134,7 @@ func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 	}
 	if !isDir {
 		// A file named explicitly is searched whole, binary or not.
-		fi, err := w.readFile(req.Path, start, false)
+		fi, err := o.readFile(req.Path, start, false)
 		if err != nil {
 			return fail(err)
 		}
@@ -148,17 +148,17 @@ func (w *Workspace) grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 		// ripgrep has threads), within the workspace's bound: the search
 		// is CPU work once files are cached, and each walker holds a
 		// buffer and a thread.
-		workers := min(w.opts.Workers, max(2, runtime.GOMAXPROCS(0)))
+		workers := min(o.w.opts.Workers, max(2, runtime.GOMAXPROCS(0)))
 		// One scanner (a 64 KiB buffer) and one list of matches per
 		// walker goroutine: no locks, no allocation per file.
 		scanners := make([]grep.Scanner, workers)
 		pending := make([][]*plan.Match, workers)
-		err := walk.Walk(ctx, w.fsy, walk.Options{Skip: skipJournal, Dir: start, Hidden: req.Hidden, NoIgnore: req.NoIgnore, Workers: workers,
-			RequireGit: req.RequireGit, InRepo: req.RequireGit && w.rootInRepo(),
+		err := walk.Walk(ctx, o.fsy, walk.Options{Skip: skipJournal, Dir: start, Hidden: req.Hidden, NoIgnore: req.NoIgnore, Workers: workers,
+			RequireGit: req.RequireGit, InRepo: req.RequireGit && o.w.rootInRepo(),
 			Override: func(rel string, isDir bool) (bool, bool) { return overrides.Decide(relTo(start, rel), isDir) },
-			Prune:    func(rel string) bool { return w.checkPolicy(rel, rel, false) != nil }},
+			Prune:    func(rel string) bool { return o.w.checkPolicy(rel, rel, false) != nil }},
 			func(e *walk.Entry) error {
-				if !types.Keep(e.Name) || w.readDenied(e.Path) {
+				if !types.Keep(e.Name) || o.w.readDenied(e.Path) {
 					return nil
 				}
 				r, err := e.OpenReader()
@@ -230,20 +230,20 @@ func (w *Workspace) readDenied(rel string) bool {
 
 // readTarget resolves the path a read-side tool works on (default: the
 // root) and reports whether it is a directory.
-func (w *Workspace) readTarget(p string) (string, bool, error) {
+func (o *op) readTarget(p string) (string, bool, error) {
 	if p == "" {
 		p = "."
 	}
-	rel, err := w.resolve(p)
+	rel, err := o.resolve(p)
 	if err != nil {
 		return "", false, err
 	}
 	if rel != "." {
-		if err := w.checkPolicy(p, rel, false); err != nil {
+		if err := o.w.checkPolicy(p, rel, false); err != nil {
 			return "", false, err
 		}
 	}
-	fi, err := w.fsy.Lstat(rel)
+	fi, err := o.fsy.Lstat(rel)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", false, plan.Errorf(plan.CodeFileNotFound, p, "no such file or directory")
@@ -267,7 +267,7 @@ func relTo(dir, p string) string {
 // IsDir reports whether p (resolved and confined like any path) is a
 // directory.
 func (w *Workspace) IsDir(p string) (bool, error) {
-	_, isDir, err := w.readTarget(p)
+	_, isDir, err := w.direct().readTarget(p)
 	return isDir, err
 }
 

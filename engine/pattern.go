@@ -58,13 +58,13 @@ func (w *Workspace) racyWindow() time.Duration {
 // A file that changes is planned from the walk's read: its hashes, sizes
 // and identity are kept, not its bytes; staging reads it again (and a
 // dry run's pass 1, for the preview).
-func (w *Workspace) patternTasks(ctx context.Context, pat *plan.Pattern, tasks []*task) (*scanned, error) {
+func (o *op) patternTasks(ctx context.Context, pat *plan.Pattern, tasks []*task) (*scanned, error) {
 	sed, err := apply.ParseSed(pat.SedPattern, pat.Literal)
 	if err != nil {
 		return nil, err
 	}
 	dir := pat.Directory
-	start, isDir, err := w.readTarget(dir)
+	start, isDir, err := o.readTarget(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -109,11 +109,11 @@ func (w *Workspace) patternTasks(ctx context.Context, pat *plan.Pattern, tasks [
 		out.unreadable = append(out.unreadable, t)
 		mu.Unlock()
 	}
-	prog := w.progress(ctx, "scan", 0)
+	prog := o.w.progress(ctx, "scan", 0)
 	defer prog.end()
-	err = walk.Walk(ctx, w.fsy, walk.Options{Skip: skipJournal, Dir: start, Hidden: pat.Hidden, NoIgnore: pat.NoIgnore, MaxDepth: depth, Workers: w.opts.Workers,
+	err = walk.Walk(ctx, o.fsy, walk.Options{Skip: skipJournal, Dir: start, Hidden: pat.Hidden, NoIgnore: pat.NoIgnore, MaxDepth: depth, Workers: o.w.opts.Workers,
 		Prune: func(rel string) bool {
-			return excluded(relTo(start, rel), true) || w.checkPolicy(rel, rel, true) != nil
+			return excluded(relTo(start, rel), true) || o.w.checkPolicy(rel, rel, true) != nil
 		},
 		OnError: func(rel string, err error) {
 			if fsys.Gone(err) {
@@ -124,7 +124,7 @@ func (w *Workspace) patternTasks(ctx context.Context, pat *plan.Pattern, tasks [
 		func(e *walk.Entry) error {
 			prog.add(1)
 			rel := relTo(start, e.Path)
-			if !match.Match(rel) || excluded(rel, false) || w.checkPolicy(e.Path, e.Path, true) != nil {
+			if !match.Match(rel) || excluded(rel, false) || o.w.checkPolicy(e.Path, e.Path, true) != nil {
 				return nil
 			}
 			if t := named[e.Path]; t != nil {
@@ -139,8 +139,8 @@ func (w *Workspace) patternTasks(ctx context.Context, pat *plan.Pattern, tasks [
 				bufPool.Put(bp)
 			}()
 			readAt := time.Now()
-			data, err := e.ReadInto(*bp, w.opts.MaxFileSize)
-			if err == nil && int64(len(data)) > w.opts.MaxFileSize {
+			data, err := e.ReadInto(*bp, o.w.opts.MaxFileSize)
+			if err == nil && int64(len(data)) > o.w.opts.MaxFileSize {
 				*bp = data
 				err = fsys.ErrTooLarge
 			}
@@ -157,7 +157,7 @@ func (w *Workspace) patternTasks(ctx context.Context, pat *plan.Pattern, tasks [
 					out.binary = append(out.binary, skippedBinary(e.Path))
 					mu.Unlock()
 				case matches:
-					fail(e.Path, plan.Errorf(plan.CodeTooLarge, e.Path, "matches, but is over the %d-byte limit of a file txedit changes", w.opts.MaxFileSize))
+					fail(e.Path, plan.Errorf(plan.CodeTooLarge, e.Path, "matches, but is over the %d-byte limit of a file txedit changes", o.w.opts.MaxFileSize))
 				}
 				return nil
 			case fsys.Gone(err):
@@ -200,7 +200,7 @@ func (w *Workspace) patternTasks(ctx context.Context, pat *plan.Pattern, tasks [
 				fi = nil
 			}
 			if fi != nil {
-				if id := fsys.IdentityOf(fi); id.Ctime < readAt.Add(-w.racyWindow()).UnixNano() {
+				if id := fsys.IdentityOf(fi); id.Ctime < readAt.Add(-o.w.racyWindow()).UnixNano() {
 					t.cur = &fileInfo{exists: true, ident: id, mode: fi.Mode()}
 					t.pre = &apply.Outcome{Replacements: n}
 					t.old = &journal.State{Hash: hash.Of(data), Size: int64(len(data)), Mode: fi.Mode().Perm() | fi.Mode()&modeExtra, Uid: id.Uid, Gid: id.Gid}

@@ -46,12 +46,12 @@ func (w *Workspace) ReadEach(ctx context.Context, req *plan.ReadRequest, fn func
 // before delivery, such as encoding each result, so that step runs in
 // parallel too.
 func ReadEachMapped[T any](ctx context.Context, w *Workspace, req *plan.ReadRequest, mapFn func(*plan.ReadResult) T, fn func(T) error) error {
-	v, release := w.view()
-	defer release()
-	return readEach(ctx, v, req, mapFn, fn)
+	o := w.begin()
+	defer o.end()
+	return readEach(ctx, o, req, mapFn, fn)
 }
 
-func readEach[T any](ctx context.Context, w *Workspace, req *plan.ReadRequest, mapFn func(*plan.ReadResult) T, fn func(T) error) error {
+func readEach[T any](ctx context.Context, o *op, req *plan.ReadRequest, mapFn func(*plan.ReadResult) T, fn func(T) error) error {
 	mode := strings.ToLower(req.Mode)
 	paths := req.Paths
 	if req.Path != "" {
@@ -73,24 +73,24 @@ func readEach[T any](ctx context.Context, w *Workspace, req *plan.ReadRequest, m
 	if mode == "search" && req.Pattern == "" {
 		return plan.Errorf(plan.CodeInvalidRequest, "", "Search mode needs a pattern")
 	}
-	dirs := newDirHandles(w)
+	dirs := newDirHandles(o)
 	defer dirs.close()
 	one := func(p string) *plan.ReadResult {
 		r := &plan.ReadResult{Path: p}
 		var err error
 		switch mode {
 		case "line":
-			err = w.readLines(r, req, dirs)
+			err = o.readLines(r, req, dirs)
 		case "directory":
 			depth := 0
 			if req.Depth != nil {
 				depth = *req.Depth
 			}
-			err = w.readDirectory(ctx, r, depth)
+			err = o.readDirectory(ctx, r, depth)
 		case "search":
-			err = w.readSearch(r, req)
+			err = o.readSearch(r, req)
 		case "image":
-			err = w.readImage(r)
+			err = o.readImage(r)
 		}
 		if err != nil {
 			pe := plan.As(err)
@@ -100,7 +100,7 @@ func readEach[T any](ctx context.Context, w *Workspace, req *plan.ReadRequest, m
 		}
 		return r
 	}
-	return ordered(ctx, len(paths), w.opts.Workers, func(i int) T { return mapFn(one(paths[i])) }, fn)
+	return ordered(ctx, len(paths), o.w.opts.Workers, func(i int) T { return mapFn(one(paths[i])) }, fn)
 }
 
 // ordered runs produce(0..n-1) on workers goroutines, at most a window of
@@ -154,15 +154,15 @@ func ordered[T any](ctx context.Context, n, workers int, produce func(int) T, co
 }
 
 // openForRead resolves, checks policy and reads a file for a read tool.
-func (w *Workspace) openForRead(p string) (string, *fileInfo, error) {
-	rel, err := w.resolve(p)
+func (o *op) openForRead(p string) (string, *fileInfo, error) {
+	rel, err := o.resolve(p)
 	if err != nil {
 		return "", nil, err
 	}
-	if err := w.checkPolicy(p, rel, false); err != nil {
+	if err := o.w.checkPolicy(p, rel, false); err != nil {
 		return "", nil, err
 	}
-	fi, err := w.readFile(p, rel, false)
+	fi, err := o.readFile(p, rel, false)
 	if err != nil {
 		return "", nil, err
 	}
@@ -178,7 +178,7 @@ func (w *Workspace) openForRead(p string) (string, *fileInfo, error) {
 // call per component and more. The handles are shared by the reading
 // goroutines, counted, and at most maxDirHandles are kept open.
 type dirHandles struct {
-	w    *Workspace
+	o    *op
 	mu   sync.Mutex
 	open map[string]*dirHandle
 	fifo []string // the order they were opened in, to close the oldest
@@ -199,8 +199,8 @@ type fileStatReader interface {
 	ReadFileStat(name string, max int64) ([]byte, fs.FileInfo, error)
 }
 
-func newDirHandles(w *Workspace) *dirHandles {
-	return &dirHandles{w: w, open: map[string]*dirHandle{}}
+func newDirHandles(o *op) *dirHandles {
+	return &dirHandles{o: o, open: map[string]*dirHandle{}}
 }
 
 // quickRead reads p as openForRead would, on the fast path: a plain
@@ -214,7 +214,7 @@ func (h *dirHandles) quickRead(p string) (*fileInfo, bool) {
 	if h == nil {
 		return nil, false
 	}
-	w := h.w
+	w := h.o.w
 	if p == "" || p[0] == '/' || p[0] == '~' || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") || strings.IndexByte(p, 0) >= 0 {
 		return nil, false
 	}
@@ -255,7 +255,7 @@ func (h *dirHandles) get(dir string) *dirHandle {
 	var d fsys.Dir
 	var err error
 	if dir == "" {
-		if d, err = h.w.fsy.OpenDir("."); err == nil {
+		if d, err = h.o.fsy.OpenDir("."); err == nil {
 			if _, ok := d.(fileStatReader); !ok {
 				d.Close() // no fast path on this file system
 				return nil
@@ -327,11 +327,11 @@ func stamp(fi *fileInfo) string {
 	return time.Unix(0, fi.ident.Mtime).UTC().Format(time.RFC3339Nano)
 }
 
-func (w *Workspace) readLines(r *plan.ReadResult, req *plan.ReadRequest, dirs *dirHandles) error {
+func (o *op) readLines(r *plan.ReadResult, req *plan.ReadRequest, dirs *dirHandles) error {
 	fi, ok := dirs.quickRead(r.Path)
 	if !ok {
 		var err error
-		if _, fi, err = w.openForRead(r.Path); err != nil {
+		if _, fi, err = o.openForRead(r.Path); err != nil {
 			return err
 		}
 	}
@@ -401,8 +401,8 @@ func countLines(data []byte) int {
 	return n
 }
 
-func (w *Workspace) readDirectory(ctx context.Context, r *plan.ReadResult, depth int) error {
-	ents, err := w.List(ctx, r.Path, ListOptions{Depth: depth})
+func (o *op) readDirectory(ctx context.Context, r *plan.ReadResult, depth int) error {
+	ents, err := o.list(ctx, r.Path, ListOptions{Depth: depth})
 	if err != nil {
 		return err
 	}
@@ -419,8 +419,8 @@ func (w *Workspace) readDirectory(ctx context.Context, r *plan.ReadResult, depth
 	return nil
 }
 
-func (w *Workspace) readSearch(r *plan.ReadResult, req *plan.ReadRequest) error {
-	rel, fi, err := w.openForRead(r.Path)
+func (o *op) readSearch(r *plan.ReadResult, req *plan.ReadRequest) error {
+	rel, fi, err := o.openForRead(r.Path)
 	if err != nil {
 		return err
 	}
@@ -457,8 +457,8 @@ func (w *Workspace) readSearch(r *plan.ReadResult, req *plan.ReadRequest) error 
 // maxImage bounds images returned inline.
 const maxImage = 20 << 20
 
-func (w *Workspace) readImage(r *plan.ReadResult) error {
-	rel, fi, err := w.openForRead(r.Path)
+func (o *op) readImage(r *plan.ReadResult) error {
+	rel, fi, err := o.openForRead(r.Path)
 	if err != nil {
 		return err
 	}
@@ -520,7 +520,11 @@ type ListOptions struct {
 // txedit's journal, sorted by path, with kind, size, mode and time.
 // Subdirectories are listed down to Depth; .git is listed, not entered.
 func (w *Workspace) List(ctx context.Context, p string, lo ListOptions) ([]*plan.DirEntry, error) {
-	start, isDir, err := w.readTarget(p)
+	return w.direct().list(ctx, p, lo)
+}
+
+func (o *op) list(ctx context.Context, p string, lo ListOptions) ([]*plan.DirEntry, error) {
+	start, isDir, err := o.readTarget(p)
 	if err != nil {
 		return nil, err
 	}
@@ -541,7 +545,7 @@ func (w *Workspace) List(ctx context.Context, p string, lo ListOptions) ([]*plan
 		if name == "" {
 			name = "."
 		}
-		ents, err := w.fsy.ReadDir(name)
+		ents, err := o.fsy.ReadDir(name)
 		if err != nil {
 			return ioErr(name, err)
 		}
@@ -561,7 +565,7 @@ func (w *Workspace) List(ctx context.Context, p string, lo ListOptions) ([]*plan
 			de := &plan.DirEntry{Path: rel, Name: e.Name(), Size: info.Size(), Mode: info.Mode().String(),
 				Modified: info.ModTime().UTC().Format(time.RFC3339Nano), Kind: kindOf(info.Mode())}
 			if de.Kind == plan.KindSymlink {
-				de.Target, _ = w.fsy.Readlink(rel)
+				de.Target, _ = o.fsy.Readlink(rel)
 			}
 			if lo.Each != nil {
 				lo.Each(de, info)
@@ -641,8 +645,8 @@ func (w *Workspace) Glob(ctx context.Context, o GlobOptions) (*plan.GlobResult, 
 	if err != nil {
 		return fail(plan.Errorf(plan.CodeInvalidRequest, "", "exclude: %v", err))
 	}
-	v, release := w.view()
-	defer release()
+	v := w.begin()
+	defer v.end()
 	start, isDir, err := v.readTarget(o.Path)
 	if err != nil {
 		return fail(err)
@@ -652,16 +656,16 @@ func (w *Workspace) Glob(ctx context.Context, o GlobOptions) (*plan.GlobResult, 
 	}
 	var mu sync.Mutex
 	mtime := map[string]int64{}
-	err = walk.Walk(ctx, v.fsy, walk.Options{Skip: skipJournal, Dir: start, Hidden: o.Hidden, NoIgnore: o.NoIgnore, Workers: v.opts.Workers,
+	err = walk.Walk(ctx, v.fsy, walk.Options{Skip: skipJournal, Dir: start, Hidden: o.Hidden, NoIgnore: o.NoIgnore, Workers: v.w.opts.Workers,
 		Dirs: o.Dirs || o.OnlyDirs,
 		Prune: func(rel string) bool {
-			return v.checkPolicy(rel, rel, false) != nil || ignore.AnyMatch(excl, relTo(start, rel))
+			return v.w.checkPolicy(rel, rel, false) != nil || ignore.AnyMatch(excl, relTo(start, rel))
 		}},
 		func(e *walk.Entry) error {
 			if o.OnlyDirs && !e.IsDir || ignore.AnyMatch(excl, relTo(start, e.Path)) {
 				return nil
 			}
-			if rel := relTo(start, e.Path); g.Match(rel) && (e.IsDir && v.checkPolicy(e.Path, e.Path, false) == nil || !e.IsDir && !v.readDenied(e.Path)) {
+			if rel := relTo(start, e.Path); g.Match(rel) && (e.IsDir && v.w.checkPolicy(e.Path, e.Path, false) == nil || !e.IsDir && !v.w.readDenied(e.Path)) {
 				p := e.Path
 				if o.Relative {
 					p = rel
@@ -701,11 +705,12 @@ func (w *Workspace) Diff(ctx context.Context, a, b string) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	ra, fa, err := w.openForRead(a)
+	o := w.direct()
+	ra, fa, err := o.openForRead(a)
 	if err != nil {
 		return "", err
 	}
-	rb, fb, err := w.openForRead(b)
+	rb, fb, err := o.openForRead(b)
 	if err != nil {
 		return "", err
 	}

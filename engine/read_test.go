@@ -218,8 +218,8 @@ func TestBatchReadFastPath(t *testing.T) {
 	if after := countFDs(t); after != before {
 		t.Errorf("%d descriptors open before the batch, %d after", before, after)
 	}
-	v, release := w.view()
-	defer release()
+	v := w.begin()
+	defer v.end()
 	fast := 0
 	dirs := newDirHandles(v)
 	defer dirs.close()

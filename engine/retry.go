@@ -61,19 +61,19 @@ func retryable(t *task) bool {
 // journalRetry reports whether the journal proves t's edits already in
 // effect on the file as read (cur), and if so the outcome to report and
 // the transaction that made them. Moves are proven by movedByJournal.
-func (w *Workspace) journalRetry(t *task, cur *fileInfo) (*apply.Outcome, string, bool) {
-	out, e, ok := w.journalRetry1(t, cur)
+func (o *op) journalRetry(t *task, cur *fileInfo) (*apply.Outcome, string, bool) {
+	out, e, ok := o.journalRetry1(t, cur)
 	if !ok {
 		return nil, "", false
 	}
 	return out, e.ID, true
 }
 
-func (w *Workspace) journalRetry1(t *task, cur *fileInfo) (*apply.Outcome, *journal.Entry, bool) {
+func (o *op) journalRetry1(t *task, cur *fileInfo) (*apply.Outcome, *journal.Entry, bool) {
 	if !retryable(t) {
 		return nil, nil, false
 	}
-	e, i := w.lastOp(t.src)
+	e, i := o.lastOp(t.src)
 	if e == nil {
 		return nil, nil, false
 	}
@@ -83,7 +83,7 @@ func (w *Workspace) journalRetry1(t *task, cur *fileInfo) (*apply.Outcome, *jour
 		if !cur.exists || op.New == nil || op.New.Hash != hash.Of(cur.data) {
 			return nil, nil, false
 		}
-		if out, ok := w.replay(t.fo, e.Manifest, i); ok && bytes.Equal(out.Content, cur.data) {
+		if out, ok := o.replay(t.fo, e.Manifest, i); ok && bytes.Equal(out.Content, cur.data) {
 			return provenRetry(t.fo, cur.data, out), e, true
 		}
 	case f.Command == plan.Delete:
@@ -91,7 +91,7 @@ func (w *Workspace) journalRetry1(t *task, cur *fileInfo) (*apply.Outcome, *jour
 			return nil, nil, false
 		}
 		// A diff's deletion empties the file first: its hunks must have.
-		if out, ok := w.replay(t.fo, e.Manifest, i); ok && (len(t.fo.Patches) == 0 || len(out.Content) == 0) {
+		if out, ok := o.replay(t.fo, e.Manifest, i); ok && (len(t.fo.Patches) == 0 || len(out.Content) == 0) {
 			return &apply.Outcome{AlreadyApplied: true}, e, true
 		}
 	}
@@ -102,19 +102,19 @@ func (w *Workspace) journalRetry1(t *task, cur *fileInfo) (*apply.Outcome, *jour
 // the source gone and the destination as read (dst) both as the transaction
 // in effect on them left them, which moved the source there, and the
 // move's patches applied to the source's before-image give dst's bytes.
-func (w *Workspace) movedByJournal(t *task, dst *fileInfo) bool {
+func (o *op) movedByJournal(t *task, dst *fileInfo) bool {
 	if dst == nil || !dst.exists {
 		return false
 	}
-	e, i := w.lastOp(t.src)
+	e, i := o.lastOp(t.src)
 	if e == nil || e.Manifest.Ops[i].Kind != journal.Delete {
 		return false
 	}
-	de, di := w.lastOp(t.dst)
+	de, di := o.lastOp(t.dst)
 	if de == nil || de.ID != e.ID || e.Manifest.Ops[di].New == nil || e.Manifest.Ops[di].New.Hash != hash.Of(dst.data) {
 		return false
 	}
-	out, ok := w.replay(t.fo, e.Manifest, i)
+	out, ok := o.replay(t.fo, e.Manifest, i)
 	return ok && bytes.Equal(out.Content, dst.data)
 }
 
@@ -122,11 +122,11 @@ func (w *Workspace) movedByJournal(t *task, dst *fileInfo) bool {
 // before-image of op i of m: the outcome, and whether they applied and
 // changed something (already applied there proves nothing). Without
 // patches the outcome's Content is the before-image.
-func (w *Workspace) replay(fo *plan.FileOps, m *journal.Manifest, i int) (*apply.Outcome, bool) {
+func (o *op) replay(fo *plan.FileOps, m *journal.Manifest, i int) (*apply.Outcome, bool) {
 	op := m.Ops[i]
 	var before []byte
 	if op.Old != nil {
-		b, err := w.j.Before(m, i)
+		b, err := o.j.Before(m, i)
 		if err != nil {
 			return nil, false
 		}
@@ -148,8 +148,8 @@ func (w *Workspace) replay(fo *plan.FileOps, m *journal.Manifest, i int) (*apply
 // the index of its op on it, reading the journal newest first only as far
 // as that. A manifest that cannot be read, or a transaction still pending,
 // hides what came after: no answer then.
-func (w *Workspace) lastOp(path string) (*journal.Entry, int) {
-	recent, err := w.j.Recent()
+func (o *op) lastOp(path string) (*journal.Entry, int) {
+	recent, err := o.j.Recent()
 	if err != nil {
 		return nil, -1
 	}

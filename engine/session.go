@@ -84,17 +84,17 @@ func (s *Session) ID() string { return s.id }
 // rule applies, the transaction is recorded as the session's, and the files
 // it writes count as read.
 func (s *Session) Apply(ctx context.Context, req *plan.Request) (*plan.Result, error) {
-	v, release := s.w.view()
-	defer release()
-	return v.apply(ctx, req, &caller{agent: s.agent, session: s})
+	o := s.w.begin()
+	defer o.end()
+	return o.apply(ctx, req, &caller{agent: s.agent, session: s})
 }
 
 // Undo is [Workspace.Undo] recorded as the session's; the files it
 // restores count as read.
 func (s *Session) Undo(ctx context.Context, uo UndoOptions) (*plan.Result, error) {
-	v, release := s.w.view()
-	defer release()
-	res, err := v.undo(ctx, uo, &caller{agent: s.agent, session: s})
+	o := s.w.begin()
+	defer o.end()
+	res, err := o.undo(ctx, uo, &caller{agent: s.agent, session: s})
 	if res != nil && res.Success && !res.DryRun {
 		for _, f := range res.Files {
 			s.noteWrite(f.Path, f.ContentHash)
@@ -128,7 +128,7 @@ func (s *Session) ReadEach(ctx context.Context, req *plan.ReadRequest, fn func(*
 // move or delete it whole.
 func (s *Session) noteRead(r *plan.ReadResult) {
 	if r.FileHash != "" && !r.Success && r.Code == plan.CodeBinaryFile {
-		if rel, err := s.w.resolve(r.Path); err == nil {
+		if rel, err := s.w.direct().resolve(r.Path); err == nil {
 			s.noteResolved(rel, r.FileHash)
 		}
 		return
@@ -136,7 +136,7 @@ func (s *Session) noteRead(r *plan.ReadResult) {
 	if !r.Success || r.FileHash == "" || r.ContentHash == "" {
 		return
 	}
-	rel, err := s.w.resolve(r.Path)
+	rel, err := s.w.direct().resolve(r.Path)
 	if err != nil {
 		return
 	}
@@ -165,7 +165,7 @@ func (s *Session) noteRead(r *plan.ReadResult) {
 // noteWrite remembers a file the session wrote (newHash "" forgets it: it
 // was deleted or moved away). name is resolved first.
 func (s *Session) noteWrite(name, newHash string) {
-	rel, err := s.w.resolve(name)
+	rel, err := s.w.direct().resolve(name)
 	if err != nil {
 		return
 	}

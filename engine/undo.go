@@ -42,23 +42,23 @@ type UndoOptions struct {
 // their mode, moved files move back. If a file changed since, Undo refuses
 // with conflict and names every such file, unless Force is set.
 func (w *Workspace) Undo(ctx context.Context, uo UndoOptions) (*plan.Result, error) {
-	v, release := w.view()
-	defer release()
-	return v.undo(ctx, uo, &caller{agent: w.opts.Agent})
+	o := w.begin()
+	defer o.end()
+	return o.undo(ctx, uo, &caller{agent: w.opts.Agent})
 }
 
-func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.Result, error) {
+func (o *op) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.Result, error) {
 	res := &plan.Result{DryRun: uo.DryRun, Files: []*plan.FileResult{}}
 	if !uo.DryRun {
-		if err := w.readOnly("undo"); err != nil {
+		if err := o.w.readOnly("undo"); err != nil {
 			return failResult(res, err)
 		}
 	}
-	entries, err := w.undoCandidates(uo)
+	entries, err := o.undoCandidates(uo)
 	if err != nil {
 		return failResult(res, err)
 	}
-	target, err := pickUndo(entries, w.j, uo)
+	target, err := pickUndo(entries, o.j, uo)
 	if err != nil {
 		return failResult(res, err)
 	}
@@ -69,7 +69,7 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.
 	}
 
 	tm := target.Manifest
-	if err := w.undoAllowed(tm); err != nil {
+	if err := o.w.undoAllowed(tm); err != nil {
 		return failResult(res, err)
 	}
 	if in := tm.Inexact(); len(in) > 0 {
@@ -89,7 +89,7 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.
 	for i := len(tm.Mkdirs) - 1; i >= 0; i-- {
 		m.Rmdirs = append(m.Rmdirs, tm.Mkdirs[i])
 	}
-	w.undoDirs(tm, m)
+	o.undoDirs(tm, m)
 	// Each file is checked, and (dry run) its diff rendered, in parallel,
 	// holding only its own bytes and before-image while it is looked at:
 	// the commit reads the before-images from the pack again as it stages
@@ -98,7 +98,7 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.
 	// memory (issue #27 finding 5: undo held every before-image, 440-860
 	// MiB).
 	st := streamOf(ctx)
-	pack := w.j.OpenPack(tm)
+	pack := o.j.OpenPack(tm)
 	defer pack.Close()
 	n := len(tm.Ops)
 	slots := make([]undoSlot, n)
@@ -108,14 +108,14 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.
 	}
 	var em *emitter
 	if uo.DryRun && st != nil {
-		em = newEmitter(st, res.Files, 8*w.opts.Workers)
+		em = newEmitter(st, res.Files, 8*o.w.opts.Workers)
 	}
-	err = par.Do(ctx, n, w.opts.Workers, func(k int) error {
+	err = par.Do(ctx, n, o.w.opts.Workers, func(k int) error {
 		if em != nil {
 			em.wait(k)
 			defer em.finish(k)
 		}
-		return w.undoFile(&slots[k], tm, n-1-k, pack, uo)
+		return o.undoFile(&slots[k], tm, n-1-k, pack, uo)
 	})
 	if err != nil {
 		return failResult(res, err)
@@ -146,7 +146,7 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.
 	}
 	if len(conflicts) > 0 {
 		if !uo.DryRun {
-			w.emitAll(st, res, nil)
+			o.emitAll(st, res, nil)
 		}
 		return failResult(res, plan.Errorf(plan.CodeConflict, "", "cannot undo %s: %d file(s) changed since: %s (use --force to undo anyway; their current bytes are journaled)",
 			tm.ID, len(conflicts), strings.Join(conflicts, ", ")))
@@ -159,15 +159,15 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.
 	}
 	if len(units) == 0 && len(m.Rmdirs) == 0 && len(m.MakeDirs) == 0 {
 		res.Success = true
-		w.emitAll(st, res, nil)
+		o.emitAll(st, res, nil)
 		return res, nil
 	}
-	warning, err := w.commitWith(ctx, nil, m, units, st == nil)
+	warning, err := o.commitWith(ctx, nil, m, units, st == nil)
 	if err != nil {
 		for _, f := range res.Files {
 			f.ContentHash, f.Diff = "", ""
 		}
-		w.emitAll(st, res, nil)
+		o.emitAll(st, res, nil)
 		return failResult(res, err)
 	}
 	if warning != "" {
@@ -176,7 +176,7 @@ func (w *Workspace) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.
 	}
 	res.Success = true
 	res.TransactionID, res.Summary = m.ID, m.Summary
-	w.emitAll(st, res, units)
+	o.emitAll(st, res, units)
 	return res, nil
 }
 
@@ -194,9 +194,9 @@ type undoSlot struct {
 // is now and fills sl: nothing to do, a conflict, or the unit that reverts
 // it (whose new bytes are read from the pack when they are staged). A dry
 // run renders the file's diff into its result.
-func (w *Workspace) undoFile(sl *undoSlot, tm *journal.Manifest, i int, pack *journal.Pack, uo UndoOptions) error {
+func (o *op) undoFile(sl *undoSlot, tm *journal.Manifest, i int, pack *journal.Pack, uo UndoOptions) error {
 	op, fr := tm.Ops[i], sl.fr
-	cur, err := w.readFile(op.Path, op.Path, true)
+	cur, err := o.readFile(op.Path, op.Path, true)
 	if err != nil {
 		fr.Code, fr.Error = plan.CodeOf(err), err.Error()
 		sl.conflict = op.Path + " (" + err.Error() + ")"
@@ -219,7 +219,7 @@ func (w *Workspace) undoFile(sl *undoSlot, tm *journal.Manifest, i int, pack *jo
 			return e
 		}
 	}
-	u, ops := w.undoUnit(op, cur, func() ([]byte, error) { return pack.Before(i) })
+	u, ops := undoUnit(op, cur, func() ([]byte, error) { return pack.Before(i) })
 	if n := ops[0].New; n != nil && op.Old != nil && n.Mode != op.Old.Mode {
 		sl.warning = fmt.Sprintf("%s comes back as %v, not %v: undo never sets setuid, setgid or sticky on a file that does not have them", op.Path, n.Mode, op.Old.Mode)
 	}
@@ -284,7 +284,7 @@ func sameState(cur *fileInfo, st *journal.State) bool {
 // op's before-image (from the pack) when the unit is staged. The unit
 // keeps none of cur's bytes: staging reads the file again under the lock
 // and checks it is still what was looked at.
-func (w *Workspace) undoUnit(op *journal.Op, cur *fileInfo, before func() ([]byte, error)) (*unit, []*journal.Op) {
+func undoUnit(op *journal.Op, cur *fileInfo, before func() ([]byte, error)) (*unit, []*journal.Op) {
 	var old *journal.State
 	if cur.exists {
 		old = &journal.State{Hash: hash.Of(cur.data), Size: int64(len(cur.data)), Mode: cur.mode.Perm() | cur.mode&modeExtra,
@@ -339,15 +339,15 @@ func restoredState(st *journal.State, cur fs.FileMode) *journal.State {
 // undo would pick (see pickUndo), and returns what it read, oldest first:
 // everything pickUndo and laterByOthers look at is that transaction or
 // newer, so an undo reads a few manifests however many are retained.
-func (w *Workspace) undoCandidates(uo UndoOptions) ([]*journal.Entry, error) {
+func (o *op) undoCandidates(uo UndoOptions) ([]*journal.Entry, error) {
 	full := ""
 	if uo.ID != "" {
 		var err error
-		if full, err = w.j.Resolve(uo.ID); err != nil {
+		if full, err = o.j.Resolve(uo.ID); err != nil {
 			return nil, nil // pickUndo says why
 		}
 	}
-	return w.recentDownTo(func(e *journal.Entry, undone map[string]string) bool {
+	return recentDownTo(o.j, func(e *journal.Entry, undone map[string]string) bool {
 		if full != "" {
 			return e.ID == full
 		}
@@ -365,8 +365,8 @@ func undoable(e *journal.Entry, undone map[string]string, uo UndoOptions) bool {
 // is reached, until stop says the entry reached is the last one needed
 // (stop sees who undid each newer entry). It returns the entries read,
 // oldest first. Nothing older is opened.
-func (w *Workspace) recentDownTo(stop func(e *journal.Entry, undone map[string]string) bool) ([]*journal.Entry, error) {
-	recent, err := w.j.Recent()
+func recentDownTo(j *journal.Journal, stop func(e *journal.Entry, undone map[string]string) bool) ([]*journal.Entry, error) {
+	recent, err := j.Recent()
 	if err != nil {
 		return nil, wrapJournalErr(err)
 	}
@@ -542,7 +542,7 @@ func (w *Workspace) Log(ctx context.Context, o LogOptions) ([]*TxnInfo, error) {
 		return nil, err
 	}
 	n := 0
-	entries, err := w.recentDownTo(func(e *journal.Entry, _ map[string]string) bool {
+	entries, err := recentDownTo(w.j, func(e *journal.Entry, _ map[string]string) bool {
 		if o.Agent == "" || e.Manifest != nil && e.Manifest.Agent == o.Agent {
 			n++
 		}
@@ -615,7 +615,7 @@ func (w *Workspace) ShowStream(ctx context.Context, id string, head func(*TxnInf
 		}
 	}
 	// Down to the transaction (the newest one without an id).
-	entries, err := w.recentDownTo(func(e *journal.Entry, _ map[string]string) bool { return full == "" || e.ID == full })
+	entries, err := recentDownTo(w.j, func(e *journal.Entry, _ map[string]string) bool { return full == "" || e.ID == full })
 	if err != nil {
 		return err
 	}

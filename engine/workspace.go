@@ -120,18 +120,14 @@ func (d Durability) journal() journal.SyncMode {
 // is confined to the root. A Workspace is safe for concurrent use; commits
 // are serialised by the journal's lock, across processes too.
 type Workspace struct {
-	root     string // absolute, as given
-	rootReal string // with symlinks resolved
-	fsy      fsys.FS
-	base     fsys.FS // the file system views are made from
-	closer   func() error
-	j        *journal.Journal
-	opts     Options
-	denyR    []*ignore.Glob
-	denyW    []*ignore.Glob
-	// dirs caches, for one operation's view, directories known to hold
-	// no symlink on the way from the root (see resolve).
-	dirs      *sync.Map
+	root      string  // absolute, as given
+	rootReal  string  // with symlinks resolved
+	base      fsys.FS // the file system operations' views are made from
+	closer    func() error
+	j         *journal.Journal // on base; an operation has its own over its view
+	opts      Options
+	denyR     []*ignore.Glob
+	denyW     []*ignore.Glob
 	recovered []*journal.Report
 	slack     time.Duration // fsys.TimestampSlack of the root
 }
@@ -165,7 +161,7 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 	}
 	w.slack = fsys.TimestampSlack(w.rootReal)
 	if o.FS != nil {
-		w.fsy = o.FS
+		w.base = o.FS
 	} else {
 		fi, err := os.Stat(abs)
 		if err != nil {
@@ -182,9 +178,8 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 		if err != nil {
 			return nil, plan.Wrapf(codeOf(err), dir, err, "workspace root: %s", errText(err))
 		}
-		w.fsy, w.closer = osfs, osfs.Close
+		w.base, w.closer = osfs, osfs.Close
 	}
-	w.base = w.fsy
 	if w.denyR, err = ignore.CompileGlobs(o.DenyRead); err != nil {
 		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "deny list: %v", err)
 	}
@@ -198,7 +193,7 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 		// then); otherwise it syncs its own files (bench/README.md).
 		jo.Quiet = fsys.Quiet
 	}
-	w.j = journal.New(w.fsy, jo)
+	w.j = journal.New(w.base, jo)
 	if !o.ReadOnly {
 		reports, err := w.j.RecoverIfNeeded()
 		if err != nil {
@@ -284,16 +279,46 @@ func (w *Workspace) Close() error {
 	return nil
 }
 
-// view returns the workspace working through a file-system view that
-// may keep directory handles open, for the length of one operation, and
-// the function that ends it.
-func (w *Workspace) view() (*Workspace, func()) {
+// op is one operation on a workspace (a read, a search, a write, an
+// undo): the short-lived value that owns the state of that operation, as
+// a bbolt Tx does for its DB (docs/design.md, "The handle and the
+// operation"). It is made by begin and ended by end; the Workspace is
+// the long-lived handle it works on.
+type op struct {
+	w *Workspace
+	// fsy is the operation's view of the file system, which may keep
+	// directory handles open until end.
+	fsy fsys.FS
+	// dirs caches directories known to hold no symlink on the way from
+	// the root (see resolve); nil: no cache.
+	dirs *sync.Map
+	// j is the journal working through fsy.
+	j       *journal.Journal
+	release func()
+}
+
+// begin starts an operation: a fresh file-system view, an empty
+// directory cache, and the journal over that view. A write that takes
+// the workspace lock begins another one under it (apply, commitWith):
+// directory handles made before the lock are not trusted under it.
+func (w *Workspace) begin() *op {
 	fsy, release := w.base.View()
-	v := *w
-	v.fsy = fsy
-	v.dirs = &sync.Map{}
-	v.j = w.j.WithFS(fsy)
-	return &v, release
+	return &op{w: w, fsy: fsy, dirs: &sync.Map{}, j: w.j.WithFS(fsy), release: release}
+}
+
+// direct is an operation straight on the workspace's file system, with no
+// view and no directory cache: for the calls that look at one path
+// outside any operation (Stat, IsDir, List, Diff, a session's notes of
+// what it read). It needs no end.
+func (w *Workspace) direct() *op {
+	return &op{w: w, fsy: w.base, j: w.j}
+}
+
+// end ends the operation, closing what its view holds open.
+func (o *op) end() {
+	if o.release != nil {
+		o.release()
+	}
 }
 
 // Root returns the workspace's absolute root directory.
@@ -325,19 +350,19 @@ const maxHops = 40
 // "..", an absolute path or a symlink (including absolute symlinks, which
 // os.Root will not follow either). The last components may be missing
 // (for creates); a dangling symlink there is refused for create.
-func (w *Workspace) resolve(p string) (string, error) {
-	rel, _, err := w.resolveLinks(p)
+func (o *op) resolve(p string) (string, error) {
+	rel, _, err := o.resolveLinks(p)
 	return rel, err
 }
 
 // resolveLinks is resolve that also reports whether the path is a dangling
 // symlink: a link was followed and its target does not exist.
-func (w *Workspace) resolveLinks(p string) (rel string, dangling bool, err error) {
-	rel, dangling, err = w.resolve1(p)
+func (o *op) resolveLinks(p string) (rel string, dangling bool, err error) {
+	rel, dangling, err = o.resolve1(p)
 	return
 }
 
-func (w *Workspace) resolve1(p string) (string, bool, error) {
+func (o *op) resolve1(p string) (string, bool, error) {
 	if p == "" {
 		return "", false, plan.Errorf(plan.CodeInvalidRequest, p, "empty path")
 	}
@@ -348,14 +373,14 @@ func (w *Workspace) resolve1(p string) (string, bool, error) {
 	// A name ending in "/" (or "/.") names a directory: "a/f.txt/" is
 	// not a/f.txt, as the kernel says (ENOTDIR).
 	slashed := strings.HasSuffix(name, "/") || strings.HasSuffix(name, "/.")
-	if d := w.opts.Dir; d != "" && d != "." && !filepath.IsAbs(name) {
+	if d := o.w.opts.Dir; d != "" && d != "." && !filepath.IsAbs(name) {
 		name = d + "/" + name
 	}
 	lastDir := true // the root
 	if filepath.IsAbs(name) {
-		rel, ok := w.relToRoot(filepath.Clean(name))
+		rel, ok := o.w.relToRoot(filepath.Clean(name))
 		if !ok {
-			return "", false, plan.Errorf(plan.CodeOutsideRoot, p, "path is outside the workspace root %s", w.root)
+			return "", false, plan.Errorf(plan.CodeOutsideRoot, p, "path is outside the workspace root %s", o.w.root)
 		}
 		name = rel
 	}
@@ -369,9 +394,9 @@ func (w *Workspace) resolve1(p string) (string, bool, error) {
 	hops := 0
 	// Within one operation, a directory already walked and found free of
 	// symlinks need not be walked again: skip straight to it.
-	if w.dirs != nil && len(rest) > 1 && !slices.Contains(rest, "..") && !slices.Contains(rest, ".") && !slices.Contains(rest, "") {
+	if o.dirs != nil && len(rest) > 1 && !slices.Contains(rest, "..") && !slices.Contains(rest, ".") && !slices.Contains(rest, "") {
 		dir := strings.Join(rest[:len(rest)-1], "/")
-		if _, ok := w.dirs.Load(dir); ok {
+		if _, ok := o.dirs.Load(dir); ok {
 			done = strings.Split(dir, "/")
 			rest = rest[len(rest)-1:]
 		}
@@ -400,7 +425,7 @@ func (w *Workspace) resolve1(p string) (string, bool, error) {
 			continue
 		}
 		cur := path.Join(append(done, c)...)
-		fi, err := w.fsy.Lstat(cur)
+		fi, err := o.fsy.Lstat(cur)
 		if errors.Is(err, fs.ErrNotExist) {
 			if slashed {
 				return "", false, plan.Errorf(plan.CodeFileNotFound, p, "directory %s does not exist (a path ending in / names a directory)", cur)
@@ -437,7 +462,7 @@ func (w *Workspace) resolve1(p string) (string, bool, error) {
 		if hops > maxHops {
 			return "", false, plan.Errorf(plan.CodeInvalidRequest, p, "too many levels of symbolic links")
 		}
-		target, err := w.fsy.Readlink(cur)
+		target, err := o.fsy.Readlink(cur)
 		if err != nil {
 			if errors.Is(err, syscall.EINVAL) || fsys.Gone(err) {
 				// It was a symlink a moment ago: someone is changing the
@@ -457,8 +482,8 @@ func (w *Workspace) resolve1(p string) (string, bool, error) {
 	if slashed && !lastDir {
 		return "", false, plan.Errorf(plan.CodeFileNotFound, p, "%s is not a directory", path.Join(done...))
 	}
-	if w.dirs != nil && hops == 0 && len(done) > 1 {
-		w.dirs.Store(path.Join(done[:len(done)-1]...), true)
+	if o.dirs != nil && hops == 0 && len(done) > 1 {
+		o.dirs.Store(path.Join(done[:len(done)-1]...), true)
 	}
 	return path.Join(done...), false, nil
 }
@@ -520,9 +545,9 @@ type fileInfo struct {
 // stat'ed (a swap in between is refused). A file replaced while it was
 // being opened (another writer's rename) is read again, a few times,
 // before that is reported.
-func (w *Workspace) readFile(named, rel string, forEdit bool) (*fileInfo, error) {
+func (o *op) readFile(named, rel string, forEdit bool) (*fileInfo, error) {
 	for try := 0; ; try++ {
-		f, err := w.readFileOnce(named, rel, forEdit)
+		f, err := o.readFileOnce(named, rel, forEdit)
 		if !errors.Is(err, errSwapped) || try == 3 {
 			return f, err
 		}
@@ -532,18 +557,18 @@ func (w *Workspace) readFile(named, rel string, forEdit bool) (*fileInfo, error)
 // errSwapped marks a file replaced between its stat and its open.
 var errSwapped = errors.New("file was replaced while it was being opened")
 
-func (w *Workspace) readFileOnce(named, rel string, forEdit bool) (*fileInfo, error) {
-	fi, err := w.fsy.Lstat(rel)
+func (o *op) readFileOnce(named, rel string, forEdit bool) (*fileInfo, error) {
+	fi, err := o.fsy.Lstat(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &fileInfo{}, nil
 	}
 	if err != nil {
 		return nil, ioErr(named, err)
 	}
-	if err := w.checkRegular(named, fi, forEdit); err != nil {
+	if err := o.w.checkRegular(named, fi, forEdit); err != nil {
 		return nil, err
 	}
-	f, err := w.fsy.Open(rel)
+	f, err := o.fsy.Open(rel)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || isENOTDIR(err) {
 			return nil, plan.Wrapf(plan.CodeConflict, named, err, "file was removed or replaced while it was being opened; try again")
@@ -693,13 +718,13 @@ func createMode() fs.FileMode { return 0o666 &^ fsys.Umask() }
 // request names each file once: by its device and inode when it exists (two
 // paths of one file, through a bind mount say, are one claim), else by its
 // directory's device and inode and its name, else by the path.
-func (w *Workspace) claimKey(rel string) string {
-	if fi, err := w.fsy.Lstat(rel); err == nil {
+func (o *op) claimKey(rel string) string {
+	if fi, err := o.fsy.Lstat(rel); err == nil {
 		if id := fsys.IdentityOf(fi); id.Ino != 0 {
 			return fmt.Sprintf("\x00%d:%d", id.Dev, id.Ino)
 		}
 	}
-	if fi, err := w.fsy.Lstat(path.Dir(rel)); err == nil {
+	if fi, err := o.fsy.Lstat(path.Dir(rel)); err == nil {
 		if id := fsys.IdentityOf(fi); id.Ino != 0 {
 			return fmt.Sprintf("\x00%d:%d/%s", id.Dev, id.Ino, path.Base(rel))
 		}
