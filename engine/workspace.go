@@ -363,20 +363,49 @@ func (o *op) resolveLinks(p string) (rel string, dangling bool, err error) {
 }
 
 func (o *op) resolve1(p string) (string, bool, error) {
+	name, slashed, err := o.spelled(p)
+	if err != nil {
+		return "", false, err
+	}
+	r := resolver{o: o, p: p, slashed: slashed, lastDir: true, rest: strings.Split(filepath.ToSlash(name), "/")}
+	r.skipKnownDirs()
+	// The last orig components of rest are the path's own; the others
+	// come from symlinks' targets. A missing component of the path's own
+	// is a create (ld/new.txt through a link ld to a directory); one that
+	// a link named is a dangling link (issue #27 finding 8: the first was
+	// refused as a dangling symlink).
+	r.orig = len(r.rest)
+	for len(r.rest) > 0 {
+		rel, dangling, end, err := r.step()
+		if err != nil {
+			return "", false, err
+		}
+		if end {
+			return rel, dangling, nil
+		}
+	}
+	return r.finish()
+}
+
+// spelled checks a request path's spelling and turns it into a path
+// relative to the root, before anything is looked up: the options' Dir
+// prepended, an absolute path inside the root made relative, and a path
+// that leaves the root by its spelling alone refused. slashed says that
+// it ends in "/" (or "/."): it names a directory.
+func (o *op) spelled(p string) (name string, slashed bool, err error) {
 	if p == "" {
 		return "", false, plan.Errorf(plan.CodeInvalidRequest, p, "empty path")
 	}
 	if strings.ContainsRune(p, 0) {
 		return "", false, plan.Errorf(plan.CodeInvalidRequest, p, "path contains a NUL byte")
 	}
-	name := expandHome(p)
+	name = expandHome(p)
 	// A name ending in "/" (or "/.") names a directory: "a/f.txt/" is
 	// not a/f.txt, as the kernel says (ENOTDIR).
-	slashed := strings.HasSuffix(name, "/") || strings.HasSuffix(name, "/.")
+	slashed = strings.HasSuffix(name, "/") || strings.HasSuffix(name, "/.")
 	if d := o.w.opts.Dir; d != "" && d != "." && !filepath.IsAbs(name) {
 		name = d + "/" + name
 	}
-	lastDir := true // the root
 	if filepath.IsAbs(name) {
 		rel, ok := o.w.relToRoot(filepath.Clean(name))
 		if !ok {
@@ -389,103 +418,138 @@ func (o *op) resolve1(p string) (string, bool, error) {
 	if c := path.Clean(filepath.ToSlash(name)); c == ".." || strings.HasPrefix(c, "../") {
 		return "", false, plan.Errorf(plan.CodeOutsideRoot, p, "path leads outside the workspace root")
 	}
-	rest := strings.Split(filepath.ToSlash(name), "/")
-	var done []string
-	hops := 0
-	// Within one operation, a directory already walked and found free of
-	// symlinks need not be walked again: skip straight to it.
-	if o.dirs != nil && len(rest) > 1 && !slices.Contains(rest, "..") && !slices.Contains(rest, ".") && !slices.Contains(rest, "") {
+	return name, slashed, nil
+}
+
+// resolver is the state of resolve1's walk down a path, one component at
+// a time from the root, following symlinks.
+type resolver struct {
+	o       *op
+	p       string // the path as the request gave it
+	slashed bool   // p names a directory
+	rest    []string
+	orig    int      // the last orig components of rest are p's own
+	done    []string // the components walked, symlinks resolved
+	hops    int      // symlinks followed
+	lastDir bool     // the last component walked is a directory
+}
+
+// skipKnownDirs starts the walk at the path's directory when this
+// operation already walked it and found it free of symlinks.
+func (r *resolver) skipKnownDirs() {
+	rest := r.rest
+	if r.o.dirs != nil && len(rest) > 1 && !slices.Contains(rest, "..") && !slices.Contains(rest, ".") && !slices.Contains(rest, "") {
 		dir := strings.Join(rest[:len(rest)-1], "/")
-		if _, ok := o.dirs.Load(dir); ok {
-			done = strings.Split(dir, "/")
-			rest = rest[len(rest)-1:]
+		if _, ok := r.o.dirs.Load(dir); ok {
+			r.done = strings.Split(dir, "/")
+			r.rest = rest[len(rest)-1:]
 		}
 	}
-	// The last orig components of rest are the path's own; the others
-	// come from symlinks' targets. A missing component of the path's own
-	// is a create (ld/new.txt through a link ld to a directory); one that
-	// a link named is a dangling link (issue #27 finding 8: the first was
-	// refused as a dangling symlink).
-	orig := len(rest)
-	for len(rest) > 0 {
-		c := rest[0]
-		fromLink := len(rest) > orig
-		rest = rest[1:]
-		if !fromLink {
-			orig--
-		}
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			if len(done) == 0 {
-				return "", false, plan.Errorf(plan.CodeOutsideRoot, p, "path leads outside the workspace root")
-			}
-			done = done[:len(done)-1]
-			continue
-		}
-		cur := path.Join(append(done, c)...)
-		fi, err := o.fsy.Lstat(cur)
-		if errors.Is(err, fs.ErrNotExist) {
-			if slashed {
-				return "", false, plan.Errorf(plan.CodeFileNotFound, p, "directory %s does not exist (a path ending in / names a directory)", cur)
-			}
-			done = append(done, c)
-			for _, r := range rest {
-				if r == ".." {
-					return "", false, plan.Errorf(plan.CodeFileNotFound, p, "directory %s does not exist", cur)
-				}
-				if r != "" && r != "." {
-					done = append(done, r)
-				}
-			}
-			return path.Join(done...), fromLink, nil
-		}
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) || isENOTDIR(err) {
-				return "", false, plan.Errorf(plan.CodeFileNotFound, p, "%s is not a directory", path.Join(done...))
-			}
-			if fsys.IsEscape(err) {
-				return "", false, plan.Errorf(plan.CodeOutsideRoot, p, "path leads outside the workspace root")
-			}
-			return "", false, ioErr(p, err)
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			if len(rest) > 0 && !fi.IsDir() {
-				return "", false, plan.Errorf(plan.CodeFileNotFound, p, "%s is not a directory", cur)
-			}
-			lastDir = fi.IsDir()
-			done = append(done, c)
-			continue
-		}
-		hops++
-		if hops > maxHops {
-			return "", false, plan.Errorf(plan.CodeInvalidRequest, p, "too many levels of symbolic links")
-		}
-		target, err := o.fsy.Readlink(cur)
-		if err != nil {
-			if errors.Is(err, syscall.EINVAL) || fsys.Gone(err) {
-				// It was a symlink a moment ago: someone is changing the
-				// path under us.
-				return "", false, plan.Wrapf(plan.CodeConflict, p, err, "%s changed while the path was being resolved; try again", cur)
-			}
-			return "", false, plan.Wrapf(plan.CodeIOError, p, err, "%s", errText(err))
-		}
-		if strings.HasPrefix(target, "/") {
-			return "", false, plan.Errorf(plan.CodeOutsideRoot, p, "%s is an absolute symlink (to %s); txedit follows only relative links that stay inside the root", cur, target)
-		}
-		rest = append(strings.Split(target, "/"), rest...)
+}
+
+// step walks the next component. end says the walk is over: a missing
+// component ends it, with the path it names (dangling: a link named it).
+func (r *resolver) step() (rel string, dangling, end bool, err error) {
+	p := r.p
+	c := r.rest[0]
+	fromLink := len(r.rest) > r.orig
+	r.rest = r.rest[1:]
+	if !fromLink {
+		r.orig--
 	}
-	if len(done) == 0 {
+	switch c {
+	case "", ".":
+		return "", false, false, nil
+	case "..":
+		if len(r.done) == 0 {
+			return "", false, false, plan.Errorf(plan.CodeOutsideRoot, p, "path leads outside the workspace root")
+		}
+		r.done = r.done[:len(r.done)-1]
+		return "", false, false, nil
+	}
+	cur := path.Join(append(r.done, c)...)
+	fi, err := r.o.fsy.Lstat(cur)
+	if errors.Is(err, fs.ErrNotExist) {
+		rel, err := r.missing(c, cur)
+		return rel, fromLink, true, err
+	}
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || isENOTDIR(err) {
+			return "", false, false, plan.Errorf(plan.CodeFileNotFound, p, "%s is not a directory", path.Join(r.done...))
+		}
+		if fsys.IsEscape(err) {
+			return "", false, false, plan.Errorf(plan.CodeOutsideRoot, p, "path leads outside the workspace root")
+		}
+		return "", false, false, ioErr(p, err)
+	}
+	if fi.Mode()&fs.ModeSymlink == 0 {
+		if len(r.rest) > 0 && !fi.IsDir() {
+			return "", false, false, plan.Errorf(plan.CodeFileNotFound, p, "%s is not a directory", cur)
+		}
+		r.lastDir = fi.IsDir()
+		r.done = append(r.done, c)
+		return "", false, false, nil
+	}
+	return "", false, false, r.follow(cur)
+}
+
+// missing ends the walk at component c (at cur), which does not exist:
+// the path names what would be created there, if nothing after it
+// climbs back out of the missing directory.
+func (r *resolver) missing(c, cur string) (string, error) {
+	if r.slashed {
+		return "", plan.Errorf(plan.CodeFileNotFound, r.p, "directory %s does not exist (a path ending in / names a directory)", cur)
+	}
+	done := append(r.done, c)
+	for _, x := range r.rest {
+		if x == ".." {
+			return "", plan.Errorf(plan.CodeFileNotFound, r.p, "directory %s does not exist", cur)
+		}
+		if x != "" && x != "." {
+			done = append(done, x)
+		}
+	}
+	return path.Join(done...), nil
+}
+
+// follow puts the target of the symlink at cur in front of what is left
+// to walk: relative links only, at most maxHops of them.
+func (r *resolver) follow(cur string) error {
+	p := r.p
+	r.hops++
+	if r.hops > maxHops {
+		return plan.Errorf(plan.CodeInvalidRequest, p, "too many levels of symbolic links")
+	}
+	target, err := r.o.fsy.Readlink(cur)
+	if err != nil {
+		if errors.Is(err, syscall.EINVAL) || fsys.Gone(err) {
+			// It was a symlink a moment ago: someone is changing the
+			// path under us.
+			return plan.Wrapf(plan.CodeConflict, p, err, "%s changed while the path was being resolved; try again", cur)
+		}
+		return plan.Wrapf(plan.CodeIOError, p, err, "%s", errText(err))
+	}
+	if strings.HasPrefix(target, "/") {
+		return plan.Errorf(plan.CodeOutsideRoot, p, "%s is an absolute symlink (to %s); txedit follows only relative links that stay inside the root", cur, target)
+	}
+	r.rest = append(strings.Split(target, "/"), r.rest...)
+	return nil
+}
+
+// finish is the path walked to its end: a directory the request spelled
+// as one must be one, and the path's directory, reached without a
+// symlink, is remembered for the operation's next paths.
+func (r *resolver) finish() (string, bool, error) {
+	if len(r.done) == 0 {
 		return ".", false, nil
 	}
-	if slashed && !lastDir {
-		return "", false, plan.Errorf(plan.CodeFileNotFound, p, "%s is not a directory", path.Join(done...))
+	if r.slashed && !r.lastDir {
+		return "", false, plan.Errorf(plan.CodeFileNotFound, r.p, "%s is not a directory", path.Join(r.done...))
 	}
-	if o.dirs != nil && hops == 0 && len(done) > 1 {
-		o.dirs.Store(path.Join(done[:len(done)-1]...), true)
+	if r.o.dirs != nil && r.hops == 0 && len(r.done) > 1 {
+		r.o.dirs.Store(path.Join(r.done[:len(r.done)-1]...), true)
 	}
-	return path.Join(done...), false, nil
+	return path.Join(r.done...), false, nil
 }
 
 // relToRoot maps an absolute path inside the root to a relative one. It
