@@ -110,12 +110,7 @@ func (o *op) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Res
 	var budget atomic.Int64
 	budget.Store(o.w.opts.MemoryBudget)
 	tasks := o.prepare(p)
-	prepared := make([]*task, 0, len(tasks)) // tasks that prepare let through
-	for _, t := range tasks {
-		if t.fileErr == nil {
-			prepared = append(prepared, t)
-		}
-	}
+	prepared := preparedOnly(tasks)
 	// A request that commits evaluates its files' edits before it takes
 	// the workspace lock: a plan that fails, however long its edits take
 	// (a patch of thousands of hunks), never holds the lock, and one that
@@ -132,13 +127,7 @@ func (o *op) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Res
 	var held *journal.Locked
 	unlock := func() {}
 	if !p.DryRun {
-		err = par.Do(ctx, len(tasks), o.w.opts.Workers, func(i int) error {
-			o.edit(tasks[i], false, &budget, c, false)
-			summarize(tasks[i])
-			tasks[i].edited = true
-			return nil
-		})
-		if err != nil {
+		if err := o.editBeforeLock(ctx, tasks, &budget, c); err != nil {
 			return failResult(res, err)
 		}
 		o.w.phase("edit", &clock)
@@ -156,92 +145,24 @@ func (o *op) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Res
 		}
 	}
 	if p.Pattern != nil {
-		sc, err := o.patternTasks(ctx, p.Pattern, prepared)
-		if err != nil {
+		if tasks, err = o.addPatternTasks(ctx, p, res, tasks, prepared, &budget); err != nil {
 			return failResult(res, err)
-		}
-		for _, t := range prepared {
-			if t.edited && t.sed != nil {
-				t.reset(&budget) // its edits, then the substitution
-			}
-		}
-		tasks = append(tasks, sc.found...)
-		// A file it could not read may have needed the change: an
-		// atomic request fails with it; one that is not lists it.
-		for _, t := range sc.unreadable {
-			if p.Atomic {
-				tasks = append(tasks, t)
-			} else {
-				res.Skipped = append(res.Skipped, skippedOf(t))
-			}
-		}
-		res.Skipped = append(res.Skipped, sc.binary...)
-		sort.SliceStable(res.Skipped, func(i, j int) bool { return res.Skipped[i].Path < res.Skipped[j].Path })
-		res.FilesSkipped = len(res.Skipped)
-		if p.Summary == "" {
-			p.Summary = fmt.Sprintf("replace %s in %s", p.Pattern.SedPattern, orRoot(p.Pattern.Directory))
 		}
 	}
 	o.w.phase("plan", &clock)
 	for _, t := range tasks {
 		res.Files = append(res.Files, t.res)
 	}
-	// A streamed dry run hands each file's preview over as soon as it and
-	// the files before it are done, and holds at most a window of them.
-	var em *emitter
-	if p.DryRun && st != nil {
-		em = newEmitter(st, res.Files, 8*o.w.opts.Workers)
-	}
-	err = par.Do(ctx, len(tasks), o.w.opts.Workers, func(i int) error {
-		if em != nil {
-			em.wait(i)
-			defer em.finish(i)
-		}
-		if tasks[i].edited {
-			return nil
-		}
-		o.edit(tasks[i], p.DryRun, &budget, c, held != nil)
-		summarize(tasks[i])
-		return nil
-	})
-	if err != nil {
+	if err := o.editRest(ctx, p.DryRun, tasks, res, &budget, c, held != nil); err != nil {
 		return failResult(res, err)
 	}
 	o.w.phase("edit", &clock)
-	failures, firstErr := 0, error(nil)
-	for _, t := range tasks {
-		if !t.res.Success {
-			failures++
-			if firstErr == nil {
-				firstErr = firstFailure(t)
-			}
-		}
-	}
+	failures, firstErr := countFailures(tasks)
 	if p.DryRun {
-		var diff strings.Builder
-		for _, t := range tasks {
-			if st == nil {
-				diff.WriteString(t.res.Preview)
-			}
-			if t.changed {
-				res.FilesModified++
-			}
-		}
-		res.Diff = diff.String()
+		dryRunTotals(res, tasks, st)
 	}
 	if failures > 0 && p.Atomic {
-		for _, t := range tasks {
-			if !p.DryRun {
-				t.res.ContentHash = ""
-			}
-		}
-		res.FilesModified = 0
-		e := plan.Errorf(plan.CodeOf(firstErr), "", "%d of %d files had failing edits; nothing was written (atomic). First: %v", failures, len(tasks), firstErr)
-		e.Err = firstErr
-		if !p.DryRun {
-			o.emitAll(st, res, nil)
-		}
-		return failResult(res, e)
+		return o.failAtomic(res, p, tasks, st, failures, firstErr)
 	}
 	if p.DryRun {
 		res.Success = failures == 0
@@ -256,28 +177,9 @@ func (o *op) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Res
 		testHookBeforeCommit()
 	}
 	if len(units) > 0 || c.dirs.changesDirs() {
-		warning, err := o.commitWith(ctx, held, m, units, st == nil)
-		unlock()
+		err := o.commitTasks(ctx, res, tasks, units, m, c, held, unlock)
 		if err != nil {
-			for _, t := range tasks {
-				t.res.ContentHash, t.res.Status, t.res.Diff, t.res.LinesAdded, t.res.LinesRemoved = "", "", "", 0, 0
-				if t.changed {
-					t.res.Success = false
-				}
-			}
-			o.emitAll(st, res, nil)
 			return failResult(res, err)
-		}
-		if warning != "" {
-			res.Warnings = append(res.Warnings, warning)
-			noteDurability(res, warning)
-		}
-		c.noteCommitted(tasks)
-		res.TransactionID, res.Summary = m.ID, m.Summary
-		for _, t := range tasks {
-			if t.changed {
-				res.FilesModified++
-			}
 		}
 	}
 	unlock()
@@ -289,6 +191,161 @@ func (o *op) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Res
 		return res, firstErr
 	}
 	return res, nil
+}
+
+// preparedOnly is the tasks that prepare let through.
+func preparedOnly(tasks []*task) []*task {
+	prepared := make([]*task, 0, len(tasks))
+	for _, t := range tasks {
+		if t.fileErr == nil {
+			prepared = append(prepared, t)
+		}
+	}
+	return prepared
+}
+
+// editBeforeLock is pass 1 of a request that commits, run before it
+// takes the lock (apply says why).
+func (o *op) editBeforeLock(ctx context.Context, tasks []*task, budget *atomic.Int64, c *caller) error {
+	return par.Do(ctx, len(tasks), o.w.opts.Workers, func(i int) error {
+		o.edit(tasks[i], false, budget, c, false)
+		summarize(tasks[i])
+		tasks[i].edited = true
+		return nil
+	})
+}
+
+// addPatternTasks walks a pattern_replace's directory and adds the tasks
+// of the files it changes to tasks, and the files it could not read or
+// passed over to res (an atomic request fails with the unreadable ones).
+// A file the request's own edits named is edited again, with the
+// substitution after its edits.
+func (o *op) addPatternTasks(ctx context.Context, p *plan.Plan, res *plan.Result, tasks, prepared []*task, budget *atomic.Int64) ([]*task, error) {
+	sc, err := o.patternTasks(ctx, p.Pattern, prepared)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range prepared {
+		if t.edited && t.sed != nil {
+			t.reset(budget) // its edits, then the substitution
+		}
+	}
+	tasks = append(tasks, sc.found...)
+	// A file it could not read may have needed the change: an
+	// atomic request fails with it; one that is not lists it.
+	for _, t := range sc.unreadable {
+		if p.Atomic {
+			tasks = append(tasks, t)
+		} else {
+			res.Skipped = append(res.Skipped, skippedOf(t))
+		}
+	}
+	res.Skipped = append(res.Skipped, sc.binary...)
+	sort.SliceStable(res.Skipped, func(i, j int) bool { return res.Skipped[i].Path < res.Skipped[j].Path })
+	res.FilesSkipped = len(res.Skipped)
+	if p.Summary == "" {
+		p.Summary = fmt.Sprintf("replace %s in %s", p.Pattern.SedPattern, orRoot(p.Pattern.Directory))
+	}
+	return tasks, nil
+}
+
+// editRest is pass 1 for every task the pass before the lock did not
+// edit (all of a dry run's). A streamed dry run hands each file's preview
+// over as soon as it and the files before it are done, and holds at most
+// a window of them.
+func (o *op) editRest(ctx context.Context, dryRun bool, tasks []*task, res *plan.Result, budget *atomic.Int64, c *caller, locked bool) error {
+	var em *emitter
+	if st := streamOf(ctx); dryRun && st != nil {
+		em = newEmitter(st, res.Files, 8*o.w.opts.Workers)
+	}
+	return par.Do(ctx, len(tasks), o.w.opts.Workers, func(i int) error {
+		if em != nil {
+			em.wait(i)
+			defer em.finish(i)
+		}
+		if tasks[i].edited {
+			return nil
+		}
+		o.edit(tasks[i], dryRun, budget, c, locked)
+		summarize(tasks[i])
+		return nil
+	})
+}
+
+// countFailures counts the tasks that failed and finds the first failure.
+func countFailures(tasks []*task) (failures int, first error) {
+	for _, t := range tasks {
+		if !t.res.Success {
+			failures++
+			if first == nil {
+				first = firstFailure(t)
+			}
+		}
+	}
+	return failures, first
+}
+
+// dryRunTotals gives a dry run's result its diff (unless streamed) and
+// the count of files it would modify.
+func dryRunTotals(res *plan.Result, tasks []*task, st *stream) {
+	var diff strings.Builder
+	for _, t := range tasks {
+		if st == nil {
+			diff.WriteString(t.res.Preview)
+		}
+		if t.changed {
+			res.FilesModified++
+		}
+	}
+	res.Diff = diff.String()
+}
+
+// failAtomic is the result of an atomic request some of whose files
+// failed: nothing is written.
+func (o *op) failAtomic(res *plan.Result, p *plan.Plan, tasks []*task, st *stream, failures int, firstErr error) (*plan.Result, error) {
+	for _, t := range tasks {
+		if !p.DryRun {
+			t.res.ContentHash = ""
+		}
+	}
+	res.FilesModified = 0
+	e := plan.Errorf(plan.CodeOf(firstErr), "", "%d of %d files had failing edits; nothing was written (atomic). First: %v", failures, len(tasks), firstErr)
+	e.Err = firstErr
+	if !p.DryRun {
+		o.emitAll(st, res, nil)
+	}
+	return failResult(res, e)
+}
+
+// commitTasks is pass 2 of a request: the commit of its units under the
+// lock (held, released by unlock as soon as the commit is over), and
+// what it gives the result.
+func (o *op) commitTasks(ctx context.Context, res *plan.Result, tasks []*task, units []*unit, m *journal.Manifest, c *caller, held *journal.Locked, unlock func()) error {
+	st := streamOf(ctx)
+	warning, err := o.commitWith(ctx, held, m, units, st == nil)
+	unlock()
+	if err != nil {
+		for _, t := range tasks {
+			t.res.ContentHash, t.res.Status, t.res.Diff, t.res.LinesAdded, t.res.LinesRemoved = "", "", "", 0, 0
+			if t.changed {
+				t.res.Success = false
+			}
+		}
+		o.emitAll(st, res, nil)
+		return err
+	}
+	if warning != "" {
+		res.Warnings = append(res.Warnings, warning)
+		noteDurability(res, warning)
+	}
+	c.noteCommitted(tasks)
+	res.TransactionID, res.Summary = m.ID, m.Summary
+	for _, t := range tasks {
+		if t.changed {
+			res.FilesModified++
+		}
+	}
+	return nil
 }
 
 // Preview is Apply as a dry run: nothing is written, no journal entry is
