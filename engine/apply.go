@@ -467,7 +467,57 @@ func (o *op) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, locked 
 	if testHookEdit != nil {
 		testHookEdit(t.fo.Path)
 	}
-	cur := t.cur // read already by a pattern_replace walk
+	cur, planned := o.current(t, dryRun, budget, locked)
+	if planned || cur == nil {
+		return
+	}
+	t.cur = cur
+	// A dry run writes nothing, so it loses nothing: it needs no read.
+	if err := c.checkRead(t, cur); err != nil && !dryRun {
+		t.fileErr = err
+		return
+	}
+	moved, ok := o.checkDestination(t, cur)
+	if !ok {
+		return
+	}
+	if moved {
+		t.res.Status, t.res.Success = "already_applied", true
+		t.out = &apply.Outcome{}
+		return
+	}
+	if sedN := o.outcome(t, cur); t.out.Applied == 0 && sedN == 0 {
+		t.release(budget)
+		return
+	}
+	newData := t.out.Content
+	if n := int64(len(newData)); n > o.w.opts.MaxFileSize && (!cur.exists || !bytes.Equal(newData, cur.data)) {
+		// Limits apply at the door: what a commit writes, undo must be
+		// able to read back and revert (issue #27 item 7).
+		t.fileErr = plan.Errorf(plan.CodeTooLarge, t.fo.Path, "would be %d bytes, over the %d-byte limit of a file txedit writes (and can undo)", n, o.w.opts.MaxFileSize)
+		return
+	}
+	t.noteChange(cur, newData)
+	if dryRun {
+		var st apply.Stat
+		t.res.Preview, st = renderDiff(t, cur.data, newData)
+		t.res.LinesAdded, t.res.LinesRemoved = st.Added, st.Removed
+		t.release(budget)
+		return
+	}
+	if !t.changed {
+		t.release(budget)
+		return
+	}
+	t.keep(cur, newData, budget, locked)
+}
+
+// current is the file a task edits, as read: by a pattern_replace's walk
+// already, or now (locked: under the lock the commit will hold). planned
+// says the walk planned the task without keeping the bytes and it needs
+// nothing more; a nil file, that reading it failed (t.fileErr says why).
+func (o *op) current(t *task, dryRun bool, budget *atomic.Int64, locked bool) (cur *fileInfo, planned bool) {
+	cur = t.cur // read already by a pattern_replace walk
 	if cur != nil && cur.data == nil && t.pre != nil {
 		if !dryRun && cur.ident.Nlink <= 1 {
 			// Planned by the walk without keeping the bytes:
@@ -476,7 +526,7 @@ func (o *op) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, locked 
 			if t.changed {
 				t.res.Status = statusOf(t)
 			}
-			return
+			return nil, true
 		}
 		cur = nil // a preview needs the bytes
 	}
@@ -486,44 +536,48 @@ func (o *op) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, locked 
 		t.pre = nil // computed from other bytes
 		if cur, err = o.readFile(t.fo.Path, t.src, true); err != nil {
 			t.fileErr = err
-			return
+			return nil, false
 		}
 		t.curLocked = locked
 	}
-	t.cur = cur
-	// A dry run writes nothing, so it loses nothing: it needs no read.
-	if err := c.checkRead(t, cur); err != nil && !dryRun {
-		t.fileErr = err
-		return
+	return cur, false
+}
+
+// checkDestination looks at the destination of a move or copy that
+// exists: it is refused unless the edit overwrites it, or the move was
+// made already (a retry: moved). ok false: t.fileErr says why not.
+func (o *op) checkDestination(t *task, cur *fileInfo) (moved, ok bool) {
+	if t.dst == "" {
+		return false, true
 	}
-	moved := false // a move already made (a retry)
-	if t.dst != "" {
-		if _, err := o.fsy.Lstat(t.dst); err == nil {
-			// A move whose source is gone may be a retry: the
-			// destination is read to tell (retry.go).
-			retry := !cur.exists && t.fo.Final.Command == plan.Move
-			if !t.fo.Final.Overwrite && !retry {
-				t.fileErr = editErr(plan.Errorf(plan.CodeConflict, t.dstNamed, "already exists: %s does not overwrite files", t.fo.Final.Command), t.fo.Final)
-				return
-			}
-			// Codex's Move to replaces the destination: it is read, and
-			// journaled like any file the transaction changes.
-			if t.dstCur, err = o.readFile(t.dstNamed, t.dst, true); err != nil {
-				t.fileErr = editErr(err, t.fo.Final)
-				return
-			}
-			if moved = retry && o.movedAlready(t); !t.fo.Final.Overwrite && !moved {
-				t.fileErr = editErr(plan.Errorf(plan.CodeConflict, t.dstNamed, "already exists: %s does not overwrite files (and nothing shows this is a retry of a move already made)", t.fo.Final.Command), t.fo.Final)
-				return
-			}
-		}
+	if _, err := o.fsy.Lstat(t.dst); err != nil {
+		return false, true
 	}
-	if moved {
-		t.res.Status, t.res.Success = "already_applied", true
-		t.out = &apply.Outcome{}
-		return
+	// A move whose source is gone may be a retry: the destination is
+	// read to tell (retry.go).
+	retry := !cur.exists && t.fo.Final.Command == plan.Move
+	if !t.fo.Final.Overwrite && !retry {
+		t.fileErr = editErr(plan.Errorf(plan.CodeConflict, t.dstNamed, "already exists: %s does not overwrite files", t.fo.Final.Command), t.fo.Final)
+		return false, false
 	}
-	var sedN int
+	// Codex's Move to replaces the destination: it is read, and
+	// journaled like any file the transaction changes.
+	var err error
+	if t.dstCur, err = o.readFile(t.dstNamed, t.dst, true); err != nil {
+		t.fileErr = editErr(err, t.fo.Final)
+		return false, false
+	}
+	if moved = retry && o.movedAlready(t); !t.fo.Final.Overwrite && !moved {
+		t.fileErr = editErr(plan.Errorf(plan.CodeConflict, t.dstNamed, "already exists: %s does not overwrite files (and nothing shows this is a retry of a move already made)", t.fo.Final.Command), t.fo.Final)
+		return false, false
+	}
+	return moved, true
+}
+
+// outcome sets t.out, the task's edits applied to cur (or what the walk
+// computed, or a retry the journal proves), and returns the
+// substitutions the pattern made.
+func (o *op) outcome(t *task, cur *fileInfo) (sedN int) {
 	if t.pre != nil {
 		t.out, sedN = t.pre, t.pre.Replacements
 		t.pre = nil
@@ -537,17 +591,12 @@ func (o *op) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, locked 
 	if t.out.AlreadyApplied {
 		t.res.Status = "already_applied"
 	}
-	if t.out.Applied == 0 && sedN == 0 {
-		t.release(budget)
-		return
-	}
-	newData := t.out.Content
-	if n := int64(len(newData)); n > o.w.opts.MaxFileSize && (!cur.exists || !bytes.Equal(newData, cur.data)) {
-		// Limits apply at the door: what a commit writes, undo must be
-		// able to read back and revert (issue #27 item 7).
-		t.fileErr = plan.Errorf(plan.CodeTooLarge, t.fo.Path, "would be %d bytes, over the %d-byte limit of a file txedit writes (and can undo)", n, o.w.opts.MaxFileSize)
-		return
-	}
+	return sedN
+}
+
+// noteChange records whether the task changes its file (cur, to become
+// newData), the new bytes' hash and size, and its status.
+func (t *task) noteChange(cur *fileInfo, newData []byte) {
 	final := t.fo.Final
 	t.changed = !cur.exists || !bytes.Equal(newData, cur.data) || final != nil || (t.fo.Mode != nil && cur.mode.Perm() != *t.fo.Mode)
 	if final != nil && final.Command == plan.Delete && !cur.exists {
@@ -560,17 +609,11 @@ func (o *op) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, locked 
 	} else if c := t.fo.Create; c != nil && c.Command == plan.Write && cur.exists && !t.fo.TextEdits() && t.fo.Final == nil {
 		t.res.Status = "already_applied" // an Add File retried: the file already holds it
 	}
-	if dryRun {
-		var st apply.Stat
-		t.res.Preview, st = renderDiff(t, cur.data, newData)
-		t.res.LinesAdded, t.res.LinesRemoved = st.Added, st.Removed
-		t.release(budget)
-		return
-	}
-	if !t.changed {
-		t.release(budget)
-		return
-	}
+}
+
+// keep holds on to a changed task's bytes for staging, as far as the
+// memory budget allows.
+func (t *task) keep(cur *fileInfo, newData []byte, budget *atomic.Int64, locked bool) {
 	if locked && t.curLocked {
 		// The bytes were read under the commit's lock: keep them and
 		// the new ones, and staging reads nothing again.
