@@ -54,41 +54,11 @@ func (o *op) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.Result,
 			return failResult(res, err)
 		}
 	}
-	entries, err := o.undoCandidates(uo)
+	tm, err := o.undoTarget(uo)
 	if err != nil {
 		return failResult(res, err)
 	}
-	target, err := pickUndo(entries, o.j, uo)
-	if err != nil {
-		return failResult(res, err)
-	}
-	if uo.Agent != "" && !uo.Force {
-		if err := laterByOthers(entries, target); err != nil {
-			return failResult(res, err)
-		}
-	}
-
-	tm := target.Manifest
-	if err := o.w.undoAllowed(tm); err != nil {
-		return failResult(res, err)
-	}
-	if in := tm.Inexact(); len(in) > 0 {
-		// Even with force: which file the journal means cannot be known.
-		return failResult(res, plan.Errorf(plan.CodeConflict, "", "cannot undo %s: it was recorded by an older txedit that wrote names that are not UTF-8 as U+FFFD, so %d of its files cannot be identified exactly (%s); undo it by hand (txedit show %s)",
-			tm.ID, len(in), strings.Join(in, ", "), tm.ID))
-	}
-	// Directories the undone transaction removed come back with the mode
-	// and owner it recorded.
-	m := &journal.Manifest{Command: "undo", Undoes: tm.ID, Forced: uo.Force, Agent: c.agentName(""), Session: c.sessionID(),
-		Dirs: append([]journal.DirState(nil), tm.Dirs...)}
-	verb := "undo"
-	if tm.Undoes != "" {
-		verb = "redo"
-	}
-	m.Summary = fmt.Sprintf("%s %s: %s", verb, tm.ID, tm.Summary)
-	for i := len(tm.Mkdirs) - 1; i >= 0; i-- {
-		m.Rmdirs = append(m.Rmdirs, tm.Mkdirs[i])
-	}
+	m := undoManifest(tm, uo, c)
 	o.undoDirs(tm, m)
 	// Each file is checked, and (dry run) its diff rendered, in parallel,
 	// holding only its own bytes and before-image while it is looked at:
@@ -100,50 +70,11 @@ func (o *op) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.Result,
 	st := streamOf(ctx)
 	pack := o.j.OpenPack(tm)
 	defer pack.Close()
-	n := len(tm.Ops)
-	slots := make([]undoSlot, n)
-	for k := range slots {
-		slots[k].fr = &plan.FileResult{Path: tm.Ops[n-1-k].Path}
-		res.Files = append(res.Files, slots[k].fr)
-	}
-	var em *emitter
-	if uo.DryRun && st != nil {
-		em = newEmitter(st, res.Files, 8*o.w.opts.Workers)
-	}
-	err = par.Do(ctx, n, o.w.opts.Workers, func(k int) error {
-		if em != nil {
-			em.wait(k)
-			defer em.finish(k)
-		}
-		return o.undoFile(&slots[k], tm, n-1-k, pack, uo)
-	})
+	slots, err := o.undoFiles(ctx, tm, uo, pack, res, st)
 	if err != nil {
 		return failResult(res, err)
 	}
-	var units []*unit
-	var conflicts []string
-	var diff strings.Builder
-	for k := range slots {
-		sl := &slots[k]
-		if sl.conflict != "" {
-			conflicts = append(conflicts, sl.conflict)
-		}
-		if sl.warning != "" {
-			res.Warnings = append(res.Warnings, sl.warning)
-		}
-		if sl.u == nil {
-			continue
-		}
-		sl.u.ops = make([]int, len(sl.ops))
-		for j, o := range sl.ops {
-			sl.u.ops[j] = len(m.Ops)
-			m.Ops = append(m.Ops, o)
-		}
-		units = append(units, sl.u)
-		if uo.DryRun && st == nil {
-			diff.WriteString(sl.fr.Preview)
-		}
-	}
+	units, conflicts := undoUnits(slots, m, res, uo, st)
 	if len(conflicts) > 0 {
 		if !uo.DryRun {
 			o.emitAll(st, res, nil)
@@ -154,7 +85,6 @@ func (o *op) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.Result,
 	res.FilesModified = len(units)
 	if uo.DryRun {
 		res.Success = true
-		res.Diff = diff.String()
 		return res, nil
 	}
 	if len(units) == 0 && len(m.Rmdirs) == 0 && len(m.MakeDirs) == 0 {
@@ -178,6 +108,108 @@ func (o *op) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.Result,
 	res.TransactionID, res.Summary = m.ID, m.Summary
 	o.emitAll(st, res, units)
 	return res, nil
+}
+
+// undoTarget finds the manifest of the transaction to undo and checks
+// that it may be: no later transaction of another agent in the way (an
+// undo by agent, unless forced), the policy allowing every path it
+// touched, every file it names known exactly.
+func (o *op) undoTarget(uo UndoOptions) (*journal.Manifest, error) {
+	entries, err := o.undoCandidates(uo)
+	if err != nil {
+		return nil, err
+	}
+	target, err := pickUndo(entries, o.j, uo)
+	if err != nil {
+		return nil, err
+	}
+	if uo.Agent != "" && !uo.Force {
+		if err := laterByOthers(entries, target); err != nil {
+			return nil, err
+		}
+	}
+	tm := target.Manifest
+	if err := o.w.undoAllowed(tm); err != nil {
+		return nil, err
+	}
+	if in := tm.Inexact(); len(in) > 0 {
+		// Even with force: which file the journal means cannot be known.
+		return nil, plan.Errorf(plan.CodeConflict, "", "cannot undo %s: it was recorded by an older txedit that wrote names that are not UTF-8 as U+FFFD, so %d of its files cannot be identified exactly (%s); undo it by hand (txedit show %s)",
+			tm.ID, len(in), strings.Join(in, ", "), tm.ID)
+	}
+	return tm, nil
+}
+
+// undoManifest begins the manifest of the undo (or redo) of tm: the
+// directories tm made are removed, and those it removed come back with
+// the mode and owner it recorded.
+func undoManifest(tm *journal.Manifest, uo UndoOptions, c *caller) *journal.Manifest {
+	m := &journal.Manifest{Command: "undo", Undoes: tm.ID, Forced: uo.Force, Agent: c.agentName(""), Session: c.sessionID(),
+		Dirs: append([]journal.DirState(nil), tm.Dirs...)}
+	verb := "undo"
+	if tm.Undoes != "" {
+		verb = "redo"
+	}
+	m.Summary = fmt.Sprintf("%s %s: %s", verb, tm.ID, tm.Summary)
+	for i := len(tm.Mkdirs) - 1; i >= 0; i-- {
+		m.Rmdirs = append(m.Rmdirs, tm.Mkdirs[i])
+	}
+	return m
+}
+
+// undoFiles checks every file of tm against what it is now, in parallel
+// (undoFile), newest op first, each with its result in res.
+func (o *op) undoFiles(ctx context.Context, tm *journal.Manifest, uo UndoOptions, pack *journal.Pack, res *plan.Result, st *stream) ([]undoSlot, error) {
+	n := len(tm.Ops)
+	slots := make([]undoSlot, n)
+	for k := range slots {
+		slots[k].fr = &plan.FileResult{Path: tm.Ops[n-1-k].Path}
+		res.Files = append(res.Files, slots[k].fr)
+	}
+	var em *emitter
+	if uo.DryRun && st != nil {
+		em = newEmitter(st, res.Files, 8*o.w.opts.Workers)
+	}
+	err := par.Do(ctx, n, o.w.opts.Workers, func(k int) error {
+		if em != nil {
+			em.wait(k)
+			defer em.finish(k)
+		}
+		return o.undoFile(&slots[k], tm, n-1-k, pack, uo)
+	})
+	return slots, err
+}
+
+// undoUnits adds the ops of the files that change to m and returns their
+// units, and the files that changed since tm (conflicts); it gives res
+// the warnings and (a dry run, not streamed) the diff.
+func undoUnits(slots []undoSlot, m *journal.Manifest, res *plan.Result, uo UndoOptions, st *stream) (units []*unit, conflicts []string) {
+	var diff strings.Builder
+	for k := range slots {
+		sl := &slots[k]
+		if sl.conflict != "" {
+			conflicts = append(conflicts, sl.conflict)
+		}
+		if sl.warning != "" {
+			res.Warnings = append(res.Warnings, sl.warning)
+		}
+		if sl.u == nil {
+			continue
+		}
+		sl.u.ops = make([]int, len(sl.ops))
+		for j, o := range sl.ops {
+			sl.u.ops[j] = len(m.Ops)
+			m.Ops = append(m.Ops, o)
+		}
+		units = append(units, sl.u)
+		if uo.DryRun && st == nil {
+			diff.WriteString(sl.fr.Preview)
+		}
+	}
+	if uo.DryRun && len(conflicts) == 0 {
+		res.Diff = diff.String()
+	}
+	return units, conflicts
 }
 
 // undoSlot is one file of an undo: its result and, if it changes, its
