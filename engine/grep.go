@@ -37,37 +37,9 @@ func (o *op) grep(ctx context.Context, req *plan.GrepRequest) (*plan.GrepResult,
 		res.Code, res.Error = plan.CodeOf(err), err.Error()
 		return res, err
 	}
-	switch res.Mode {
-	case plan.OutputFiles, plan.OutputContent, plan.OutputCount:
-	default:
-		return fail(plan.Errorf(plan.CodeInvalidRequest, "", "output_mode %q: want files_with_matches, content or count", req.OutputMode))
-	}
-	if req.Pattern == "" {
-		return fail(plan.Errorf(plan.CodeInvalidRequest, "", "grep needs a pattern"))
-	}
-	byTime := false
-	switch req.Sort {
-	case "", "path":
-	case "modified":
-		byTime = true
-	default:
-		return fail(plan.Errorf(plan.CodeInvalidRequest, "", "sort %q: want path or modified", req.Sort))
-	}
-	s, err := grep.Compile(req.Pattern, grep.Options{IgnoreCase: req.IgnoreCase, Multiline: req.Multiline, Literal: req.Literal})
+	q, byTime, err := grepQuery(req, res.Mode)
 	if err != nil {
 		return fail(err)
-	}
-	before, after := req.Before, req.After
-	if req.Context > 0 {
-		if before == 0 {
-			before = req.Context
-		}
-		if after == 0 {
-			after = req.Context
-		}
-	}
-	if before < 0 || after < 0 || req.HeadLimit < 0 {
-		return fail(plan.Errorf(plan.CodeInvalidRequest, "", "context and head_limit must not be negative"))
 	}
 	globs := append([]string{}, req.Globs...)
 	if req.Glob != "" {
@@ -85,19 +57,58 @@ func (o *op) grep(ctx context.Context, req *plan.GrepRequest) (*plan.GrepResult,
 	if err != nil {
 		return fail(err)
 	}
-
-	type fileHit struct {
-		path    string
-		count   int
-		matches []*plan.Match
-		mtime   int64 // with byTime
+	h := &grepHits{byTime: byTime}
+	if !isDir {
+		// A file named explicitly is searched whole, binary or not.
+		err = o.grepFile(req.Path, start, q, h)
+	} else {
+		err = o.grepTree(ctx, req, start, q, overrides, types, h)
 	}
-	var (
-		mu   sync.Mutex
-		hits []*fileHit
-	)
-	q := &grep.Query{M: s, Invert: req.Invert, Before: before, After: after}
-	switch res.Mode {
+	if err != nil {
+		return fail(err)
+	}
+	h.report(res, req.HeadLimit)
+	res.Success = true
+	return res, nil
+}
+
+// grepQuery checks a grep request's mode, pattern, sort and context, and
+// compiles its query; byTime says the files are sorted by modification
+// time.
+func grepQuery(req *plan.GrepRequest, mode plan.OutputMode) (q *grep.Query, byTime bool, err error) {
+	switch mode {
+	case plan.OutputFiles, plan.OutputContent, plan.OutputCount:
+	default:
+		return nil, false, plan.Errorf(plan.CodeInvalidRequest, "", "output_mode %q: want files_with_matches, content or count", req.OutputMode)
+	}
+	if req.Pattern == "" {
+		return nil, false, plan.Errorf(plan.CodeInvalidRequest, "", "grep needs a pattern")
+	}
+	switch req.Sort {
+	case "", "path":
+	case "modified":
+		byTime = true
+	default:
+		return nil, false, plan.Errorf(plan.CodeInvalidRequest, "", "sort %q: want path or modified", req.Sort)
+	}
+	s, err := grep.Compile(req.Pattern, grep.Options{IgnoreCase: req.IgnoreCase, Multiline: req.Multiline, Literal: req.Literal})
+	if err != nil {
+		return nil, false, err
+	}
+	before, after := req.Before, req.After
+	if req.Context > 0 {
+		if before == 0 {
+			before = req.Context
+		}
+		if after == 0 {
+			after = req.Context
+		}
+	}
+	if before < 0 || after < 0 || req.HeadLimit < 0 {
+		return nil, false, plan.Errorf(plan.CodeInvalidRequest, "", "context and head_limit must not be negative")
+	}
+	q = &grep.Query{M: s, Invert: req.Invert, Before: before, After: after}
+	switch mode {
 	case plan.OutputFiles:
 		q.Want = grep.WantAny
 	case plan.OutputCount:
@@ -108,93 +119,120 @@ func (o *op) grep(ctx context.Context, req *plan.GrepRequest) (*plan.GrepResult,
 	if req.Invert {
 		q.Before, q.After = 0, 0
 	}
-	// found records a file's result; ms are its matches (content mode).
-	found := func(rel string, n int, ms []*plan.Match, mtime int64) {
-		if n == 0 {
-			return
-		}
-		for _, m := range ms {
-			m.Path = rel
-		}
-		mu.Lock()
-		hits = append(hits, &fileHit{path: rel, count: n, matches: ms, mtime: mtime})
-		mu.Unlock()
+	return q, byTime, nil
+}
+
+// grepFile searches one file, named explicitly (rel, resolved), whole.
+func (o *op) grepFile(named, rel string, q *grep.Query, h *grepHits) error {
+	fi, err := o.readFile(named, rel, false)
+	if err != nil {
+		return err
 	}
-	// modTime is a found file's modification time, from its directory's
-	// handle (the walk's entry), when the files are sorted by it.
-	modTime := func(e *walk.Entry) int64 {
-		if !byTime {
-			return 0
-		}
-		fi, err := e.Info.Info()
-		if err != nil {
-			return 0
-		}
-		return fi.ModTime().UnixNano()
+	if fi.exists {
+		var ms []*plan.Match
+		n := grep.SearchLines(q, fi.data, func(m *plan.Match) { ms = append(ms, m) })
+		h.found(rel, n, ms, 0)
 	}
-	if !isDir {
-		// A file named explicitly is searched whole, binary or not.
-		fi, err := o.readFile(req.Path, start, false)
-		if err != nil {
-			return fail(err)
-		}
-		if fi.exists {
-			var ms []*plan.Match
-			n := grep.SearchLines(q, fi.data, func(m *plan.Match) { ms = append(ms, m) })
-			found(start, n, ms, 0)
-		}
-	} else {
-		// As many walkers as there are processors to run them (as
-		// ripgrep has threads), within the workspace's bound: the search
-		// is CPU work once files are cached, and each walker holds a
-		// buffer and a thread.
-		workers := min(o.w.opts.Workers, max(2, runtime.GOMAXPROCS(0)))
-		// One scanner (a 64 KiB buffer) and one list of matches per
-		// walker goroutine: no locks, no allocation per file.
-		scanners := make([]grep.Scanner, workers)
-		pending := make([][]*plan.Match, workers)
-		err := walk.Walk(ctx, o.fsy, walk.Options{Skip: skipJournal, Dir: start, Hidden: req.Hidden, NoIgnore: req.NoIgnore, Workers: workers,
-			RequireGit: req.RequireGit, InRepo: req.RequireGit && o.w.rootInRepo(),
-			Override: func(rel string, isDir bool) (bool, bool) { return overrides.Decide(relTo(start, rel), isDir) },
-			Prune:    func(rel string) bool { return o.w.checkPolicy(rel, rel, false) != nil }},
-			func(e *walk.Entry) error {
-				if !types.Keep(e.Name) || o.w.readDenied(e.Path) {
-					return nil
-				}
-				r, err := e.OpenReader()
-				if err != nil {
-					return nil // unreadable files are skipped, as rg does
-				}
-				ms := pending[e.Worker][:0]
-				n, _, err := scanners[e.Worker].Search(r, q, func(m *plan.Match) { ms = append(ms, m) })
-				r.Close()
-				if err != nil {
-					n = 0 // nor are files that fail half-way
-				}
-				var mt int64
-				if n > 0 {
-					mt = modTime(e)
-				}
-				if n > 0 && len(ms) > 0 {
-					found(e.Path, n, append([]*plan.Match(nil), ms...), mt)
-				} else {
-					found(e.Path, n, nil, mt)
-				}
-				clear(ms)
-				pending[e.Worker] = ms[:0]
+	return nil
+}
+
+// grepTree searches the files of a walk from start, as rg does: ignore
+// files, overrides and types decide which, unreadable files and those
+// that fail half-way are skipped.
+func (o *op) grepTree(ctx context.Context, req *plan.GrepRequest, start string, q *grep.Query, overrides *ignore.Overrides, types *ignore.Types, h *grepHits) error {
+	// As many walkers as there are processors to run them (as
+	// ripgrep has threads), within the workspace's bound: the search
+	// is CPU work once files are cached, and each walker holds a
+	// buffer and a thread.
+	workers := min(o.w.opts.Workers, max(2, runtime.GOMAXPROCS(0)))
+	// One scanner (a 64 KiB buffer) and one list of matches per
+	// walker goroutine: no locks, no allocation per file.
+	scanners := make([]grep.Scanner, workers)
+	pending := make([][]*plan.Match, workers)
+	return walk.Walk(ctx, o.fsy, walk.Options{Skip: skipJournal, Dir: start, Hidden: req.Hidden, NoIgnore: req.NoIgnore, Workers: workers,
+		RequireGit: req.RequireGit, InRepo: req.RequireGit && o.w.rootInRepo(),
+		Override: func(rel string, isDir bool) (bool, bool) { return overrides.Decide(relTo(start, rel), isDir) },
+		Prune:    func(rel string) bool { return o.w.checkPolicy(rel, rel, false) != nil }},
+		func(e *walk.Entry) error {
+			if !types.Keep(e.Name) || o.w.readDenied(e.Path) {
 				return nil
-			})
-		if err != nil {
-			return fail(err)
-		}
+			}
+			r, err := e.OpenReader()
+			if err != nil {
+				return nil // unreadable files are skipped, as rg does
+			}
+			ms := pending[e.Worker][:0]
+			n, _, err := scanners[e.Worker].Search(r, q, func(m *plan.Match) { ms = append(ms, m) })
+			r.Close()
+			if err != nil {
+				n = 0 // nor are files that fail half-way
+			}
+			var mt int64
+			if n > 0 {
+				mt = h.modTime(e)
+			}
+			if n > 0 && len(ms) > 0 {
+				h.found(e.Path, n, append([]*plan.Match(nil), ms...), mt)
+			} else {
+				h.found(e.Path, n, nil, mt)
+			}
+			clear(ms)
+			pending[e.Worker] = ms[:0]
+			return nil
+		})
+}
+
+// grepHits collects the files a grep found, from the walk's goroutines.
+type grepHits struct {
+	byTime bool
+	mu     sync.Mutex
+	hits   []*fileHit
+}
+
+// fileHit is a file a grep found.
+type fileHit struct {
+	path    string
+	count   int
+	matches []*plan.Match
+	mtime   int64 // with byTime
+}
+
+// found records a file's result; ms are its matches (content mode).
+func (h *grepHits) found(rel string, n int, ms []*plan.Match, mtime int64) {
+	if n == 0 {
+		return
 	}
+	for _, m := range ms {
+		m.Path = rel
+	}
+	h.mu.Lock()
+	h.hits = append(h.hits, &fileHit{path: rel, count: n, matches: ms, mtime: mtime})
+	h.mu.Unlock()
+}
+
+// modTime is a found file's modification time, from its directory's
+// handle (the walk's entry), when the files are sorted by it.
+func (h *grepHits) modTime(e *walk.Entry) int64 {
+	if !h.byTime {
+		return 0
+	}
+	fi, err := e.Info.Info()
+	if err != nil {
+		return 0
+	}
+	return fi.ModTime().UnixNano()
+}
+
+// report sorts the hits into res (by path, or newest first), cut to
+// limit entries (0: all).
+func (h *grepHits) report(res *plan.GrepResult, limit int) {
+	hits, byTime := h.hits, h.byTime
 	sort.Slice(hits, func(i, j int) bool {
 		if a, b := hits[i], hits[j]; byTime && a.mtime != b.mtime {
 			return a.mtime > b.mtime
 		}
 		return hits[i].path < hits[j].path
 	})
-	limit := req.HeadLimit
 	for _, h := range hits {
 		switch res.Mode {
 		case plan.OutputFiles:
@@ -215,8 +253,6 @@ func (o *op) grep(ctx context.Context, req *plan.GrepRequest) (*plan.GrepResult,
 			res.Matches, res.Truncated = res.Matches[:limit], true
 		}
 	}
-	res.Success = true
-	return res, nil
 }
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
