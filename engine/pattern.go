@@ -71,154 +71,211 @@ func (o *op) patternTasks(ctx context.Context, pat *plan.Pattern, tasks []*task)
 	if !isDir {
 		return nil, plan.Errorf(plan.CodeNotRegular, dir, "directory of pattern_replace is not a directory")
 	}
-	fp := pat.FilePattern
-	if fp == "" {
-		fp = "*"
+	s := &patternScan{o: o, sed: sed, start: start, named: map[string]*task{}}
+	if err := s.compile(pat); err != nil {
+		return nil, err
 	}
-	match, err := ignore.CompileGlob(fp)
-	if err != nil {
-		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "%v", err)
-	}
-	var xs []string
-	for _, x := range pat.ExcludePatterns {
-		xs = append(xs, strings.TrimSuffix(x, "/"))
-	}
-	excludes, err := ignore.CompileGlobs(xs)
-	if err != nil {
-		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "%v", err)
-	}
-	excluded := func(rel string, isDir bool) bool {
-		// "dir/**" prunes dir itself: its whole subtree is excluded.
-		return ignore.AnyMatch(excludes, rel) || (isDir && ignore.AnyMatch(excludes, rel+"/"))
-	}
-	named := map[string]*task{}
 	for _, t := range tasks {
-		named[t.src] = t
+		s.named[t.src] = t
 	}
 	depth := 0
 	if !pat.Recursive {
 		depth = 1
 	}
-	var (
-		mu  sync.Mutex
-		out = &scanned{}
-	)
-	fail := func(p string, err error) {
-		t := &task{fo: &plan.FileOps{Entry: -1, Path: p}, src: p, res: &plan.FileResult{Path: p}, fileErr: err}
-		mu.Lock()
-		out.unreadable = append(out.unreadable, t)
-		mu.Unlock()
-	}
-	prog := o.w.progress(ctx, "scan", 0)
-	defer prog.end()
+	s.prog = o.w.progress(ctx, "scan", 0)
+	defer s.prog.end()
 	err = walk.Walk(ctx, o.fsy, walk.Options{Skip: skipJournal, Dir: start, Hidden: pat.Hidden, NoIgnore: pat.NoIgnore, MaxDepth: depth, Workers: o.w.opts.Workers,
-		Prune: func(rel string) bool {
-			return excluded(relTo(start, rel), true) || o.w.checkPolicy(rel, rel, true) != nil
-		},
-		OnError: func(rel string, err error) {
-			if fsys.Gone(err) {
-				return // removed while the walk ran: nothing in it to change
-			}
-			fail(rel, unreadable(rel, err, "directory could not be read, so the files in it could not be searched"))
-		}},
-		func(e *walk.Entry) error {
-			prog.add(1)
-			rel := relTo(start, e.Path)
-			if !match.Match(rel) || excluded(rel, false) || o.w.checkPolicy(e.Path, e.Path, true) != nil {
-				return nil
-			}
-			if t := named[e.Path]; t != nil {
-				t.sed = sed // after the file's own edits, in its task
-				return nil
-			}
-			bp := bufPool.Get().(*[]byte)
-			defer func() {
-				if cap(*bp) > 4<<20 {
-					*bp = (*bp)[:0:0] // a huge file's buffer is not worth keeping
-				}
-				bufPool.Put(bp)
-			}()
-			readAt := time.Now()
-			data, err := e.ReadInto(*bp, o.w.opts.MaxFileSize)
-			if err == nil && int64(len(data)) > o.w.opts.MaxFileSize {
-				*bp = data
-				err = fsys.ErrTooLarge
-			}
-			switch {
-			case errors.Is(err, fsys.ErrTooLarge):
-				// Too large to change; whether that matters depends on
-				// whether the pattern occurs in it.
-				matches, binary, err := largeMatches(e, sed)
-				switch {
-				case err != nil:
-					fail(e.Path, unreadable(e.Path, err, "could not be read"))
-				case binary:
-					mu.Lock()
-					out.binary = append(out.binary, skippedBinary(e.Path))
-					mu.Unlock()
-				case matches:
-					fail(e.Path, plan.Errorf(plan.CodeTooLarge, e.Path, "matches, but is over the %d-byte limit of a file txedit changes", o.w.opts.MaxFileSize))
-				}
-				return nil
-			case fsys.Gone(err):
-				return nil // removed while the walk ran
-			case err != nil:
-				fail(e.Path, unreadable(e.Path, err, "could not be read"))
-				return nil
-			}
-			*bp = data
-			if apply.IsBinary(data) {
-				mu.Lock()
-				out.binary = append(out.binary, skippedBinary(e.Path))
-				mu.Unlock()
-				return nil
-			}
-			nb := bufPool.Get().(*[]byte)
-			newData, n := sed.AppendApply((*nb)[:0], data)
-			defer func() {
-				if *nb = newData[:0]; cap(*nb) <= 4<<20 {
-					bufPool.Put(nb)
-				}
-			}()
-			if n == 0 {
-				return nil
-			}
-			fo := &plan.FileOps{Entry: -1, Path: e.Path}
-			t := &task{fo: fo, src: e.Path, res: &plan.FileResult{Path: e.Path}, sed: sed}
-			// Keep what it was planned from (hashes, sizes), not the
-			// bytes: staging reads the file again and checks them.
-			// Holding every changed file's bytes (and the new ones)
-			// from the walk to staging costs more than reading them
-			// again from the page cache: the heap grows by twice the
-			// changed bytes, and on this kind of machine a page the
-			// heap touches for the first time costs ~15 µs (bench/README.md).
-			// The identity comes from the directory handle, after
-			// the read: a file written since just before the read is
-			// left for pass 1 to read the careful way.
-			fi, err := e.Info.Info()
-			if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(data)) {
-				fi = nil
-			}
-			if fi != nil {
-				if id := fsys.IdentityOf(fi); id.Ctime < readAt.Add(-o.w.racyWindow()).UnixNano() {
-					t.cur = &fileInfo{exists: true, ident: id, mode: fi.Mode()}
-					t.pre = &apply.Outcome{Replacements: n}
-					t.old = &journal.State{Hash: hash.Of(data), Size: int64(len(data)), Mode: fi.Mode().Perm() | fi.Mode()&modeExtra, Uid: id.Uid, Gid: id.Gid}
-					t.newSum, t.newSize, t.changed = hash.Of(newData), int64(len(newData)), !bytes.Equal(newData, data)
-				}
-			}
-			mu.Lock()
-			out.found = append(out.found, t)
-			mu.Unlock()
-			return nil
-		})
+		Prune: s.prune, OnError: s.onError}, s.visit)
 	if err != nil {
 		return nil, err
 	}
+	out := &s.out
 	sort.Slice(out.found, func(i, j int) bool { return out.found[i].src < out.found[j].src })
 	sort.Slice(out.unreadable, func(i, j int) bool { return out.unreadable[i].src < out.unreadable[j].src })
 	sort.Slice(out.binary, func(i, j int) bool { return out.binary[i].Path < out.binary[j].Path })
 	return out, nil
+}
+
+// patternScan is the state of a pattern_replace's walk (patternTasks),
+// shared by the walk's goroutines.
+type patternScan struct {
+	o        *op
+	sed      *apply.Sed
+	start    string // the directory walked
+	match    *ignore.Glob
+	excludes []*ignore.Glob
+	named    map[string]*task // the request's own tasks, by resolved path
+	prog     *progress
+
+	mu  sync.Mutex // guards out
+	out scanned
+}
+
+// compile compiles the pattern's file pattern and excludes.
+func (s *patternScan) compile(pat *plan.Pattern) error {
+	fp := pat.FilePattern
+	if fp == "" {
+		fp = "*"
+	}
+	var err error
+	if s.match, err = ignore.CompileGlob(fp); err != nil {
+		return plan.Errorf(plan.CodeInvalidRequest, "", "%v", err)
+	}
+	var xs []string
+	for _, x := range pat.ExcludePatterns {
+		xs = append(xs, strings.TrimSuffix(x, "/"))
+	}
+	if s.excludes, err = ignore.CompileGlobs(xs); err != nil {
+		return plan.Errorf(plan.CodeInvalidRequest, "", "%v", err)
+	}
+	return nil
+}
+
+// excluded reports whether the excludes leave rel (relative to the
+// directory walked) out.
+func (s *patternScan) excluded(rel string, isDir bool) bool {
+	// "dir/**" prunes dir itself: its whole subtree is excluded.
+	return ignore.AnyMatch(s.excludes, rel) || (isDir && ignore.AnyMatch(s.excludes, rel+"/"))
+}
+
+// prune is the walk's Prune: excluded directories, and those the policy
+// denies writing in.
+func (s *patternScan) prune(rel string) bool {
+	return s.excluded(relTo(s.start, rel), true) || s.o.w.checkPolicy(rel, rel, true) != nil
+}
+
+// onError is the walk's OnError: a directory it could not read.
+func (s *patternScan) onError(rel string, err error) {
+	if fsys.Gone(err) {
+		return // removed while the walk ran: nothing in it to change
+	}
+	s.fail(rel, unreadable(rel, err, "directory could not be read, so the files in it could not be searched"))
+}
+
+// fail records a file (or directory) that could not be read or changed.
+func (s *patternScan) fail(p string, err error) {
+	t := &task{fo: &plan.FileOps{Entry: -1, Path: p}, src: p, res: &plan.FileResult{Path: p}, fileErr: err}
+	s.mu.Lock()
+	s.out.unreadable = append(s.out.unreadable, t)
+	s.mu.Unlock()
+}
+
+// skipBinary records a binary file passed over.
+func (s *patternScan) skipBinary(p string) {
+	s.mu.Lock()
+	s.out.binary = append(s.out.binary, skippedBinary(p))
+	s.mu.Unlock()
+}
+
+// visit is the walk's function: a file the pattern selects is read,
+// substituted, and planned if it changes.
+func (s *patternScan) visit(e *walk.Entry) error {
+	s.prog.add(1)
+	rel := relTo(s.start, e.Path)
+	if !s.match.Match(rel) || s.excluded(rel, false) || s.o.w.checkPolicy(e.Path, e.Path, true) != nil {
+		return nil
+	}
+	if t := s.named[e.Path]; t != nil {
+		t.sed = s.sed // after the file's own edits, in its task
+		return nil
+	}
+	maxSize := s.o.w.opts.MaxFileSize
+	bp := bufPool.Get().(*[]byte)
+	defer putReadBuf(bp)
+	readAt := time.Now()
+	data, err := e.ReadInto(*bp, maxSize)
+	if err == nil && int64(len(data)) > maxSize {
+		*bp = data
+		err = fsys.ErrTooLarge
+	}
+	if err != nil {
+		s.unread(e, err)
+		return nil
+	}
+	*bp = data
+	if apply.IsBinary(data) {
+		s.skipBinary(e.Path)
+		return nil
+	}
+	nb := bufPool.Get().(*[]byte)
+	newData, n := s.sed.AppendApply((*nb)[:0], data)
+	defer putSedBuf(nb, newData)
+	if n == 0 {
+		return nil
+	}
+	s.planFile(e, data, newData, n, readAt)
+	return nil
+}
+
+// putReadBuf gives a read buffer back to the pool: a huge file's buffer
+// is not worth keeping.
+func putReadBuf(bp *[]byte) {
+	if cap(*bp) > 4<<20 {
+		*bp = (*bp)[:0:0]
+	}
+	bufPool.Put(bp)
+}
+
+// putSedBuf gives the buffer of a substitution's output back to the
+// pool, unless it grew huge.
+func putSedBuf(nb *[]byte, newData []byte) {
+	if *nb = newData[:0]; cap(*nb) <= 4<<20 {
+		bufPool.Put(nb)
+	}
+}
+
+// unread deals with a file the walk could not read whole (err): one too
+// large to change matters only if the pattern occurs in it; one removed
+// while the walk ran has nothing to change.
+func (s *patternScan) unread(e *walk.Entry, err error) {
+	switch {
+	case errors.Is(err, fsys.ErrTooLarge):
+		matches, binary, err := largeMatches(e, s.sed)
+		switch {
+		case err != nil:
+			s.fail(e.Path, unreadable(e.Path, err, "could not be read"))
+		case binary:
+			s.skipBinary(e.Path)
+		case matches:
+			s.fail(e.Path, plan.Errorf(plan.CodeTooLarge, e.Path, "matches, but is over the %d-byte limit of a file txedit changes", s.o.w.opts.MaxFileSize))
+		}
+	case fsys.Gone(err):
+		// removed while the walk ran
+	default:
+		s.fail(e.Path, unreadable(e.Path, err, "could not be read"))
+	}
+}
+
+// planFile records the task of a file the substitution changes (data read at
+// readAt, newData with n replacements).
+//
+// It keeps what the file was planned from (hashes, sizes), not the
+// bytes: staging reads the file again and checks them. Holding every
+// changed file's bytes (and the new ones) from the walk to staging costs
+// more than reading them again from the page cache: the heap grows by
+// twice the changed bytes, and on this kind of machine a page the heap
+// touches for the first time costs ~15 µs (bench/README.md). The
+// identity comes from the directory handle, after the read: a file
+// written since just before the read is left for pass 1 to read the
+// careful way.
+func (s *patternScan) planFile(e *walk.Entry, data, newData []byte, n int, readAt time.Time) {
+	fo := &plan.FileOps{Entry: -1, Path: e.Path}
+	t := &task{fo: fo, src: e.Path, res: &plan.FileResult{Path: e.Path}, sed: s.sed}
+	fi, err := e.Info.Info()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(data)) {
+		fi = nil
+	}
+	if fi != nil {
+		if id := fsys.IdentityOf(fi); id.Ctime < readAt.Add(-s.o.w.racyWindow()).UnixNano() {
+			t.cur = &fileInfo{exists: true, ident: id, mode: fi.Mode()}
+			t.pre = &apply.Outcome{Replacements: n}
+			t.old = &journal.State{Hash: hash.Of(data), Size: int64(len(data)), Mode: fi.Mode().Perm() | fi.Mode()&modeExtra, Uid: id.Uid, Gid: id.Gid}
+			t.newSum, t.newSize, t.changed = hash.Of(newData), int64(len(newData)), !bytes.Equal(newData, data)
+		}
+	}
+	s.mu.Lock()
+	s.out.found = append(s.out.found, t)
+	s.mu.Unlock()
 }
 
 // unreadable is the error of a file or directory a pattern_replace could
