@@ -132,14 +132,12 @@ func (o *op) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Res
 		}
 		o.w.phase("edit", &clock)
 		if !p.Atomic || !anyFailed(tasks) {
-			fresh := o.w.begin() // a fresh view: handles made under the lock
-			defer fresh.end()
-			o = fresh
-			l, err := o.j.Lock()
+			fresh, l, err := o.w.beginLocked()
 			if err != nil {
-				return failResult(res, wrapJournalErr(err))
+				return failResult(res, err)
 			}
-			held, unlock = l, sync.OnceFunc(func() { l.Unlock() })
+			defer fresh.end()
+			o, held, unlock = fresh, l, sync.OnceFunc(func() { l.Unlock() })
 			defer unlock()
 			o.w.phase("lock", &clock)
 		}
@@ -184,10 +182,16 @@ func (o *op) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Res
 	}
 	unlock()
 	o.emitAll(st, res, units)
+	return partialResult(res, failures, len(tasks), firstErr)
+}
+
+// partialResult is the result of a request that committed: a success,
+// or (not atomic) the files that failed while the rest were written.
+func partialResult(res *plan.Result, failures, files int, firstErr error) (*plan.Result, error) {
 	res.Success = failures == 0
 	if !res.Success {
 		res.Code = plan.CodeOf(firstErr)
-		res.Error = fmt.Sprintf("%d of %d files had failing edits; the rest were written (atomic: false). First: %v", failures, len(tasks), firstErr)
+		res.Error = fmt.Sprintf("%d of %d files had failing edits; the rest were written (atomic: false). First: %v", failures, files, firstErr)
 		return res, firstErr
 	}
 	return res, nil

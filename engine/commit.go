@@ -66,13 +66,13 @@ func (o *op) commitWith(ctx context.Context, held *journal.Locked, m *journal.Ma
 	if l == nil {
 		// A fresh view: directory handles from the unlocked pass are
 		// not trusted under the lock.
-		fresh := o.w.begin()
-		defer fresh.end()
-		o = fresh
-		if l, err = o.j.Lock(); err != nil {
-			return "", wrapJournalErr(err)
+		fresh, locked, lerr := o.w.beginLocked()
+		if lerr != nil {
+			return "", lerr
 		}
-		defer l.Unlock()
+		defer fresh.end()
+		defer locked.Unlock()
+		o, l = fresh, locked
 	}
 	var tx *journal.Tx
 	for attempt := 0; ; attempt++ {
@@ -122,58 +122,14 @@ func (o *op) commitWith(ctx context.Context, held *journal.Locked, m *journal.Ma
 }
 
 func (o *op) stage(tx *journal.Tx, u *unit, keepDiff bool) error {
-	cur := u.cur // read under this lock already: it is what was planned
-	if cur != nil {
-		// Unless a writer that is not txedit changed it since: then it
-		// is read again (and the unit planned again if it can be).
-		if fi, err := o.fsy.Lstat(u.src); err != nil || !fsys.SameVersion(fsys.IdentityOf(fi), cur.ident) {
-			cur = nil
-		}
-	}
-	if cur == nil {
-		var err error
-		if cur, err = o.readFile(u.src, u.src, true); err != nil {
-			return err
-		}
-		if !sameState(cur, u.old) && u.replan != nil {
-			return &errReplan{path: u.src}
-		}
-		switch {
-		case u.old != nil && (!cur.exists || int64(len(cur.data)) != u.old.Size || hash.Of(cur.data) != u.old.Hash):
-			now := "is gone"
-			if cur.exists {
-				now = "now hashes to " + hash.Of(cur.data).String()
-			}
-			e := plan.Errorf(plan.CodeStaleHash, u.src, "changed while this request was being applied (planned against %s, %s); nothing was written", u.old.Hash, now)
-			e.Current = tokenIf(cur)
-			return e
-		case u.old == nil && cur.exists:
-			return plan.Errorf(plan.CodeConflict, u.src, "was created by someone else while this request was being applied; nothing was written")
-		}
+	cur, err := o.stagedCurrent(u)
+	if err != nil {
+		return err
 	}
 	m := tx.Manifest()
-	var newData []byte
-	for _, i := range u.ops {
-		if m.Ops[i].New == nil {
-			continue
-		}
-		newData = u.kept
-		switch {
-		case newData != nil:
-		case u.load != nil:
-			var err error
-			if newData, err = u.load(); err != nil {
-				e := plan.Errorf(plan.CodeIOError, u.src, "before-image unreadable: %v", err)
-				e.Err = err
-				return e
-			}
-		default:
-			newData = u.content(cur.data, cur.exists)
-		}
-		if hash.Of(newData) != u.newSum {
-			return plan.Errorf(plan.CodeStaleHash, u.src, "changed while this request was being applied; nothing was written")
-		}
-		break
+	newData, err := u.newBytes(m, cur)
+	if err != nil {
+		return err
 	}
 	diff, st := u.render(cur.data, newData)
 	if u.res != nil {
@@ -202,6 +158,72 @@ func (o *op) stage(tx *journal.Tx, u *unit, keepDiff bool) error {
 		u.done()
 	}
 	return nil
+}
+
+// stagedCurrent is a unit's file as it is under the lock, checked against
+// what the unit was planned from: stale_hash or conflict if it changed,
+// errReplan if it changed and the unit can be planned again.
+func (o *op) stagedCurrent(u *unit) (*fileInfo, error) {
+	cur := u.cur // read under this lock already: it is what was planned
+	if cur != nil {
+		// Unless a writer that is not txedit changed it since: then it
+		// is read again (and the unit planned again if it can be).
+		if fi, err := o.fsy.Lstat(u.src); err != nil || !fsys.SameVersion(fsys.IdentityOf(fi), cur.ident) {
+			cur = nil
+		}
+	}
+	if cur != nil {
+		return cur, nil
+	}
+	cur, err := o.readFile(u.src, u.src, true)
+	if err != nil {
+		return nil, err
+	}
+	if !sameState(cur, u.old) && u.replan != nil {
+		return nil, &errReplan{path: u.src}
+	}
+	switch {
+	case u.old != nil && (!cur.exists || int64(len(cur.data)) != u.old.Size || hash.Of(cur.data) != u.old.Hash):
+		now := "is gone"
+		if cur.exists {
+			now = "now hashes to " + hash.Of(cur.data).String()
+		}
+		e := plan.Errorf(plan.CodeStaleHash, u.src, "changed while this request was being applied (planned against %s, %s); nothing was written", u.old.Hash, now)
+		e.Current = tokenIf(cur)
+		return nil, e
+	case u.old == nil && cur.exists:
+		return nil, plan.Errorf(plan.CodeConflict, u.src, "was created by someone else while this request was being applied; nothing was written")
+	}
+	return cur, nil
+}
+
+// newBytes is what the unit writes over cur (nil when none of its ops
+// writes): kept from pass 1, loaded (undo), or computed again, and
+// checked against the hash it was planned to have.
+func (u *unit) newBytes(m *journal.Manifest, cur *fileInfo) ([]byte, error) {
+	for _, i := range u.ops {
+		if m.Ops[i].New == nil {
+			continue
+		}
+		newData := u.kept
+		switch {
+		case newData != nil:
+		case u.load != nil:
+			var err error
+			if newData, err = u.load(); err != nil {
+				e := plan.Errorf(plan.CodeIOError, u.src, "before-image unreadable: %v", err)
+				e.Err = err
+				return nil, e
+			}
+		default:
+			newData = u.content(cur.data, cur.exists)
+		}
+		if hash.Of(newData) != u.newSum {
+			return nil, plan.Errorf(plan.CodeStaleHash, u.src, "changed while this request was being applied; nothing was written")
+		}
+		return newData, nil
+	}
+	return nil, nil
 }
 
 // replan plans again, on the current bytes, every unit whose file changed

@@ -306,6 +306,18 @@ func (w *Workspace) begin() *op {
 	return &op{w: w, fsy: fsy, dirs: &sync.Map{}, j: w.j.WithFS(fsy), release: release}
 }
 
+// beginLocked takes the workspace lock and begins an operation under it:
+// a fresh view, whose directory handles are made under the lock.
+func (w *Workspace) beginLocked() (*op, *journal.Locked, error) {
+	o := w.begin()
+	l, err := o.j.Lock()
+	if err != nil {
+		o.end()
+		return nil, nil, wrapJournalErr(err)
+	}
+	return o, l, nil
+}
+
 // direct is an operation straight on the workspace's file system, with no
 // view and no directory cache: for the calls that look at one path
 // outside any operation (Stat, IsDir, List, Diff, a session's notes of
