@@ -1,9 +1,12 @@
 package apply
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/txedit/txedit/plan"
 )
 
 // BenchmarkUnifiedSmallEdits renders the diff of a 4 KiB source file with
@@ -66,5 +69,34 @@ func BenchmarkSedApply(b *testing.B) {
 	b.SetBytes(int64(len(old)))
 	for b.Loop() {
 		s.Apply(old)
+	}
+}
+
+// BenchmarkEdit applies a typical agent edit list to a 4 KiB source file:
+// two str_replaces, a replace_lines, an insert and an append.
+func BenchmarkEdit(b *testing.B) {
+	var src strings.Builder
+	for l := 0; src.Len() < 4096; l++ {
+		fmt.Fprintf(&src, "var value_%d = compute(%d) // line %d\n", l, l, l)
+	}
+	cur := []byte(src.String())
+	var edits []plan.Edit
+	if err := json.Unmarshal([]byte(`[{"command":"str_replace","old_str":"compute(7)","new_str":"recompute(7)"},
+		{"command":"str_replace","old_str":"compute(20)","new_str":"recompute(20)"},
+		{"command":"replace_lines","start_line":30,"end_line":31,"new_str":"a\nb\nc"},
+		{"command":"insert","insert_line":50,"new_str":"inserted"},
+		{"command":"append","new_str":"tail"}]`), &edits); err != nil {
+		b.Fatal(err)
+	}
+	p, err := plan.Compile(&plan.Request{FileEdits: []plan.FileEdit{{Path: "f", Edits: edits}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := p.Files[0]
+	b.ReportAllocs()
+	for b.Loop() {
+		if out := Edit(f, cur, true); !out.OK() {
+			b.Fatal(out.Failed[0])
+		}
 	}
 }
