@@ -40,108 +40,167 @@ func (o *Outcome) OK() bool { return len(o.Failed) == 0 }
 // failure: a failed edit is skipped and reported, and later edits apply to
 // what the earlier successful ones produced, so one call reports every
 // problem. Edit never panics on any input.
+//
+// The edits apply in a fixed order: the whole-file checks, create or write,
+// patches, line edits, str_replace, append, and the final delete, move or
+// copy (which only counts here: the caller does it).
 func Edit(f *plan.FileOps, cur []byte, exists bool) *Outcome {
-	out := &Outcome{}
-	out.Failed = append(out.Failed, f.Invalid...)
-	fail := func(op *plan.Op, code plan.Code, format string, args ...any) *plan.Error {
-		e := plan.EditErrorf(code, f.Path, op.Index, string(op.Command), format, args...)
-		out.Failed = append(out.Failed, e)
-		return e
+	e := &editor{f: f, out: &Outcome{}}
+	e.out.Failed = append(e.out.Failed, f.Invalid...)
+	if e.refuseFile(cur, exists) {
+		return e.out
 	}
-	all := f.AllOps()
-	failAll := func(code plan.Code, format string, args ...any) *Outcome {
-		for _, op := range all {
-			fail(op, code, format, args...)
-		}
-		sortFailed(out.Failed)
-		return out
+	st, base := e.create(cur, exists)
+	if f.TextEdits() && IsBinary(base) {
+		return e.refuseBinary(base)
 	}
+	st, base = e.applyPatches(st, base, exists)
+	_, body := split(base)
+	body = e.lineEdits(st, body, cur, exists)
+	var hints Hinter // prepared once for all the failures on one body
+	for _, op := range f.StrReplaces {
+		body = e.strReplace(st, body, op, &hints)
+	}
+	body = e.appends(st, body)
+	if f.Final != nil {
+		e.out.Applied++
+	}
+	e.out.Content = join(st, body)
+	sortFailed(e.out.Failed)
+	return e.out
+}
 
+// editor is the state of one Edit call: the file's edits and the outcome
+// they build.
+type editor struct {
+	f   *plan.FileOps
+	out *Outcome
+}
+
+// fail records op's failure.
+func (e *editor) fail(op *plan.Op, code plan.Code, format string, args ...any) *plan.Error {
+	err := plan.EditErrorf(code, e.f.Path, op.Index, string(op.Command), format, args...)
+	e.out.Failed = append(e.out.Failed, err)
+	return err
+}
+
+// failAll fails every edit of the file with one reason.
+func (e *editor) failAll(code plan.Code, format string, args ...any) {
+	for _, op := range e.f.AllOps() {
+		e.fail(op, code, format, args...)
+	}
+	sortFailed(e.out.Failed)
+}
+
+// refuseFile makes the checks that concern the whole file — a deletion or
+// an if_absent create already done, a missing file, a stale content_hash —
+// and reports whether they decided the outcome, so that no edit applies.
+func (e *editor) refuseFile(cur []byte, exists bool) bool {
+	f := e.f
 	if !exists && f.Final != nil && f.Final.Command == plan.Delete && f.Final.MissingOK && f.Create == nil {
 		// A deletion retried is already applied only with proof, which
 		// only the journal has (the engine looks; docs/patch-formats.md).
-		return failAll(plan.CodeFileNotFound, "file does not exist: nothing to delete (a deletion of a missing file counts as already applied only when txedit's journal shows it deleted it)")
+		e.failAll(plan.CodeFileNotFound, "file does not exist: nothing to delete (a deletion of a missing file counts as already applied only when txedit's journal shows it deleted it)")
+		return true
 	}
 	if c := f.Create; c != nil && c.IfAbsent && exists {
 		if string(cur) == c.Text {
-			out.AlreadyApplied, out.Content = true, cur
-			return out
+			e.out.AlreadyApplied, e.out.Content = true, cur
+			return true
 		}
-		return failAll(plan.CodeConflict, "already exists with other content: the patch creates it, and will not replace it")
+		e.failAll(plan.CodeConflict, "already exists with other content: the patch creates it, and will not replace it")
+		return true
 	}
 	if !exists && f.Create == nil && !onlyAppendText(f) && !blocksOnly(f) {
-		return failAll(plan.CodeFileNotFound, "file does not exist (use create to make it)")
+		e.failAll(plan.CodeFileNotFound, "file does not exist (use create to make it)")
+		return true
 	}
-	if f.Hash != nil {
-		if !exists {
-			return failAll(plan.CodeStaleHash, "content_hash %s given, but the file does not exist", f.Hash)
-		}
-		if !f.Hash.Check(cur) {
-			e := failAll(plan.CodeStaleHash, "file changed since it was read: content_hash %s no longer matches (now %s); read it again", f.Hash, f.Hash.Current(cur))
-			for _, fe := range e.Failed {
-				if fe.Code == plan.CodeStaleHash {
-					fe.Current = f.Hash.Current(cur).String()
-				}
+	if f.Hash == nil {
+		return false
+	}
+	if !exists {
+		e.failAll(plan.CodeStaleHash, "content_hash %s given, but the file does not exist", f.Hash)
+		return true
+	}
+	if !f.Hash.Check(cur) {
+		e.failAll(plan.CodeStaleHash, "file changed since it was read: content_hash %s no longer matches (now %s); read it again", f.Hash, f.Hash.Current(cur))
+		for _, fe := range e.out.Failed {
+			if fe.Code == plan.CodeStaleHash {
+				fe.Current = f.Hash.Current(cur).String()
 			}
-			return e
 		}
+		return true
 	}
+	return false
+}
 
+// create returns the content the other edits start from and its style: the
+// current content, or the text of a create or write.
+func (e *editor) create(cur []byte, exists bool) (style, []byte) {
 	st := style{}
-	base := cur
 	if exists {
 		st = detect(cur)
 	}
-	if c := f.Create; c != nil {
-		text := []byte(c.Text)
-		if c.Command == plan.Write {
-			st = detect(text) // the exact bytes given
-		} else if exists {
-			// Writing a whole file over an existing one keeps its line
-			// endings and BOM, as every other edit does.
-			ts, body := split(text)
-			text = join(style{bom: st.bom || ts.bom}, []byte(st.convert(string(body))))
-		} else {
-			st = detect(text)
-		}
-		base = text
-		out.Applied++
+	c := e.f.Create
+	if c == nil {
+		return st, cur
 	}
-	if f.TextEdits() && IsBinary(base) {
-		for _, op := range all {
-			if op.Command == plan.Insert || op.Command == plan.ReplaceLines || op.Command == plan.StrReplace || op.Command == plan.Append || op.Command == plan.AppendText ||
-				(op.Command == plan.Patch && len(op.Hunks) > 0) {
-				fail(op, plan.CodeBinaryFile, "file is binary (NUL byte in its first 8000 bytes): text edits are refused")
-			}
-		}
-		sortFailed(out.Failed)
-		out.Content = base
-		if f.Final != nil {
-			out.Applied++
-		}
-		return out
+	text := []byte(c.Text)
+	if c.Command == plan.Write {
+		st = detect(text) // the exact bytes given
+	} else if exists {
+		// Writing a whole file over an existing one keeps its line
+		// endings and BOM, as every other edit does.
+		ts, body := split(text)
+		text = join(style{bom: st.bom || ts.bom}, []byte(st.convert(string(body))))
+	} else {
+		st = detect(text)
 	}
+	e.out.Applied++
+	return st, text
+}
 
-	if len(f.Patches) > 0 {
-		before := base
-		base = patches(f, base, exists || f.Create != nil, out)
-		if !bytes.Equal(before, base) {
-			st = detect(base)
-		}
-		if f.Final != nil && f.Final.Command == plan.Delete && len(base) > 0 && len(out.Failed) == 0 {
-			fail(f.Final, plan.CodeConflict, "the file holds lines the patch does not delete: it differs from what the patch saw")
+// refuseBinary fails every text edit of a binary file; the others (a
+// create, the final delete, move or copy) stand.
+func (e *editor) refuseBinary(base []byte) *Outcome {
+	for _, op := range e.f.AllOps() {
+		if op.Command == plan.Insert || op.Command == plan.ReplaceLines || op.Command == plan.StrReplace || op.Command == plan.Append || op.Command == plan.AppendText ||
+			(op.Command == plan.Patch && len(op.Hunks) > 0) {
+			e.fail(op, plan.CodeBinaryFile, "file is binary (NUL byte in its first 8000 bytes): text edits are refused")
 		}
 	}
-	_, body := split(base)
-	body = lineEdits(f, st, body, cur, exists, out, fail)
-	var hints Hinter // prepared once for all the failures on one body
-	for _, op := range f.StrReplaces {
-		body = strReplace(st, body, op, out, fail, &hints)
+	sortFailed(e.out.Failed)
+	e.out.Content = base
+	if e.f.Final != nil {
+		e.out.Applied++
 	}
-	for _, op := range f.Appends {
+	return e.out
+}
+
+// applyPatches applies the file's patch edits to base; the style is detected
+// again when they changed it.
+func (e *editor) applyPatches(st style, base []byte, exists bool) (style, []byte) {
+	f := e.f
+	if len(f.Patches) == 0 {
+		return st, base
+	}
+	before := base
+	base = patches(f, base, exists || f.Create != nil, e.out)
+	if !bytes.Equal(before, base) {
+		st = detect(base)
+	}
+	if f.Final != nil && f.Final.Command == plan.Delete && len(base) > 0 && len(e.out.Failed) == 0 {
+		e.fail(f.Final, plan.CodeConflict, "the file holds lines the patch does not delete: it differs from what the patch saw")
+	}
+	return st, base
+}
+
+// appends adds the append and append_text edits' text at the end of body.
+func (e *editor) appends(st style, body []byte) []byte {
+	for _, op := range e.f.Appends {
 		if op.Command == plan.AppendText {
 			body = append(body, op.Text...)
-			out.Applied++
+			e.out.Applied++
 			continue
 		}
 		text := st.wholeLines(op.Text)
@@ -149,18 +208,15 @@ func Edit(f *plan.FileOps, cur []byte, exists bool) *Outcome {
 			body = append(body, st.nl()...)
 		}
 		body = append(body, text...)
-		out.Applied++
+		e.out.Applied++
 	}
-	if f.Final != nil {
-		out.Applied++
-	}
-	out.Content = join(st, body)
-	sortFailed(out.Failed)
-	return out
+	return body
 }
 
-func lineEdits(f *plan.FileOps, st style, body, cur []byte, exists bool, out *Outcome,
-	fail func(*plan.Op, plan.Code, string, ...any) *plan.Error) []byte {
+// lineEdits applies the insert and replace_lines edits, whose line numbers
+// all refer to body as it was before any of them.
+func (e *editor) lineEdits(st style, body, cur []byte, exists bool) []byte {
+	f, out := e.f, e.out
 	if len(f.LineEdits) == 0 {
 		return body
 	}
@@ -170,22 +226,22 @@ func lineEdits(f *plan.FileOps, st style, body, cur []byte, exists bool, out *Ou
 	for _, op := range f.LineEdits {
 		if op.Hash != nil {
 			if !exists {
-				fail(op, plan.CodeStaleHash, "content_hash %s given, but the file does not exist", op.Hash)
+				e.fail(op, plan.CodeStaleHash, "content_hash %s given, but the file does not exist", op.Hash)
 				continue
 			}
 			if !op.Hash.Check(cur) {
 				now := op.Hash.Current(cur)
-				e := fail(op, plan.CodeStaleHash, "content changed since it was read: content_hash %s no longer matches (now %s); read it again", op.Hash, now)
-				e.Current = now.String()
+				err := e.fail(op, plan.CodeStaleHash, "content changed since it was read: content_hash %s no longer matches (now %s); read it again", op.Hash, now)
+				err.Current = now.String()
 				continue
 			}
 		}
 		if op.Command == plan.Insert && op.Start > nlines {
-			fail(op, plan.CodeLineOutOfRange, "insert_line %d is past the end: the file has %d lines", op.Start, nlines)
+			e.fail(op, plan.CodeLineOutOfRange, "insert_line %d is past the end: the file has %d lines", op.Start, nlines)
 			continue
 		}
 		if op.Command == plan.ReplaceLines && op.End > nlines {
-			fail(op, plan.CodeLineOutOfRange, "lines %d-%d are past the end: the file has %d lines", op.Start, op.End, nlines)
+			e.fail(op, plan.CodeLineOutOfRange, "lines %d-%d are past the end: the file has %d lines", op.Start, op.End, nlines)
 			continue
 		}
 		ok = append(ok, op)
@@ -224,7 +280,9 @@ func lineEdits(f *plan.FileOps, st style, body, cur []byte, exists bool, out *Ou
 	return b.Bytes()
 }
 
-func strReplace(st style, body []byte, op *plan.Op, out *Outcome, fail func(*plan.Op, plan.Code, string, ...any) *plan.Error, hints *Hinter) []byte {
+// strReplace applies one str_replace edit to body.
+func (e *editor) strReplace(st style, body []byte, op *plan.Op, hints *Hinter) []byte {
+	out := e.out
 	old, repl := st.convert(op.Old), st.convert(op.Text)
 	n := bytes.Count(body, []byte(old))
 	if n == 0 && old != op.Old {
@@ -235,11 +293,11 @@ func strReplace(st style, body []byte, op *plan.Op, out *Outcome, fail func(*pla
 	}
 	switch {
 	case n == 0:
-		fail(op, plan.CodeNotFound, "old_str not found%s", hints.Hint(body, op.Old))
+		e.fail(op, plan.CodeNotFound, "old_str not found%s", hints.Hint(body, op.Old))
 		return body
 	case n > 1 && !op.All && !op.First:
 		lines := matchLines(body, []byte(old), 20)
-		fail(op, plan.CodeAmbiguous, "old_str occurs %d times (at lines %s): add surrounding lines to make it unique, or set replace_all", n, lines)
+		e.fail(op, plan.CodeAmbiguous, "old_str occurs %d times (at lines %s): add surrounding lines to make it unique, or set replace_all", n, lines)
 		return body
 	}
 	out.Applied++
