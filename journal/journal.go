@@ -349,13 +349,33 @@ func (tx *Tx) Manifest() *Manifest { return tx.m }
 // names, finds the directories creates need, and writes the manifest
 // durably before any user file or directory is touched.
 func (l *Locked) Begin(m *Manifest) (*Tx, error) {
-	j := l.j
 	m.Version = manifestVersion
 	m.Time = time.Now().UTC()
-	var dir string
+	dir, err := l.makeTxnDir(m)
+	if err != nil {
+		return nil, err
+	}
+	j := l.j
+	tx := &Tx{j: j, l: l, m: m, dir: dir, idents: make([]fsys.Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), displaced: make([]bool, len(m.Ops)), sync: j.syncMode(len(m.Ops))}
+	if tx.sync == SyncFile || tx.sync == SyncData {
+		tx.syncer = newSyncer(j.opts.SyncWorkers)
+	}
+	seen := map[string]bool{} // the parents of creates planOps looked at
+	tx.planOps(seen)
+	if err := tx.begin(seen); err != nil {
+		tx.rollbackQuiet()
+		return nil, err
+	}
+	return tx, nil
+}
+
+// makeTxnDir assigns m its id and makes the transaction's directory, with
+// its pending entry; it returns the directory.
+func (l *Locked) makeTxnDir(m *Manifest) (string, error) {
+	j := l.j
 	for try := 0; ; try++ {
 		m.ID = newID(l.lastID)
-		dir = txnsDir + "/" + m.ID
+		dir := txnsDir + "/" + m.ID
 		// Pending first: a transaction directory is never without its
 		// entry (pending.go), and both are durable with the manifest.
 		err := j.createPending(m.ID)
@@ -367,29 +387,37 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 		if err == nil {
 			l.lastID = m.ID
 			l.listed.add(m.ID)
-			break
+			return dir, nil
 		}
 		if errors.Is(err, syscall.ENOTDIR) {
 			// The lock listed pending/, not txns/ (pending.go).
-			return nil, fmt.Errorf("%w: %s is not a directory (run txedit recover)", ErrCorrupt, txnsDir)
+			return "", fmt.Errorf("%w: %s is not a directory (run txedit recover)", ErrCorrupt, txnsDir)
 		}
 		if !errors.Is(err, fs.ErrExist) || try > 10 {
-			return nil, err
+			return "", err
 		}
 	}
-	tx := &Tx{j: j, l: l, m: m, dir: dir, idents: make([]fsys.Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), displaced: make([]bool, len(m.Ops)), sync: j.opts.Sync}
-	if tx.sync == SyncAuto {
-		tx.sync = SyncData
-		// Many files' fdatasyncs cost more than one syncfs that flushes
-		// little else; a few files' cost less than flushing anything.
-		if len(m.Ops) >= quietMinOps && j.opts.Quiet() {
-			tx.sync = SyncFilesystem
-		}
+}
+
+// syncMode is the durability mode of a transaction of n ops.
+func (j *Journal) syncMode(n int) SyncMode {
+	if j.opts.Sync != SyncAuto {
+		return j.opts.Sync
 	}
-	if tx.sync == SyncFile || tx.sync == SyncData {
-		tx.syncer = newSyncer(j.opts.SyncWorkers)
+	// Many files' fdatasyncs cost more than one syncfs that flushes
+	// little else; a few files' cost less than flushing anything.
+	if n >= quietMinOps && j.opts.Quiet() {
+		return SyncFilesystem
 	}
-	seen := map[string]bool{}
+	return SyncData
+}
+
+// planOps gives every op its staging name and lists in the manifest the
+// directories the transaction removes (those a delete may empty) and
+// makes (the missing parents of a create). It adds to seen the parents of
+// the creates it looked at.
+func (tx *Tx) planOps(seen map[string]bool) {
+	m := tx.m
 	rmSeen := map[string]bool{}
 	for _, d := range m.Rmdirs {
 		rmSeen[d] = true
@@ -413,44 +441,47 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 					continue
 				}
 				seen[d] = true
-				if _, err := j.fs.Lstat(d); errors.Is(err, fs.ErrNotExist) {
+				if _, err := tx.j.fs.Lstat(d); errors.Is(err, fs.ErrNotExist) {
 					m.Mkdirs = append(m.Mkdirs, d)
 				}
 			}
 		}
 	}
-	fail := func(err error) (*Tx, error) {
-		tx.rollbackQuiet()
-		return nil, err
-	}
+}
+
+// begin records the directories' states, writes the manifest durably,
+// makes the directories creates need and opens the pack. On an error the
+// caller rolls back.
+func (tx *Tx) begin(seen map[string]bool) error {
+	j, m := tx.j, tx.m
 	if err := j.wantDirs(m, seen); err != nil {
-		return fail(err)
+		return err
 	}
 	if err := j.recordDirs(m); err != nil {
-		return fail(err)
+		return err
 	}
-	if l.tr == nil {
-		return fail(errors.New("journal key missing under the lock"))
+	if tx.l.tr == nil {
+		return errors.New("journal key missing under the lock")
 	}
-	data, err := encodeManifest(m, l.tr.key)
+	data, err := encodeManifest(m, tx.l.tr.key)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	if err := tx.writeManifest(data); err != nil {
-		return fail(err)
+		return err
 	}
 	for _, d := range m.Mkdirs {
 		if err := j.mkdirAs(m, d); err != nil && !errors.Is(err, fs.ErrExist) {
-			return fail(err)
+			return err
 		}
 	}
-	f, err := j.fs.Create(dir+"/pack", 0o600)
+	f, err := j.fs.Create(tx.dir+"/pack", 0o600)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	tx.packFile = f
 	tx.pack = &packWriter{f: f}
-	return tx, nil
+	return nil
 }
 
 // writeManifest writes the manifest into the transaction's new directory
