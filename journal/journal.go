@@ -361,8 +361,11 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 		tx.syncer = newSyncer(j.opts.SyncWorkers)
 	}
 	seen := map[string]bool{} // the parents of creates planOps looked at
-	tx.planOps(seen)
-	if err := tx.begin(seen); err != nil {
+	err = tx.planOps(seen)
+	if err == nil {
+		err = tx.begin(seen)
+	}
+	if err != nil {
 		tx.rollbackQuiet()
 		return nil, err
 	}
@@ -416,7 +419,7 @@ func (j *Journal) syncMode(n int) SyncMode {
 // directories the transaction removes (those a delete may empty) and
 // makes (the missing parents of a create). It adds to seen the parents of
 // the creates it looked at.
-func (tx *Tx) planOps(seen map[string]bool) {
+func (tx *Tx) planOps(seen map[string]bool) error {
 	m := tx.m
 	rmSeen := map[string]bool{}
 	for _, d := range m.Rmdirs {
@@ -441,12 +444,20 @@ func (tx *Tx) planOps(seen map[string]bool) {
 					continue
 				}
 				seen[d] = true
-				if _, err := tx.j.fs.Lstat(d); errors.Is(err, fs.ErrNotExist) {
+				_, err := tx.j.fs.Lstat(d)
+				switch {
+				case errors.Is(err, fs.ErrNotExist):
 					m.Mkdirs = append(m.Mkdirs, d)
+				case err != nil && !errors.Is(err, syscall.ENOTDIR):
+					// Not an answer: which directories to make is
+					// unknown (a file above d fails the create later,
+					// with its own error).
+					return err
 				}
 			}
 		}
 	}
+	return nil
 }
 
 // begin records the directories' states, writes the manifest durably,
@@ -743,6 +754,8 @@ func (tx *Tx) checkTargets() error {
 		op := tx.m.Ops[i]
 		fi, err := fsy.Lstat(op.Path)
 		switch {
+		case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+			return err // not an answer about the file (EIO, say)
 		case op.Old == nil:
 			if err == nil {
 				return &fsys.ConflictError{Op: "commit", Path: op.Path, Msg: "was created by someone else meanwhile"}
@@ -881,13 +894,16 @@ func (tx *Tx) swapIn(i int) error {
 	if err == nil && (!tx.identSet[i] || sameFile(fsys.IdentityOf(fi), tx.idents[i])) && (lease == nil || !lease.Broken()) {
 		return nil
 	}
-	// Not the version that was checked: give the writer's file back,
-	// unless a third one has replaced ours meanwhile (then its save is
-	// the newest, and stays).
+	// Not the version that was checked, or it cannot be checked: give the
+	// writer's file back, unless a third one has replaced ours meanwhile
+	// (then its save is the newest, and stays).
 	if cur, lerr := fsy.Lstat(op.Path); lerr == nil && cur.Size() == op.New.Size {
 		if fsy.Exchange(op.Staged, op.Path) == nil {
 			tx.displaced[i] = false
 		}
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err // the check failed (EIO, say): not a conflict
 	}
 	return &fsys.ConflictError{Op: "commit", Path: op.Path, Msg: "was modified by someone else meanwhile"}
 }
