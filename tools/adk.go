@@ -554,7 +554,7 @@ func adkGrep() *Tool {
 				pat = `\b(?:` + pat + `)\b`
 			}
 			if _, err := regexp.Compile(pat); err != nil {
-				return fail(plan.Errorf(plan.CodeInvalidRequest, "", "bad pattern: %v", err), fmt.Sprintf("grep: %v", err))
+				return fail(plan.Wrapf(plan.CodeInvalidRequest, "", err, "bad pattern: %v", err), fmt.Sprintf("grep: %v", err))
 			}
 			isDir, err := env.W.IsDir(a.FilePath)
 			if err != nil {

@@ -324,7 +324,7 @@ func runCommand(ctx context.Context, env *Env, command string, timeout int) Resu
 		case errors.As(err, &ee):
 			code = ee.ExitCode()
 		default:
-			return failure(plan.Errorf(plan.CodeIOError, "", "cannot run the command: %v", err), nil)
+			return failure(plan.Wrapf(plan.CodeIOError, "", err, "cannot run the command: %v", err), nil)
 		}
 	}
 	return Result{Value: map[string]any{"stdout": stdout.String(), "stderr": stderr.String(), "exit_code": code}, OK: true}

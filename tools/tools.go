@@ -405,7 +405,7 @@ func (env *Env) authorize(ctx context.Context, t *Tool, args json.RawMessage) er
 // decode reads arguments leniently into v.
 func decode(args json.RawMessage, v any) error {
 	if err := json.Unmarshal(args, v); err != nil {
-		return plan.Errorf(plan.CodeInvalidRequest, "", "bad arguments: %v", strings.TrimPrefix(err.Error(), "json: "))
+		return plan.Wrapf(plan.CodeInvalidRequest, "", err, "bad arguments: %v", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return nil
 }

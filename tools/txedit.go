@@ -359,7 +359,7 @@ func applyPatchTool() *Tool {
 			}
 			f, err := patch.ParseFormat(a.Format)
 			if err != nil {
-				return failure(plan.Errorf(plan.CodeInvalidRequest, "", "%v", err), nil)
+				return failure(plan.Wrapf(plan.CodeInvalidRequest, "", err, "%v", err), nil)
 			}
 			req, _, err := patch.Compile(f, []byte(a.Input))
 			if err != nil {
@@ -378,7 +378,7 @@ func applyPatchTool() *Tool {
 func decodeWrite(args json.RawMessage) (*plan.Request, error) {
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(args, &probe); err != nil {
-		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "bad arguments: %v", err)
+		return nil, plan.Wrapf(plan.CodeInvalidRequest, "", err, "bad arguments: %v", err)
 	}
 	if fe, ok := probe["file_edits"]; ok && probe["fileEdits"] == nil {
 		probe["fileEdits"] = fe

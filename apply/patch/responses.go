@@ -34,7 +34,7 @@ func parseResponses(input []byte) ([]*File, error) {
 	var raws []json.RawMessage
 	if len(input) > 0 && input[0] == '[' {
 		if err := json.Unmarshal(input, &raws); err != nil {
-			return nil, plan.Errorf(plan.CodeInvalidRequest, "", "invalid JSON: %v", err)
+			return nil, plan.Wrapf(plan.CodeInvalidRequest, "", err, "invalid JSON: %v", err)
 		}
 	} else {
 		raws = []json.RawMessage{input}
@@ -43,7 +43,7 @@ func parseResponses(input []byte) ([]*File, error) {
 	for n, raw := range raws {
 		var it responseItem
 		if err := json.Unmarshal(raw, &it); err != nil {
-			return nil, plan.Errorf(plan.CodeInvalidRequest, "", "item %d: invalid JSON: %v", n, err)
+			return nil, plan.Wrapf(plan.CodeInvalidRequest, "", err, "item %d: invalid JSON: %v", n, err)
 		}
 		op := &responseOp{Type: it.Type, Path: it.Path, Diff: it.Diff}
 		switch it.Type {

@@ -248,7 +248,7 @@ func serverArgs(server *flag.FlagSet, toolset, root string, dirs []string) []str
 func thisExecutable() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return "", fmt.Errorf("cannot tell where this txedit is (%v); pass --command PATH", err)
+		return "", fmt.Errorf("cannot tell where this txedit is (%w); pass --command PATH", err)
 	}
 	if exe, err = filepath.Abs(exe); err != nil {
 		return "", err

@@ -163,7 +163,7 @@ type Report struct {
 func (e *Exploration) Explore() (*Report, error) {
 	probe := NewDisk(e.Initial)
 	if crashed, err := probe.Run(0, faultfs.ModeCrash, e.Run); crashed || err != nil {
-		return nil, fmt.Errorf("the run fails without a crash: %v", err)
+		return nil, fmt.Errorf("the run fails without a crash: %w", err)
 	}
 	total := probe.Calls()
 	rep := &Report{}

@@ -240,7 +240,7 @@ func Compile(pattern string, o Options) (*Matcher, error) {
 	}
 	tree, err := syntax.Parse(pattern, flags)
 	if err != nil {
-		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "bad regular expression: %v", err)
+		return nil, plan.Wrapf(plan.CodeInvalidRequest, "", err, "bad regular expression: %v", err)
 	}
 	s := &Matcher{multiline: multiline, whole: multiline, perLine: !multiline && textAnchored(tree)}
 	if !multiline {
@@ -251,7 +251,7 @@ func Compile(pattern string, o Options) (*Matcher, error) {
 	tree = tree.Simplify()
 	s.re, err = regexp.Compile(tree.String())
 	if err != nil {
-		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "bad regular expression: %v", err)
+		return nil, plan.Wrapf(plan.CodeInvalidRequest, "", err, "bad regular expression: %v", err)
 	}
 	if tree.Op == syntax.OpLiteral && len(tree.Rune) > 0 {
 		lit, fold := literalOf(tree)

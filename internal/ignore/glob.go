@@ -37,7 +37,7 @@ func CompileGlob(pattern string) (*Glob, error) {
 	}
 	var err error
 	if g.g, err = compiler.Compile(p); err != nil {
-		return nil, fmt.Errorf("bad glob %q: %v", pattern, err)
+		return nil, fmt.Errorf("bad glob %q: %w", pattern, err)
 	}
 	return g, nil
 }
