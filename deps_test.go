@@ -17,20 +17,21 @@ const module = "github.com/txedit/txedit"
 // go/build/deps_test.go, at our scale.)
 var allowed = map[string][]string{
 	"hash":                  {"github.com/cespare/xxhash/v2"},
-	"plan":                  {"hash"},
+	"plan":                  {"hash", "internal/jsonenc"},
 	"apply":                 {"plan", "hash", "internal/grep", "github.com/hexops/gotextdiff"},
 	"apply/patch":           {"plan", "apply", "hash"},
 	"fsys":                  {"golang.org/x/sys"},
 	"fsys/memfs":            {"fsys"},
 	"fsys/faultfs":          {"fsys"},
 	"fsys/fstest":           {"fsys", "fsys/memfs", "fsys/faultfs"},
+	"internal/jsonenc":      {},
 	"internal/par":          {"github.com/sourcegraph/conc"},
 	"internal/ignore":       {"github.com/gobwas/glob"},
 	"internal/grep":         {"plan"},
 	"internal/walk":         {"fsys", "internal/ignore", "internal/par", "github.com/sourcegraph/conc"},
 	"journal":               {"fsys", "hash", "internal/par"},
 	"engine":                {"plan", "apply", "hash", "journal", "fsys", "internal/par", "internal/walk", "internal/ignore", "internal/grep"},
-	"tools":                 {"engine", "plan", "apply", "apply/patch", "hash", "journal", "fsys", "internal/grep"},
+	"tools":                 {"engine", "plan", "apply", "apply/patch", "hash", "journal", "fsys", "internal/grep", "internal/jsonenc"},
 	"tools/mcpserver":       {"tools", "engine", "plan", "github.com/modelcontextprotocol/go-sdk"},
 	"cmd/txedit":            {"*"},
 	"bench":                 {"*"},
@@ -57,7 +58,7 @@ var allowed = map[string][]string{
 var io = []string{"os", "os/exec", "os/signal", "syscall", "net", "net/http", "golang.org/x/sys/unix",
 	module + "/fsys", module + "/journal", module + "/engine"}
 
-var pure = map[string]bool{"hash": true, "plan": true, "apply": true, "apply/patch": true, "internal/grep": true, "internal/ignore": true, "internal/patchcorpus": true}
+var pure = map[string]bool{"hash": true, "plan": true, "apply": true, "apply/patch": true, "internal/grep": true, "internal/ignore": true, "internal/patchcorpus": true, "internal/jsonenc": true}
 
 // touchSources stats every Go file of the module, so that the test cache
 // (which tracks the files a test opens or stats, not what go list reads)

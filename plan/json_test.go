@@ -6,6 +6,8 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/txedit/txedit/internal/jsonenc"
 )
 
 func stdJSON(t *testing.T, v any) string {
@@ -49,27 +51,6 @@ func BenchmarkAppendJSON(b *testing.B) {
 	}
 }
 
-// TestAppendStringRandom: every byte, at every offset of the eight-byte
-// scan, escapes as encoding/json escapes it.
-func TestAppendStringRandom(t *testing.T) {
-	rng := rand.New(rand.NewSource(1))
-	pieces := []string{"a", "Z", " ", "\t", "\n", "\"", "\\", "\x00", "\x1f", "\x7f", "é", "日本", "\u2028", "\u2029", "\xff", "\xc3", "<>&", "plain text "}
-	for iter := 0; iter < 5000; iter++ {
-		var b strings.Builder
-		for k := rng.Intn(40); k > 0; k-- {
-			if rng.Intn(3) == 0 {
-				b.WriteByte(byte(rng.Intn(256)))
-			} else {
-				b.WriteString(pieces[rng.Intn(len(pieces))])
-			}
-		}
-		s := b.String()
-		if got, want := string(appendString(nil, s)), stdJSON(t, s); got != want {
-			t.Fatalf("%q:\n got %s\nwant %s", s, got, want)
-		}
-	}
-}
-
 func stdIndent(t *testing.T, v any) string {
 	t.Helper()
 	var buf bytes.Buffer
@@ -98,7 +79,7 @@ func TestGrepGlobJSONMatchEncodingJSON(t *testing.T) {
 		if got, want := string(r.AppendJSON(nil)), stdJSON(t, r); got != want {
 			t.Errorf("grep %d:\n got %s\nwant %s", i, got, want)
 		}
-		if got, want := string(AppendIndentJSON(nil, r.AppendJSON(nil), "  "))+"\n", stdIndent(t, r); got != want {
+		if got, want := string(jsonenc.AppendIndent(nil, r.AppendJSON(nil), "  "))+"\n", stdIndent(t, r); got != want {
 			t.Errorf("grep %d indented:\n got %s\nwant %s", i, got, want)
 		}
 	}
@@ -107,14 +88,14 @@ func TestGrepGlobJSONMatchEncodingJSON(t *testing.T) {
 		if got, want := string(r.AppendJSON(nil)), stdJSON(t, r); got != want {
 			t.Errorf("glob %d:\n got %s\nwant %s", i, got, want)
 		}
-		if got, want := string(AppendIndentJSON(nil, r.AppendJSON(nil), "  "))+"\n", stdIndent(t, r); got != want {
+		if got, want := string(jsonenc.AppendIndent(nil, r.AppendJSON(nil), "  "))+"\n", stdIndent(t, r); got != want {
 			t.Errorf("glob %d indented:\n got %s\nwant %s", i, got, want)
 		}
 	}
 	// Read results, indented, too.
 	rr := &ReadResult{Path: weird, Success: true, Content: weird, Matches: []*Match{{Path: "s", Line: 2, Text: weird}},
 		Entries: []*DirEntry{{Path: "d/x", Name: "x", Kind: "file"}}}
-	if got, want := string(AppendIndentJSON(nil, rr.AppendJSON(nil), "  "))+"\n", stdIndent(t, rr); got != want {
+	if got, want := string(jsonenc.AppendIndent(nil, rr.AppendJSON(nil), "  "))+"\n", stdIndent(t, rr); got != want {
 		t.Errorf("read indented:\n got %s\nwant %s", got, want)
 	}
 }
@@ -142,47 +123,8 @@ func TestIndentRandom(t *testing.T) {
 			}
 			r.Matches = append(r.Matches, m)
 		}
-		if got, want := string(AppendIndentJSON(nil, r.AppendJSON(nil), "  "))+"\n", stdIndent(t, r); got != want {
+		if got, want := string(jsonenc.AppendIndent(nil, r.AppendJSON(nil), "  "))+"\n", stdIndent(t, r); got != want {
 			t.Fatalf("indented:\n got %s\nwant %s", got, want)
-		}
-	}
-}
-
-// TestAppendIndentJSONAnyValue: the indenter gives encoding/json's output
-// for any value the CLI prints (printJSON), not only the results that
-// have their own encoders: empty and nested objects and arrays, strings
-// with quotes, backslashes, brackets and escapes, numbers, null.
-func TestAppendIndentJSONAnyValue(t *testing.T) {
-	vals := []any{
-		map[string]any{},
-		[]any{},
-		map[string]any{"a": []any{}, "b": map[string]any{}, "c": nil, "d": 1.5, "e": true},
-		map[string]any{"text": "x\\\"y\\\\\"z{[,:]}\n\t\u00e9\u2028<&>", "n": []any{1, []any{2, map[string]any{"k": "v"}}, "}"}},
-		[]string{`\`, `\\`, `"`, `\"`, "a\\\\\"b"},
-		struct {
-			OK   bool              `json:"ok"`
-			Raw  json.RawMessage   `json:"raw"`
-			More []json.RawMessage `json:"more"`
-		}{true, json.RawMessage(`{ "x" : [1, 2] }`), []json.RawMessage{json.RawMessage(`[]`)}},
-		// Big strings and more small values than WriteIndentJSON buffers.
-		map[string]any{"content": strings.Repeat("line \"of\" text\\\n", 20000), "small": strings.Split(strings.Repeat("ab,", 30000), ","),
-			"edge": strings.Repeat("x", 4<<10-2), "edge2": strings.Repeat("y", 4<<10-1)},
-	}
-	for i, v := range vals {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
-			t.Fatal(err)
-		}
-		compact := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-		want := stdIndent(t, v)
-		if got := string(AppendIndentJSON(nil, compact, "  ")) + "\n"; got != want {
-			t.Errorf("value %d:\n got %.300s\nwant %.300s", i, got, want)
-		}
-		var w bytes.Buffer
-		if err := WriteIndentJSON(&w, compact, "  "); err != nil || w.String()+"\n" != want {
-			t.Errorf("value %d: WriteIndentJSON: %v\n got %.300s\nwant %.300s", i, err, w.String(), want)
 		}
 	}
 }

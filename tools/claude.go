@@ -16,6 +16,7 @@ import (
 
 	"github.com/txedit/txedit/engine"
 	"github.com/txedit/txedit/internal/grep"
+	"github.com/txedit/txedit/internal/jsonenc"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -39,17 +40,17 @@ type ToolResult struct {
 }
 
 // AppendJSON appends r as encoding/json encodes it (without HTML
-// escaping), with the content encoded by plan's string encoder: a Grep or
-// Read result's content is the bulk of what a tool prints.
+// escaping), its strings encoded by internal/jsonenc: a Grep or Read
+// result's content is the bulk of what a tool prints.
 func (r ToolResult) AppendJSON(b []byte) []byte {
 	b = append(b, `{"success":`...)
 	b = strconv.AppendBool(b, r.Success)
 	b = append(b, `,"content":`...)
-	b = plan.AppendJSONString(b, r.Content)
+	b = jsonenc.AppendString(b, r.Content)
 	for _, f := range []struct{ name, v string }{{"shortResult", r.ShortResult}, {"error", r.Error}} {
 		if f.v != "" {
 			b = append(append(append(b, `,"`...), f.name...), `":`...)
-			b = plan.AppendJSONString(b, f.v)
+			b = jsonenc.AppendString(b, f.v)
 		}
 	}
 	if len(r.Images) > 0 {
@@ -59,20 +60,20 @@ func (r ToolResult) AppendJSON(b []byte) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"data":`...)
-			b = plan.AppendJSONString(b, im.Data)
+			b = jsonenc.AppendString(b, im.Data)
 			b = append(b, `,"mediaType":`...)
-			b = plan.AppendJSONString(b, im.MediaType)
+			b = jsonenc.AppendString(b, im.MediaType)
 			b = append(b, '}')
 		}
 		b = append(b, ']')
 	}
 	if r.FilePath != "" {
 		b = append(b, `,"filePath":`...)
-		b = plan.AppendJSONString(b, r.FilePath)
+		b = jsonenc.AppendString(b, r.FilePath)
 	}
 	if r.Code != "" {
 		b = append(b, `,"code":`...)
-		b = plan.AppendJSONString(b, string(r.Code))
+		b = jsonenc.AppendString(b, string(r.Code))
 	}
 	return append(b, '}')
 }

@@ -6,11 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txedit/txedit/internal/jsonenc"
 	"github.com/txedit/txedit/plan"
 )
 
 // TestToolResultJSON: ToolResult's own encoder, indented as the command
-// line prints it (plan.WriteIndentJSON), gives what encoding/json gives
+// line prints it (jsonenc.WriteIndent), gives what encoding/json gives
 // (indented, without HTML escaping) for every field, empty or not, and
 // for content with escapes, HTML characters, U+2028 and invalid UTF-8.
 func TestToolResultJSON(t *testing.T) {
@@ -30,7 +31,7 @@ func TestToolResultJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got bytes.Buffer
-		err := plan.WriteIndentJSON(&got, r.AppendJSON(nil), "  ")
+		err := jsonenc.WriteIndent(&got, r.AppendJSON(nil), "  ")
 		if got.WriteByte('\n'); err != nil || got.String() != buf.String() {
 			t.Errorf("result %d: %v\n got %.400s\nwant %.400s", i, err, got.String(), buf.String())
 		}

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/txedit/txedit/engine"
+	"github.com/txedit/txedit/internal/jsonenc"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -343,7 +344,7 @@ func (e *env) printJSON(v any) {
 		}
 		b = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
-	if plan.WriteIndentJSON(e.stdout, b, "  ") == nil {
+	if jsonenc.WriteIndent(e.stdout, b, "  ") == nil {
 		e.stdout.Write([]byte{'\n'})
 	}
 }
