@@ -23,7 +23,7 @@
 //
 // # Log
 //
-// [Journal.List] lists transactions, [Journal.Before] and [Journal.Diffs]
+// [Journal.List] lists transactions, [Journal.Before] and [Journal.EachDiff]
 // read what they recorded, and [Locked.GC] applies retention.
 //
 // Every file-system call goes through an [fsys.FS], so the crash tests run

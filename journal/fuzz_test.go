@@ -14,9 +14,9 @@ import (
 // structure-aware targets mutate.
 func seedManifests() [][]byte {
 	v2, _ := encodeManifest(&Manifest{Version: manifestVersion, ID: testID, Ops: []*Op{
-		{Path: "a", Kind: Modify, Old: st("a\n"), New: st("A\n"), Staged: stagedName(testID, "a", 0)},
-		{Path: "d\xff/b", Kind: Create, New: st("b\n"), Staged: stagedName(testID, "d\xff/b", 1)},
-		{Path: "c/x", Kind: Delete, Old: st("x\n"), Staged: stagedName(testID, "c/x", 2)},
+		{Path: "a", Kind: Modify, Old: st("a\n"), New: st("A\n"), staged: stagedName(testID, "a", 0)},
+		{Path: "d\xff/b", Kind: Create, New: st("b\n"), staged: stagedName(testID, "d\xff/b", 1)},
+		{Path: "c/x", Kind: Delete, Old: st("x\n"), staged: stagedName(testID, "c/x", 2)},
 	}, Mkdirs: []string{"d\xff"}, Rmdirs: []string{"c"}, Dirs: []DirState{{Path: "c", Mode: 0o700}}}, testKey)
 	body := func(data []byte) []byte { return data[:bytes.LastIndex(data, []byte("\nmac "))] }
 	return [][]byte{
@@ -39,7 +39,7 @@ func FuzzDecodeManifest(f *testing.F) {
 	f.Add([]byte("{}"))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, data := range [][]byte{body, sealed(string(body))} {
-			m, err := DecodeManifest(data)
+			m, err := decodeManifest(data)
 			if err != nil {
 				continue
 			}
@@ -55,7 +55,7 @@ func FuzzDecodeManifest(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m2, err := DecodeManifest(again)
+			m2, err := decodeManifest(again)
 			if err != nil {
 				t.Fatalf("re-encoded manifest does not decode: %v", err)
 			}

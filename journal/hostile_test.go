@@ -30,8 +30,8 @@ const testID = "20261121-000000-000000-0000"
 func TestNamesRoundTripExactly(t *testing.T) {
 	bad := "dir\xfe/bad\xff.txt"
 	m := &Manifest{Version: manifestVersion, ID: testID, Summary: "s\xff", Ops: []*Op{
-		{Path: bad, Kind: Modify, Old: st("a"), New: st("b"), Staged: stagedName(testID, bad, 0)},
-		{Path: "bad\uFFFD.txt", Kind: Delete, Old: st("c"), Staged: stagedName(testID, "bad\uFFFD.txt", 1)},
+		{Path: bad, Kind: Modify, Old: st("a"), New: st("b"), staged: stagedName(testID, bad, 0)},
+		{Path: "bad\uFFFD.txt", Kind: Delete, Old: st("c"), staged: stagedName(testID, "bad\uFFFD.txt", 1)},
 	}, Mkdirs: []string{"new\x80"}, Rmdirs: []string{"dir\xfe"}, Dirs: []DirState{{Path: "dir\xfe", Mode: fs.ModeSetgid | 0o700, Uid: 7, Gid: 8}}}
 	data, err := encodeManifest(m, testKey)
 	if err != nil {
@@ -40,7 +40,7 @@ func TestNamesRoundTripExactly(t *testing.T) {
 	if strings.Contains(string(data), "\\ufffd") && !strings.Contains(string(data), "b64") {
 		t.Fatalf("names were written lossily: %s", data)
 	}
-	got, err := DecodeManifest(data)
+	got, err := decodeManifest(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestVersion1ManifestStillDecodes(t *testing.T) {
 		`{"path":"bad\ufffd.txt","kind":"modify","old":{"hash":"` + st("old\n").Hash.String() + `","size":4,"mode":420},"new":{"hash":"` + st("new\n").Hash.String() + `","size":4,"mode":420},"staged":".txedit-` + testID + `-0.tmp"},` +
 		`{"path":"ok.txt","kind":"modify","old":{"hash":"` + st("old\n").Hash.String() + `","size":4,"mode":420},"new":{"hash":"` + st("new\n").Hash.String() + `","size":4,"mode":420},"staged":".txedit-` + testID + `-1.tmp"}],` +
 		`"rmdirs":["gone\ufffd"]}`
-	m, err := DecodeManifest(sealed(body))
+	m, err := decodeManifest(sealed(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestHostileManifests(t *testing.T) {
 		"dir mode type bits":  `{"v":2,"id":"` + testID + `","ops":[],"dirs":[{"path":"a","mode":2147484159}]}`,
 	}
 	for name, body := range cases {
-		if _, err := DecodeManifest(sealed(body)); !errors.Is(err, ErrCorrupt) {
+		if _, err := decodeManifest(sealed(body)); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: %v, want ErrCorrupt", name, err)
 		}
 	}
@@ -199,7 +199,7 @@ func TestHostilePackLengths(t *testing.T) {
 		mem := memfs.New(map[string]string{"a": "new\n"})
 		dir := txnsDir + "/" + testID
 		mustMkdirAll(t, mem, dir)
-		m := &Manifest{Version: manifestVersion, ID: testID, Ops: []*Op{{Path: "a", Kind: Modify, Old: st("old\n"), New: st("new\n"), Staged: stagedName(testID, "a", 0)}}}
+		m := &Manifest{Version: manifestVersion, ID: testID, Ops: []*Op{{Path: "a", Kind: Modify, Old: st("old\n"), New: st("new\n"), staged: stagedName(testID, "a", 0)}}}
 		data, _ := encodeManifest(m, testKey)
 		signWith(t, mem, testKey)
 		mustWrite(t, mem, dir+"/manifest", data)

@@ -426,7 +426,7 @@ func (tx *Tx) planOps(seen map[string]bool) error {
 		rmSeen[d] = true
 	}
 	for i, op := range m.Ops {
-		op.Staged = stagedName(m.ID, op.Path, i)
+		op.staged = stagedName(m.ID, op.Path, i)
 		if op.New == nil && !m.KeepParents {
 			// A directory emptied by a delete goes too, as git and
 			// patch do; Remove leaves it if anything else is in it.
@@ -579,12 +579,12 @@ func (tx *Tx) Stage(i int, s Staging) error {
 		return fmt.Errorf("stage %s: new content does not match the manifest", op.Path)
 	}
 	if tx.syncer == nil {
-		return tx.j.writeStaged(op.Staged, s.New, op.New, false)
+		return tx.j.writeStaged(op.staged, s.New, op.New, false)
 	}
 	if err := tx.syncer.failed(); err != nil {
 		return err // an earlier file could not be made durable
 	}
-	f, meta, err := tx.j.createStaged(op.Staged, s.New, op.New)
+	f, meta, err := tx.j.createStaged(op.staged, s.New, op.New)
 	if err != nil {
 		return err
 	}
@@ -796,7 +796,7 @@ func (tx *Tx) renameOne(i int) error {
 	case op.New == nil:
 		err = tx.removeTarget(i)
 	case op.Old == nil:
-		err = createNoClobber(fsy, op.Staged, op.Path)
+		err = createNoClobber(fsy, op.staged, op.Path)
 	default:
 		err = tx.swapIn(i)
 	}
@@ -873,7 +873,7 @@ func (tx *Tx) swapIn(i int) error {
 	fsy := tx.j.fs
 	op := tx.m.Ops[i]
 	if brokenOrder.noExchange {
-		return fsy.Rename(op.Staged, op.Path)
+		return fsy.Rename(op.staged, op.Path)
 	}
 	lease, err := tx.lease(op.Path)
 	if err != nil {
@@ -882,15 +882,15 @@ func (tx *Tx) swapIn(i int) error {
 	if lease != nil {
 		defer lease.Release()
 	}
-	err = fsy.Exchange(op.Staged, op.Path)
+	err = fsy.Exchange(op.staged, op.Path)
 	if errors.Is(err, errors.ErrUnsupported) {
-		return fsy.Rename(op.Staged, op.Path)
+		return fsy.Rename(op.staged, op.Path)
 	}
 	if err != nil {
 		return err
 	}
 	tx.displaced[i] = true
-	fi, err := fsy.Lstat(op.Staged)
+	fi, err := fsy.Lstat(op.staged)
 	if err == nil && (!tx.identSet[i] || sameFile(fsys.IdentityOf(fi), tx.idents[i])) && (lease == nil || !lease.Broken()) {
 		return nil
 	}
@@ -898,7 +898,7 @@ func (tx *Tx) swapIn(i int) error {
 	// writer's file back, unless a third one has replaced ours meanwhile
 	// (then its save is the newest, and stays).
 	if cur, lerr := fsy.Lstat(op.Path); lerr == nil && cur.Size() == op.New.Size {
-		if fsy.Exchange(op.Staged, op.Path) == nil {
+		if fsy.Exchange(op.staged, op.Path) == nil {
 			tx.displaced[i] = false
 		}
 	}
@@ -957,7 +957,7 @@ func (tx *Tx) removeDisplaced() error {
 		if !tx.displaced[i] {
 			return nil
 		}
-		if err := tx.j.fs.Remove(tx.m.Ops[i].Staged); err != nil && !fsys.Gone(err) {
+		if err := tx.j.fs.Remove(tx.m.Ops[i].staged); err != nil && !fsys.Gone(err) {
 			return err
 		}
 		return nil
@@ -1111,7 +1111,7 @@ func (tx *Tx) barrier(dirs []string) error {
 		// The staged files were written without fsync: sync them now.
 		for _, op := range tx.m.Ops {
 			if op.New != nil {
-				staged := op.Staged
+				staged := op.staged
 				tx.syncer.do(func() error {
 					if err := syncByName(tx.j.fs, staged); err != nil && !errors.Is(err, fs.ErrNotExist) {
 						return err

@@ -197,8 +197,9 @@ func TestCommitAndReadBack(t *testing.T) {
 	if before, err := j.Before(m, 0); err != nil || string(before) != "old x\n" {
 		t.Errorf("Before(0) = %q, %v", before, err)
 	}
-	if diffs, err := j.Diffs(m); err != nil || diffs[0] != "diff x\n" || diffs[1] != "diff y\n" || diffs[2] != "" {
-		t.Errorf("Diffs = %q, %v", diffs, err)
+	diffs := make([]string, len(m.Ops))
+	if err := j.EachDiff(m, func(i int, d string) error { diffs[i] = d; return nil }); err != nil || diffs[0] != "diff x\n" || diffs[1] != "diff y\n" || diffs[2] != "" {
+		t.Errorf("EachDiff = %q, %v", diffs, err)
 	}
 	ents, _ := j.List()
 	if len(ents) != 1 || ents[0].State != journal.StateCommitted || ents[0].Manifest.Summary != "three ops" {

@@ -113,25 +113,11 @@ func (j *Journal) Before(m *Manifest, i int) ([]byte, error) {
 	return p.Before(i)
 }
 
-// Diffs returns the unified diff recorded for each op of a transaction, in
-// op order ("" where none was recorded). A damaged pack gives the diffs
-// before the damage and an error wrapping ErrCorrupt.
-func (j *Journal) Diffs(m *Manifest) ([]string, error) {
-	var out []string
-	err := j.EachDiff(m, func(i int, d string) error {
-		if out == nil {
-			out = make([]string, len(m.Ops))
-		}
-		out[i] = d
-		return nil
-	})
-	return out, err
-}
-
 // EachDiff hands fn the diff recorded for each op of a transaction, in op
-// order ("" where none was recorded), one at a time: what Diffs returns,
-// without holding them all (a 50,000-file transaction's diffs). An error
-// from fn stops it and is returned.
+// order ("" where none was recorded), one at a time, without holding them
+// all (a 50,000-file transaction's diffs). An error from fn stops it and
+// is returned; a damaged pack gives the diffs before the damage and an
+// error wrapping ErrCorrupt.
 func (j *Journal) EachDiff(m *Manifest, fn func(i int, d string) error) error {
 	p := j.OpenPack(m)
 	defer p.Close()

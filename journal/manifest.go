@@ -44,9 +44,9 @@ type Op struct {
 	Kind Kind   `json:"kind"`
 	Old  *State `json:"old,omitempty"` // nil: absent before
 	New  *State `json:"new,omitempty"` // nil: absent after
-	// Staged is the temporary file next to Path that holds the new
-	// content until the rename; empty for deletes.
-	Staged string `json:"staged,omitempty"`
+	// staged is the temporary file next to Path that holds the new
+	// content until the rename (Begin names it); empty for deletes.
+	staged string
 	// Note says where the change came from for people ("moved to x").
 	Note string `json:"note,omitempty"`
 
@@ -89,7 +89,7 @@ type Manifest struct {
 	// be created with (an undo passes the undone transaction's).
 	Dirs []DirState `json:"dirs,omitempty"`
 
-	// What DecodeManifest read, for the journal to verify (trust.go):
+	// What decodeManifest read, for the journal to verify (trust.go):
 	// the signed body, its MAC (version 3) and its checksum.
 	body []byte
 	mac  []byte
@@ -249,7 +249,7 @@ func encodeManifest(m *Manifest, key []byte) ([]byte, error) {
 		Agent: m.Agent, Session: m.Session, Undoes: m.Undoes, Forced: m.Forced,
 		Ops: make([]*wireOp, len(m.Ops)), Mkdirs: names(m.Mkdirs), Rmdirs: names(m.Rmdirs)}
 	for i, op := range m.Ops {
-		w.Ops[i] = &wireOp{Path: name(op.Path), Kind: op.Kind, Old: op.Old, New: op.New, Staged: name(op.Staged), Note: op.Note}
+		w.Ops[i] = &wireOp{Path: name(op.Path), Kind: op.Kind, Old: op.Old, New: op.New, Staged: name(op.staged), Note: op.Note}
 	}
 	for _, d := range m.Dirs {
 		w.Dirs = append(w.Dirs, &wireDir{Path: name(d.Path), Mode: d.Mode, Uid: d.Uid, Gid: d.Gid})
@@ -269,11 +269,11 @@ func encodeManifest(m *Manifest, key []byte) ([]byte, error) {
 	return append(out, '\n'), nil
 }
 
-// DecodeManifest parses and verifies a manifest. The bytes are treated as
+// decodeManifest parses and verifies a manifest. The bytes are treated as
 // hostile: a checksum only shows that they were not torn, so every field
 // recovery and undo act on is checked too (see validate), and anything
 // out of shape is ErrCorrupt, never a panic.
-func DecodeManifest(data []byte) (*Manifest, error) {
+func decodeManifest(data []byte) (*Manifest, error) {
 	i := bytes.LastIndex(data, []byte("\nsum "))
 	if i < 0 || len(data) != i+len("\nsum ")+16+1 || data[len(data)-1] != '\n' {
 		return nil, fmt.Errorf("%w: manifest has no checksum line", ErrCorrupt)
@@ -308,9 +308,9 @@ func DecodeManifest(data []byte) (*Manifest, error) {
 		if op == nil {
 			return nil, fmt.Errorf("%w: manifest op %d is null", ErrCorrupt, i)
 		}
-		m.Ops[i] = &Op{Path: string(op.Path), Kind: op.Kind, Old: op.Old, New: op.New, Staged: string(op.Staged), Note: op.Note}
+		m.Ops[i] = &Op{Path: string(op.Path), Kind: op.Kind, Old: op.Old, New: op.New, staged: string(op.Staged), Note: op.Note}
 		// Version 1 wrote every byte that is not UTF-8 as U+FFFD.
-		m.Ops[i].inexact = w.Version == 1 && (strings.ContainsRune(m.Ops[i].Path, utf8.RuneError) || strings.ContainsRune(m.Ops[i].Staged, utf8.RuneError))
+		m.Ops[i].inexact = w.Version == 1 && (strings.ContainsRune(m.Ops[i].Path, utf8.RuneError) || strings.ContainsRune(m.Ops[i].staged, utf8.RuneError))
 	}
 	for i, d := range w.Dirs {
 		if d == nil {
@@ -366,10 +366,10 @@ func validate(m *Manifest) error {
 		if err := validName(op.Path); err != nil {
 			return fmt.Errorf("op %d: path: %w", i, err)
 		}
-		if op.Staged != "" && (path.Dir(op.Staged) != path.Dir(op.Path) || !IsTemp(path.Base(op.Staged))) {
-			return fmt.Errorf("op %d: staging file %q is not a txedit staging file beside %q", i, op.Staged, op.Path)
+		if op.staged != "" && (path.Dir(op.staged) != path.Dir(op.Path) || !IsTemp(path.Base(op.staged))) {
+			return fmt.Errorf("op %d: staging file %q is not a txedit staging file beside %q", i, op.staged, op.Path)
 		}
-		if op.New != nil && op.Staged == "" {
+		if op.New != nil && op.staged == "" {
 			return fmt.Errorf("op %d: no staging file", i)
 		}
 		for what, st := range map[string]*State{"old": op.Old, "new": op.New} {

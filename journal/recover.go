@@ -298,7 +298,7 @@ func (j *Journal) readManifest(id string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := DecodeManifest(data)
+	m, err := decodeManifest(data)
 	if err != nil {
 		return nil, err
 	}
@@ -407,10 +407,10 @@ func (j *Journal) restoreOp(m *Manifest, i int, blobs *Pack, rep *Report) error 
 func (j *Journal) cleanUp(m *Manifest) error {
 	var cleanErr error
 	for _, op := range m.Ops {
-		if op.inexact || op.Staged == "" {
+		if op.inexact || op.staged == "" {
 			continue
 		}
-		if err := j.fs.Remove(op.Staged); err != nil && !fsys.Gone(err) && cleanErr == nil {
+		if err := j.fs.Remove(op.staged); err != nil && !fsys.Gone(err) && cleanErr == nil {
 			cleanErr = err
 		}
 	}
@@ -491,7 +491,7 @@ func (j *Journal) restore(m *Manifest, op *Op, data []byte, sync bool) error {
 			}
 		}
 	}
-	j.fs.Remove(op.Staged)
+	j.fs.Remove(op.staged)
 	// Setuid, setgid and sticky only where the file it replaces (the new
 	// version) has them: recovery never makes a file setuid that is not
 	// (docs/design.md, "Threat model"); a deleted one comes back without.
@@ -502,7 +502,7 @@ func (j *Journal) restore(m *Manifest, op *Op, data []byte, sync bool) error {
 	} else {
 		st.Mode &^= special
 	}
-	if err := j.writeStaged(op.Staged, data, &st, sync); err != nil {
+	if err := j.writeStaged(op.staged, data, &st, sync); err != nil {
 		return err
 	}
 	// As the commit puts a file in place (Tx.swapIn), the old version is
@@ -512,19 +512,19 @@ func (j *Journal) restore(m *Manifest, op *Op, data []byte, sync bool) error {
 	// replaced. Such a save is swapped back and left as it is; cleanUp
 	// removes the staged name either way.
 	if op.New == nil {
-		return j.fs.Rename(op.Staged, op.Path) // a deleted file: nothing to exchange with
+		return j.fs.Rename(op.staged, op.Path) // a deleted file: nothing to exchange with
 	}
-	err := j.fs.Exchange(op.Staged, op.Path)
+	err := j.fs.Exchange(op.staged, op.Path)
 	if errors.Is(err, errors.ErrUnsupported) {
-		return j.fs.Rename(op.Staged, op.Path)
+		return j.fs.Rename(op.staged, op.Path)
 	}
 	if err != nil {
 		return err
 	}
-	if displaced, _, err := readCurrent(j.fs, op.Staged); err == nil && matches(displaced, op.New) {
+	if displaced, _, err := readCurrent(j.fs, op.staged); err == nil && matches(displaced, op.New) {
 		return nil
 	}
-	if err := j.fs.Exchange(op.Staged, op.Path); err != nil {
+	if err := j.fs.Exchange(op.staged, op.Path); err != nil {
 		return err
 	}
 	return errChangedMeanwhile

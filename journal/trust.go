@@ -93,7 +93,7 @@ func (j *Journal) makeKey(ids []string) (*trust, error) {
 		if err != nil {
 			continue
 		}
-		m, err := DecodeManifest(data)
+		m, err := decodeManifest(data)
 		if err != nil {
 			continue
 		}
