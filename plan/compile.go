@@ -107,16 +107,6 @@ type Pattern struct {
 	NoIgnore        bool
 }
 
-// Invalid reports whether any edit failed validation.
-func (p *Plan) Invalid() bool {
-	for _, f := range p.Files {
-		if len(f.Invalid) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // Compile validates r and groups each file's edits in plan order. A request
 // that is malformed as a whole returns an *Error; a malformed edit is
 // recorded in its file's Invalid list, so every problem is reported at once.

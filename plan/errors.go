@@ -40,12 +40,10 @@ const (
 // Error is a failure with a stable code. Path names the file as the request
 // named it. An error about one edit carries the edit's position in its
 // file's edit list ([Error.Edit]); one about the file or the request as a
-// whole carries none. Make them with [Errorf], [EditErrorf] and [Wrap].
+// whole carries none. Make them with [Errorf], [EditErrorf], [Wrap] and
+// [Wrapf] (whose cause stays reachable by errors.Is and errors.As).
 type Error struct {
 	Code Code
-	// Op is the operation that failed ("apply", "read", "grep", "undo",
-	// …), when the caller set it; it is not part of the message.
-	Op   string
 	Path string
 	// Index is the edit's position, or [NoEdit].
 	Index   int
@@ -118,14 +116,6 @@ func (e *Error) WithEdit(index int, command string) *Error {
 	c := *e
 	c.Index, c.Command = index, command
 	return &c
-}
-
-// WithOp returns e with Op set, unless it is set already.
-func (e *Error) WithOp(op string) *Error {
-	if e.Op == "" {
-		e.Op = op
-	}
-	return e
 }
 
 // As returns the *Error in err's chain, or wraps err with the code

@@ -76,8 +76,8 @@ const (
 // Rungs lists the ladder, strictest first.
 var Rungs = []Rung{RungExact, RungTrailingSpace, RungWhitespace, RungUnicode}
 
-// Looser reports whether r is a looser rung than s.
-func (r Rung) Looser(s Rung) bool {
+// looser reports whether r is a looser rung than s.
+func (r Rung) looser(s Rung) bool {
 	return slices.Index(Rungs, r) > slices.Index(Rungs, s)
 }
 
@@ -106,7 +106,7 @@ type HunkReport struct {
 func LoosestRung(reports []HunkReport) Rung {
 	var r Rung
 	for _, h := range reports {
-		if r == "" || h.Rung.Looser(r) {
+		if r == "" || h.Rung.looser(r) {
 			r = h.Rung
 		}
 	}

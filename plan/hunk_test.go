@@ -28,8 +28,8 @@ func TestHunkChanges(t *testing.T) {
 }
 
 func TestRungs(t *testing.T) {
-	if !RungUnicode.Looser(RungWhitespace) || RungExact.Looser(RungTrailingSpace) || RungExact.Looser(RungExact) {
-		t.Error("Looser")
+	if !RungUnicode.looser(RungWhitespace) || RungExact.looser(RungTrailingSpace) || RungExact.looser(RungExact) {
+		t.Error("looser")
 	}
 	reports := []HunkReport{{Rung: RungTrailingSpace}, {Rung: RungExact}, {Rung: RungWhitespace}, {Rung: RungExact}}
 	if got := LoosestRung(reports); got != RungWhitespace {

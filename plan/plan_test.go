@@ -95,9 +95,6 @@ func TestCompileEditValidation(t *testing.T) {
 	if f.Create == nil || f.Create.Index != 4 || len(f.Appends) != 1 {
 		t.Errorf("valid edits were not kept: create=%v appends=%v", f.Create, f.Appends)
 	}
-	if !p.Invalid() {
-		t.Error("Plan.Invalid() = false")
-	}
 }
 
 func TestCompileLineOrderAndOverlap(t *testing.T) {
