@@ -57,7 +57,7 @@ func Edit(f *plan.FileOps, cur []byte, exists bool) *Outcome {
 	st, base = e.applyPatches(st, base, exists)
 	_, body := split(base)
 	body = e.lineEdits(st, body, cur, exists)
-	var hints Hinter // prepared once for all the failures on one body
+	var hints hinter // prepared once for all the failures on one body
 	for _, op := range f.StrReplaces {
 		body = e.strReplace(st, body, op, &hints)
 	}
@@ -281,7 +281,7 @@ func (e *editor) lineEdits(st style, body, cur []byte, exists bool) []byte {
 }
 
 // strReplace applies one str_replace edit to body.
-func (e *editor) strReplace(st style, body []byte, op *plan.Op, hints *Hinter) []byte {
+func (e *editor) strReplace(st style, body []byte, op *plan.Op, hints *hinter) []byte {
 	out := e.out
 	old, repl := st.convert(op.Old), st.convert(op.Text)
 	n := bytes.Count(body, []byte(old))
@@ -293,7 +293,7 @@ func (e *editor) strReplace(st style, body []byte, op *plan.Op, hints *Hinter) [
 	}
 	switch {
 	case n == 0:
-		e.fail(op, plan.CodeNotFound, "old_str not found%s", hints.Hint(body, op.Old))
+		e.fail(op, plan.CodeNotFound, "old_str not found%s", hints.hint(body, op.Old))
 		return body
 	case n > 1 && !op.All && !op.First:
 		lines := matchLines(body, []byte(old), 20)

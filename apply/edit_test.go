@@ -159,15 +159,15 @@ func ptr[T any](v T) *T { return &v }
 
 func TestHint(t *testing.T) {
 	body := []byte("func main() {\n\tif x {\n\t\treturn\n\t}\n}\n")
-	h := Hint(body, "if x {\n  return\n}")
+	h := hint(body, "if x {\n  return\n}")
 	if !strings.Contains(h, "lines 2-4") || !strings.Contains(h, "whitespace") {
 		t.Errorf("whitespace hint = %q, want it to point at lines 2-4", h)
 	}
-	h = Hint(body, "func mian() {")
+	h = hint(body, "func mian() {")
 	if !strings.Contains(h, "most similar line is 1") {
 		t.Errorf("similar-line hint = %q", h)
 	}
-	if h := Hint(body, "completely unrelated text 12345"); !strings.Contains(h, "no similar text") {
+	if h := hint(body, "completely unrelated text 12345"); !strings.Contains(h, "no similar text") {
 		t.Errorf("unrelated hint = %q", h)
 	}
 }

@@ -5,29 +5,29 @@ import (
 	"strings"
 )
 
-// Hint says where text that was not found most likely is: a match that
+// hint says where text that was not found most likely is: a match that
 // differs only in whitespace or line endings, or failing that the most
 // similar line. It returns "" when nothing is close, else a phrase starting
-// with "; ". For many failing edits of one body, use a [Hinter].
-func Hint(body []byte, old string) string {
-	var h Hinter
-	return h.Hint(body, old)
+// with "; ". For many failing edits of one body, use a [hinter].
+func hint(body []byte, old string) string {
+	var h hinter
+	return h.hint(body, old)
 }
 
-// simBudget bounds the bytes the similarity search of one Hinter compares
+// simBudget bounds the bytes the similarity search of one hinter compares
 // over all its hints: 3,000 failing edits of a 20,000-line file searched
 // every line for each and took 23.6 s. The first failures (a few dozen
 // searches of a 1 MiB file) still get the most similar line; later ones
 // are told to read the file again.
 const simBudget = 64 << 20
 
-// Hinter computes [Hint] for many failing edits of one body: the body is
+// hinter computes [hint] for many failing edits of one body: the body is
 // split and normalised once, the whitespace-insensitive match is looked
 // up in an index, and the similarity search is bounded by a budget. A
-// Hinter is reused while the body is the same slice (failing edits do not
+// hinter is reused while the body is the same slice (failing edits do not
 // change it); it prepares itself again for another. The zero value is
 // ready to use; it is not safe for concurrent use.
-type Hinter struct {
+type hinter struct {
 	body     []byte
 	lines    []string         // without their line endings
 	norm     []string         // with all whitespace removed
@@ -38,7 +38,7 @@ type Hinter struct {
 	prepared bool
 }
 
-func (h *Hinter) prepare(body []byte) {
+func (h *hinter) prepare(body []byte) {
 	h.body, h.prepared, h.spent = body, true, 0
 	h.lines = strings.Split(string(body), "\n")
 	h.norm = make([]string, len(h.lines))
@@ -53,17 +53,17 @@ func (h *Hinter) prepare(body []byte) {
 	}
 }
 
-// same reports whether body is the slice the Hinter was prepared for.
-func (h *Hinter) same(body []byte) bool {
+// same reports whether body is the slice the hinter was prepared for.
+func (h *hinter) same(body []byte) bool {
 	if !h.prepared || len(body) != len(h.body) {
 		return false
 	}
 	return len(body) == 0 || &body[0] == &h.body[0]
 }
 
-// Hint is [Hint] for body, which must not change while it is the body the
-// Hinter was prepared for.
-func (h *Hinter) Hint(body []byte, old string) string {
+// hint is [hint] for body, which must not change while it is the body the
+// hinter was prepared for.
+func (h *hinter) hint(body []byte, old string) string {
 	if len(body) > 16<<20 {
 		return ""
 	}
@@ -126,7 +126,7 @@ func (h *Hinter) Hint(body []byte, old string) string {
 func bigram(s string, i int) int { return int(s[i])<<8 | int(s[i+1]) }
 
 // loadBigrams counts a's bigrams into the scratch table.
-func (h *Hinter) loadBigrams(a string) {
+func (h *hinter) loadBigrams(a string) {
 	if h.counts == nil {
 		h.counts, h.used = make([]int32, 1<<16), make([]int32, 1<<16)
 	}
@@ -135,7 +135,7 @@ func (h *Hinter) loadBigrams(a string) {
 	}
 }
 
-func (h *Hinter) unloadBigrams(a string) {
+func (h *hinter) unloadBigrams(a string) {
 	for i := 0; i+1 < len(a); i++ {
 		h.counts[bigram(a, i)] = 0
 	}
@@ -143,7 +143,7 @@ func (h *Hinter) unloadBigrams(a string) {
 
 // similarity is the Dice coefficient of the two strings' byte bigrams; a's
 // are in the scratch table (loadBigrams).
-func (h *Hinter) similarity(a, b string) float64 {
+func (h *hinter) similarity(a, b string) float64 {
 	if a == b {
 		return 1
 	}
