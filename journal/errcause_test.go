@@ -45,3 +45,32 @@ func TestErrorsKeepTheirCause(t *testing.T) {
 		}
 	}
 }
+
+// TestRecoveryErrorsKeepTheirCause does the same for the recovery of a
+// transaction that crashed half renamed: each call of Recover fails in
+// turn with EIO, and what Recover returns must still be EIO to errors.Is.
+func TestRecoveryErrorsKeepTheirCause(t *testing.T) {
+	d, _, _ := interrupted(t)
+	files := d.Files()
+	recover := func(at int) (*faultfs.FS, error) {
+		f := &faultfs.FS{Inner: memfs.New(files), FailAt: at, Mode: faultfs.ModeError}
+		_, err := New(f, &Options{Sync: SyncFile, Workers: 1, SyncWorkers: 1}).Recover()
+		return f, err
+	}
+	clean, err := recover(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	for at := 1; at <= clean.N(); at++ {
+		if _, err := recover(at); err != nil {
+			failed++
+			if !errors.Is(err, syscall.EIO) {
+				t.Errorf("EIO at call %d: %v, which errors.Is does not find EIO in", at, err)
+			}
+		}
+	}
+	if failed == 0 {
+		t.Errorf("no call of %d failed the recovery: the sweep tests nothing", clean.N())
+	}
+}

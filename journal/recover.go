@@ -485,13 +485,19 @@ const inexactReason = "recorded by an older txedit that wrote names that are not
 // restore puts a before-image back atomically: staging file, then rename.
 func (j *Journal) restore(m *Manifest, op *Op, data []byte, sync bool) error {
 	for _, d := range parents(op.Path) {
-		if _, err := j.fs.Lstat(d); errors.Is(err, fs.ErrNotExist) {
+		_, err := j.fs.Lstat(d)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			if err := j.mkdirAs(m, d); err != nil && !errors.Is(err, fs.ErrExist) {
 				return err
 			}
+		case err != nil && !errors.Is(err, syscall.ENOTDIR):
+			return err // not an answer (EIO, say)
 		}
 	}
-	j.fs.Remove(op.staged)
+	if err := j.fs.Remove(op.staged); err != nil && !fsys.Gone(err) {
+		return err
+	}
 	// Setuid, setgid and sticky only where the file it replaces (the new
 	// version) has them: recovery never makes a file setuid that is not
 	// (docs/design.md, "Threat model"); a deleted one comes back without.
@@ -521,11 +527,15 @@ func (j *Journal) restore(m *Manifest, op *Op, data []byte, sync bool) error {
 	if err != nil {
 		return err
 	}
-	if displaced, _, err := readCurrent(j.fs, op.staged); err == nil && matches(displaced, op.New) {
+	displaced, _, rerr := readCurrent(j.fs, op.staged)
+	if rerr == nil && matches(displaced, op.New) {
 		return nil
 	}
 	if err := j.fs.Exchange(op.staged, op.Path); err != nil {
 		return err
+	}
+	if errno := syscall.Errno(0); errors.As(rerr, &errno) && !fsys.Gone(rerr) {
+		return rerr // what it displaced could not be read (EIO, say): not a change
 	}
 	return errChangedMeanwhile
 }
@@ -538,7 +548,9 @@ func (j *Journal) saveAside(dir, name string, data []byte) error {
 	if err := j.fs.Mkdir(dir+"/conflicts", 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	j.fs.Remove(name)
+	if err := j.fs.Remove(name); err != nil && !fsys.Gone(err) {
+		return err
+	}
 	return j.writeStaged(name, data, &State{Mode: 0o600}, j.opts.Sync != SyncNone)
 }
 
