@@ -3,12 +3,14 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/txedit/txedit/hash"
+	"github.com/txedit/txedit/journal"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -374,5 +376,34 @@ func TestSingleFormContentHash(t *testing.T) {
 	h1 := hash.Of([]byte("1\nx\n")).String()
 	if res := run(t, w, `{"command":"delete","path":"c.txt","content_hash":"`+h1+`"}`); !res.Success {
 		t.Fatalf("delete with the read's hash: %+v", res)
+	}
+}
+
+// TestUndoIDErrors: a transaction id that matches nothing is
+// file_not_found and one that matches several an invalid_request (it said
+// file_not_found too); both keep the journal's error for errors.Is, and
+// show answers alike.
+func TestUndoIDErrors(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"f.txt": "0\n"})
+	w := openWS(t, dir, nil)
+	for _, v := range []string{"1", "2"} {
+		if res := run(t, w, `{"command":"create","path":"f.txt","file_text":"`+v+`\n"}`); !res.Success {
+			t.Fatalf("create %s: %+v", v, res)
+		}
+	}
+	ctx := context.Background()
+	for _, c := range []struct {
+		id   string
+		code plan.Code
+		is   error
+	}{{"zzz", plan.CodeFileNotFound, journal.ErrUnknownTxn}, {"2", plan.CodeInvalidRequest, journal.ErrAmbiguousTxn}} {
+		_, err := w.Undo(ctx, UndoOptions{ID: c.id})
+		_, _, serr := w.Show(ctx, c.id)
+		for _, e := range []error{err, serr} {
+			if plan.CodeOf(e) != c.code || !errors.Is(e, c.is) {
+				t.Errorf("id %q: %v (code %s), want %s wrapping %v", c.id, e, plan.CodeOf(e), c.code, c.is)
+			}
+		}
 	}
 }

@@ -47,11 +47,11 @@ func (o *op) grep(ctx context.Context, req *plan.GrepRequest) (*plan.GrepResult,
 	}
 	overrides, err := ignore.ParseOverrides(globs)
 	if err != nil {
-		return fail(plan.Errorf(plan.CodeInvalidRequest, "", "%v", err))
+		return fail(plan.Wrapf(plan.CodeInvalidRequest, "", err, "%v", err))
 	}
 	types, err := ignore.ParseTypes(req.Type)
 	if err != nil {
-		return fail(plan.Errorf(plan.CodeInvalidRequest, "", "%v", err))
+		return fail(plan.Wrapf(plan.CodeInvalidRequest, "", err, "%v", err))
 	}
 	start, isDir, err := o.readTarget(req.Path)
 	if err != nil {

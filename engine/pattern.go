@@ -119,14 +119,14 @@ func (s *patternScan) compile(pat *plan.Pattern) error {
 	}
 	var err error
 	if s.match, err = ignore.CompileGlob(fp); err != nil {
-		return plan.Errorf(plan.CodeInvalidRequest, "", "%v", err)
+		return plan.Wrapf(plan.CodeInvalidRequest, "", err, "%v", err)
 	}
 	var xs []string
 	for _, x := range pat.ExcludePatterns {
 		xs = append(xs, strings.TrimSuffix(x, "/"))
 	}
 	if s.excludes, err = ignore.CompileGlobs(xs); err != nil {
-		return plan.Errorf(plan.CodeInvalidRequest, "", "%v", err)
+		return plan.Wrapf(plan.CodeInvalidRequest, "", err, "%v", err)
 	}
 	return nil
 }

@@ -533,7 +533,7 @@ func (o *op) list(ctx context.Context, p string, lo ListOptions) ([]*plan.DirEnt
 	}
 	ignores, err := ignore.CompileGlobs(lo.Ignore)
 	if err != nil {
-		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "%v", err)
+		return nil, plan.Wrapf(plan.CodeInvalidRequest, "", err, "%v", err)
 	}
 	var out []*plan.DirEntry
 	var visit func(dir string, depth int) error
@@ -639,11 +639,11 @@ func (w *Workspace) Glob(ctx context.Context, o GlobOptions) (*plan.GlobResult, 
 	}
 	g, err := ignore.CompileGlob(o.Pattern)
 	if err != nil {
-		return fail(plan.Errorf(plan.CodeInvalidRequest, "", "%v", err))
+		return fail(plan.Wrapf(plan.CodeInvalidRequest, "", err, "%v", err))
 	}
 	excl, err := ignore.CompileGlobs(o.Exclude)
 	if err != nil {
-		return fail(plan.Errorf(plan.CodeInvalidRequest, "", "exclude: %v", err))
+		return fail(plan.Wrapf(plan.CodeInvalidRequest, "", err, "exclude: %v", err))
 	}
 	v := w.begin()
 	defer v.end()

@@ -427,9 +427,9 @@ func pickUndo(entries []*journal.Entry, j *journal.Journal, uo UndoOptions) (*jo
 		full, err := j.Resolve(id)
 		if err != nil {
 			if h := j.Horizon(); h != "" && id <= h {
-				return nil, plan.Errorf(plan.CodeFileNotFound, "", "%v: the journal's retention removed it (every transaction up to %s is gone)", err, h)
+				return nil, plan.Wrapf(resolveCode(err), "", err, "%v: the journal's retention removed it (every transaction up to %s is gone)", err, h)
 			}
-			return nil, plan.Errorf(plan.CodeFileNotFound, "", "%v (see txedit log; gc may have removed it)", err)
+			return nil, plan.Wrapf(resolveCode(err), "", err, "%v (see txedit log; gc may have removed it)", err)
 		}
 		e := byID[full]
 		switch {
@@ -468,14 +468,28 @@ func pickUndo(entries []*journal.Entry, j *journal.Journal, uo UndoOptions) (*jo
 	return nil, plan.Errorf(plan.CodeFileNotFound, "", "nothing to undo: no committed transaction is in effect%s", gone)
 }
 
+// resolveCode is the code of a failure to resolve a transaction id: one
+// that matches nothing is file_not_found, an ambiguous prefix an
+// invalid_request, and a journal that could not be listed keeps its own
+// (io_error) instead of passing for a missing transaction.
+func resolveCode(err error) plan.Code {
+	switch {
+	case errors.Is(err, journal.ErrUnknownTxn):
+		return plan.CodeFileNotFound
+	case errors.Is(err, journal.ErrAmbiguousTxn):
+		return plan.CodeInvalidRequest
+	}
+	return plan.CodeOf(err)
+}
+
 // refusedTxn is the error of undoing a transaction whose manifest could
 // not be read or verified: a journal record txedit's own commit did not
 // write is never acted on (docs/design.md, "Threat model").
 func refusedTxn(e *journal.Entry) error {
 	if errors.Is(e.Err, journal.ErrUntrusted) {
-		return plan.Errorf(plan.CodeDenied, "", "transaction %s is refused: %v; txedit did not write it, so nothing it says is done (remove .txedit/txns/%s* by hand if it is not yours)", e.ID, e.Err, e.ID)
+		return plan.Wrapf(plan.CodeDenied, "", e.Err, "transaction %s is refused: %v; txedit did not write it, so nothing it says is done (remove .txedit/txns/%s* by hand if it is not yours)", e.ID, e.Err, e.ID)
 	}
-	return plan.Errorf(plan.CodeIOError, "", "transaction %s is unreadable: %v", e.ID, e.Err)
+	return plan.Wrapf(plan.CodeIOError, "", e.Err, "transaction %s is unreadable: %v", e.ID, e.Err)
 }
 
 // laterByOthers refuses to undo target when a later transaction still in
@@ -643,7 +657,7 @@ func (w *Workspace) ShowStream(ctx context.Context, id string, head func(*TxnInf
 	if id != "" {
 		var err error
 		if full, err = w.j.Resolve(id); err != nil {
-			return plan.Errorf(plan.CodeFileNotFound, "", "%v", err)
+			return plan.Wrapf(resolveCode(err), "", err, "%v", err)
 		}
 	}
 	// Down to the transaction (the newest one without an id).
@@ -666,7 +680,7 @@ func (w *Workspace) ShowStream(ctx context.Context, id string, head func(*TxnInf
 			return err
 		}
 		if e.Manifest == nil {
-			return plan.Errorf(plan.CodeIOError, "", "transaction %s is unreadable: %v", full, e.Err)
+			return plan.Wrapf(plan.CodeIOError, "", e.Err, "transaction %s is unreadable: %v", full, e.Err)
 		}
 		err := w.j.EachDiff(e.Manifest, func(i int, d string) error {
 			op := e.Manifest.Ops[i]

@@ -181,10 +181,10 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 		w.base, w.closer = osfs, osfs.Close
 	}
 	if w.denyR, err = ignore.CompileGlobs(o.DenyRead); err != nil {
-		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "deny list: %v", err)
+		return nil, plan.Wrapf(plan.CodeInvalidRequest, "", err, "deny list: %v", err)
 	}
 	if w.denyW, err = ignore.CompileGlobs(o.DenyWrite); err != nil {
-		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "deny list: %v", err)
+		return nil, plan.Wrapf(plan.CodeInvalidRequest, "", err, "deny list: %v", err)
 	}
 	jo := &journal.Options{Sync: o.Durability.journal(), LockTimeout: o.LockTimeout, Keep: o.Keep, KeepBytes: o.KeepBytes, Workers: o.Workers}
 	if o.FS == nil {

@@ -81,6 +81,9 @@ func (j *Journal) Recent() (iter.Seq[*Entry], error) {
 // journal (perhaps removed by gc).
 var ErrUnknownTxn = errors.New("no such transaction")
 
+// ErrAmbiguousTxn reports a transaction id prefix that matches several.
+var ErrAmbiguousTxn = errors.New("is ambiguous")
+
 // Resolve expands a unique prefix of a transaction id.
 func (j *Journal) Resolve(prefix string) (string, error) {
 	ls, err := j.scan()
@@ -99,7 +102,7 @@ func (j *Journal) Resolve(prefix string) (string, error) {
 	case prefix == "" || len(found) == 0:
 		return "", fmt.Errorf("%w %q", ErrUnknownTxn, prefix)
 	case len(found) > 1:
-		return "", fmt.Errorf("transaction prefix %q is ambiguous: %s", prefix, strings.Join(found, ", "))
+		return "", fmt.Errorf("transaction prefix %q %w: %s", prefix, ErrAmbiguousTxn, strings.Join(found, ", "))
 	}
 	return found[0], nil
 }

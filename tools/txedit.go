@@ -359,7 +359,7 @@ func applyPatchTool() *Tool {
 			}
 			f, err := patch.ParseFormat(a.Format)
 			if err != nil {
-				return failure(plan.Wrapf(plan.CodeInvalidRequest, "", err, "%v", err), nil)
+				return failure(err, nil) // already an invalid_request: wrapping it again printed the code twice
 			}
 			req, _, err := patch.Compile(f, []byte(a.Input))
 			if err != nil {
