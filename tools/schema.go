@@ -47,15 +47,55 @@ func (e *schemaError) Error() string { return "validating " + e.path + ": " + e.
 // compileSchema compiles a tool's schema, given as Go values (what a
 // toolset writes) or as decoded JSON.
 func compileSchema(schema any) (*argSchema, error) {
-	data, err := json.Marshal(schema)
-	if err != nil {
-		return nil, err
-	}
-	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
-		return nil, err
+	v, ok := asJSON(schema)
+	if !ok { // a type asJSON does not know: what encoding/json makes of it
+		data, err := json.Marshal(schema)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(data, &v); err != nil {
+			return nil, err
+		}
 	}
 	return compileNode(v, "root", "")
+}
+
+// asJSON is v as json.Unmarshal would give it back, for the Go types the
+// toolsets write schemas with (a round trip through JSON cost a tool call
+// more than its validation), or false for any other.
+func asJSON(v any) (any, bool) {
+	switch x := v.(type) {
+	case nil, string, bool, float64:
+		return x, true
+	case int:
+		return float64(x), true
+	case []string:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = e
+		}
+		return out, true
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			var ok bool
+			if out[i], ok = asJSON(e); !ok {
+				return nil, false
+			}
+		}
+		return out, true
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			j, ok := asJSON(e)
+			if !ok {
+				return nil, false
+			}
+			out[k] = j
+		}
+		return out, true
+	}
+	return nil, false
 }
 
 // compileNode compiles the schema v found at pointer (the root's is "";

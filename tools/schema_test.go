@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -239,6 +240,31 @@ func TestSchemaMessages(t *testing.T) {
 		}
 		if !strings.HasSuffix(got, c.want) || (c.want == "") != (got == "") {
 			t.Errorf("%s: got %q, want …%q", c.args, got, c.want)
+		}
+	}
+}
+
+// TestSchemaAsJSON: every toolset's schemas take the quick path (no
+// round trip through JSON), and what it gives is what the round trip
+// gives.
+func TestSchemaAsJSON(t *testing.T) {
+	for _, name := range Names() {
+		ts, err := Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range ts.Tools {
+			got, ok := asJSON(tool.Schema)
+			if !ok {
+				t.Errorf("%s/%s: the schema has a type asJSON does not know", name, tool.Name)
+				continue
+			}
+			data, _ := json.Marshal(tool.Schema)
+			var want any
+			_ = json.Unmarshal(data, &want)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s/%s: asJSON differs from a JSON round trip", name, tool.Name)
+			}
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/txedit/txedit/tools"
 )
 
 // TestNestedJournalEverySurface (issue #20): no command line surface, no
@@ -76,11 +78,28 @@ func runStdin(stdin string, args ...string) cliResult {
 func TestGCPercentByCommand(t *testing.T) {
 	for args, want := range map[string]int{
 		"apply -": 100, "replace s/a/b/": 100, "mcp --toolset claude": 100, "undo": 100,
-		"tool --toolset txedit fs_write": 100, "tool --toolset claude Edit": 100, "tool --toolset deepagents edit_file": 100,
-		"tool --toolset claude Read": 400, "tool --toolset claude Grep": 50, "grep x": 50, "read -": 400, "log": 400,
+		"grep x": 50, "read -": 400, "log": 400, "tool --toolset claude Read": 400,
 	} {
 		if got := gcPercent(strings.Fields(args)); got != want {
 			t.Errorf("gcPercent(%s) = %d, want %d", args, got, want)
+		}
+	}
+	// txedit tool sets it once the tool is known: 0 keeps the command's 400.
+	for call, want := range map[string]int{
+		"txedit fs_write": 100, "claude Edit": 100, "deepagents edit_file": 100, "txedit apply_patch": 100,
+		"claude Read": 0, "claude Grep": 50, "txedit grep": 50, "deepagents execute": 0,
+	} {
+		set, name, _ := strings.Cut(call, " ")
+		ts, err := tools.Get(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tool := ts.Tool(name)
+		if tool == nil {
+			t.Fatalf("%s has no %s", set, name)
+		}
+		if got := toolGCPercent(tool); got != want {
+			t.Errorf("toolGCPercent(%s) = %d, want %d", call, got, want)
 		}
 	}
 }

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/txedit/txedit/internal/mcpcli"
 	"io"
+	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/txedit/txedit/engine"
+	"github.com/txedit/txedit/internal/mcpcli"
 	"github.com/txedit/txedit/plan"
 	"github.com/txedit/txedit/tools"
 )
@@ -52,6 +54,9 @@ func toolCmd() *command {
 			}
 			if t == nil {
 				return e.fail(plan.Errorf(plan.CodeInvalidRequest, "", "toolset %s has no tool %q (it has %s)", ts.Name, args[0], strings.Join(names, ", ")))
+			}
+			if p := toolGCPercent(t); p > 0 && os.Getenv("GOGC") == "" {
+				debug.SetGCPercent(p)
 			}
 			in, err := io.ReadAll(e.stdin)
 			if err != nil {
