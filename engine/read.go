@@ -73,14 +73,12 @@ func readEach[T any](ctx context.Context, o *op, req *plan.ReadRequest, mapFn fu
 	if mode == "search" && req.Pattern == "" {
 		return plan.Errorf(plan.CodeInvalidRequest, "", "Search mode needs a pattern")
 	}
-	dirs := newDirHandles(o)
-	defer dirs.close()
 	one := func(p string) *plan.ReadResult {
 		r := &plan.ReadResult{Path: p}
 		var err error
 		switch mode {
 		case "line":
-			err = o.readLines(r, req, dirs)
+			err = o.readLines(r, req, true)
 		case "directory":
 			depth := 0
 			if req.Depth != nil {
@@ -172,49 +170,23 @@ func (o *op) openForRead(p string) (string, *fileInfo, error) {
 	return rel, fi, nil
 }
 
-// dirHandles lets the reads of one request open files relative to their
-// directory's handle: a batch read of a tree costs openat, fstat, read and
-// close per file, where a path resolved from the root would cost a system
-// call per component and more. The handles are shared by the reading
-// goroutines, counted, and at most maxDirHandles are kept open.
-type dirHandles struct {
-	o    *op
-	mu   sync.Mutex
-	open map[string]*dirHandle
-	fifo []string // the order they were opened in, to close the oldest
-	done bool     // closed: no more handles are opened
-}
-
-type dirHandle struct {
-	d       fsys.Dir
-	refs    int
-	dropped bool // out of the map: closed when the last user is done
-}
-
-const maxDirHandles = 64
-
 // fileStatReader is a directory that reads a regular file whole and says
 // what it read (fsys's Linux directories).
 type fileStatReader interface {
 	ReadFileStat(name string, max int64) ([]byte, fs.FileInfo, error)
 }
 
-func newDirHandles(o *op) *dirHandles {
-	return &dirHandles{o: o, open: map[string]*dirHandle{}}
-}
-
 // quickRead reads p as openForRead would, on the fast path: a plain
-// relative path whose directories all open, one component at a time from
-// the root's handle, without following a symlink (so p is its own
-// resolved path), the policy allowing it, a regular file of allowed size.
-// Anything else (a symlink, an error, a FIFO, a file system without
-// directory handles) returns false, and the caller takes the full path,
-// which gives the same result or the same error.
-func (h *dirHandles) quickRead(p string) (*fileInfo, bool) {
-	if h == nil {
-		return nil, false
-	}
-	w := h.o.w
+// relative path, the policy allowing it, its directory held from the
+// operation's view (fsys.FS.HoldDir: opened one component at a time from
+// the root without following a symlink, so p is its own resolved path,
+// and cached, so a batch read of a tree costs openat, fstat, read and
+// close per file), a regular file of allowed size. Anything else (a
+// symlink, an error, a FIFO, a file system without such directories)
+// returns false, and the caller takes the full path, which gives the same
+// result or the same error.
+func (o *op) quickRead(p string) (*fileInfo, bool) {
+	w := o.w
 	if p == "" || p[0] == '/' || p[0] == '~' || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") || strings.IndexByte(p, 0) >= 0 {
 		return nil, false
 	}
@@ -222,12 +194,15 @@ func (h *dirHandles) quickRead(p string) (*fileInfo, bool) {
 		return nil, false
 	}
 	dir, base := path.Split(p)
-	dh := h.get(strings.TrimSuffix(dir, "/"))
-	if dh == nil {
+	if dir = strings.TrimSuffix(dir, "/"); dir == "" {
+		dir = "."
+	}
+	d, release, err := o.fsy.HoldDir(dir)
+	if err != nil {
 		return nil, false
 	}
-	defer h.put(dh)
-	rd, ok := dh.d.(fileStatReader)
+	defer release()
+	rd, ok := d.(fileStatReader)
 	if !ok {
 		return nil, false
 	}
@@ -238,97 +213,17 @@ func (h *dirHandles) quickRead(p string) (*fileInfo, bool) {
 	return &fileInfo{exists: true, data: data, ident: fsys.IdentityOf(fi), mode: fi.Mode()}, true
 }
 
-// get returns a handle on dir ("" for the root), opened through its
-// parent's handle (O_NOFOLLOW: a symlink fails), or nil.
-func (h *dirHandles) get(dir string) *dirHandle {
-	h.mu.Lock()
-	if h.done {
-		h.mu.Unlock()
-		return nil
-	}
-	if dh, ok := h.open[dir]; ok {
-		dh.refs++
-		h.mu.Unlock()
-		return dh
-	}
-	h.mu.Unlock()
-	var d fsys.Dir
-	var err error
-	if dir == "" {
-		if d, err = h.o.fsy.OpenDir("."); err == nil {
-			if _, ok := d.(fileStatReader); !ok {
-				d.Close() // no fast path on this file system
-				return nil
-			}
-		}
-	} else {
-		parent, name := path.Split(dir)
-		ph := h.get(strings.TrimSuffix(parent, "/"))
-		if ph == nil {
-			return nil
-		}
-		d, err = ph.d.OpenDir(name)
-		h.put(ph)
-	}
-	if err != nil {
-		return nil
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.done {
-		d.Close()
-		return nil
-	}
-	if dh, ok := h.open[dir]; ok { // opened meanwhile by another reader
-		d.Close()
-		dh.refs++
-		return dh
-	}
-	dh := &dirHandle{d: d, refs: 1}
-	h.open[dir] = dh
-	h.fifo = append(h.fifo, dir)
-	if len(h.fifo) > maxDirHandles {
-		old := h.fifo[0]
-		h.fifo = h.fifo[1:]
-		if o := h.open[old]; o != nil {
-			delete(h.open, old)
-			o.dropped = true
-			if o.refs == 0 {
-				o.d.Close()
-			}
-		}
-	}
-	return dh
-}
-
-func (h *dirHandles) put(dh *dirHandle) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	dh.refs--
-	if dh.dropped && dh.refs == 0 {
-		dh.d.Close()
-	}
-}
-
-// close closes the handles; the request's reads are over.
-func (h *dirHandles) close() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, dh := range h.open {
-		dh.dropped = true
-		if dh.refs == 0 {
-			dh.d.Close()
-		}
-	}
-	h.open, h.fifo, h.done = map[string]*dirHandle{}, nil, true
-}
-
 func stamp(fi *fileInfo) string {
 	return time.Unix(0, fi.ident.Mtime).UTC().Format(time.RFC3339Nano)
 }
 
-func (o *op) readLines(r *plan.ReadResult, req *plan.ReadRequest, dirs *dirHandles) error {
-	fi, ok := dirs.quickRead(r.Path)
+// readLines reads r.Path's lines; fast: try quickRead first.
+func (o *op) readLines(r *plan.ReadResult, req *plan.ReadRequest, fast bool) error {
+	var fi *fileInfo
+	ok := false
+	if fast {
+		fi, ok = o.quickRead(r.Path)
+	}
 	if !ok {
 		var err error
 		if _, fi, err = o.openForRead(r.Path); err != nil {

@@ -270,6 +270,16 @@ func (d *denyFS) OpenDir(name string) (fsys.Dir, error) {
 	return &denyDir{dir, d, name}, nil
 }
 
+// HoldDir denies as OpenDir does: the directory is opened by path, one
+// component at a time, through OpenDir.
+func (d *denyFS) HoldDir(name string) (fsys.Dir, func(), error) {
+	dir, err := fsys.OpenDirBeneath(d, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return dir, func() { dir.Close() }, nil
+}
+
 type denyDir struct {
 	fsys.Dir
 	fs   *denyFS

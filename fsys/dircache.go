@@ -18,7 +18,7 @@ const maxCachedDirs = 512
 
 // View implements [FS]: the view caches directory handles.
 func (o *OS) View() (FS, func()) {
-	c := &cachedFS{o: o, dirs: map[string]*os.Root{}, held: map[string]int{}}
+	c := &cachedFS{o: o, dirs: map[string]*os.Root{}, held: map[string]int{}, holds: map[string]*heldDir{}}
 	return c, c.release
 }
 
@@ -36,7 +36,29 @@ type cachedFS struct {
 	// cached handles at or below it: forget of a name that holds none (a
 	// file renamed into place, say) is one map look-up, not a scan.
 	held map[string]int
+
+	// holds are the handles HoldDir hands out, each opened through its
+	// parent's with Dir.OpenDir (no symbolic link followed), counted, and
+	// at most maxHeldDirs kept, the oldest closed first; holdOrder is the
+	// order they were opened in. holdsDone: the view is released, and
+	// HoldDir opens fresh handles.
+	holds     map[string]*heldDir
+	holdOrder []*heldDir
+	holdsDone bool
 }
+
+// heldDir is a handle of the view's HoldDir cache.
+type heldDir struct {
+	name    string
+	d       Dir
+	refs    int
+	dropped bool // out of the cache: closed when the last holder gives it back
+	release func()
+}
+
+// maxHeldDirs bounds the handles HoldDir keeps open: a batch read of a
+// tree reads one directory's files after another, so a few suffice.
+const maxHeldDirs = 64
 
 func (c *cachedFS) release() {
 	c.mu.Lock()
@@ -47,7 +69,116 @@ func (c *cachedFS) release() {
 	for _, r := range c.retired {
 		r.Close()
 	}
+	for _, h := range c.holds {
+		c.drop(h)
+	}
 	c.dirs, c.retired, c.held = map[string]*os.Root{}, nil, map[string]int{}
+	c.holds, c.holdOrder, c.holdsDone = map[string]*heldDir{}, nil, true
+}
+
+// HoldDir implements [FS]: the handle comes from the view's cache (see
+// cachedFS.holds) and stays open until the last holder gives it back and
+// it has left the cache (evicted, forgotten, or the view released). After
+// Revalidate or release a fresh handle is opened instead.
+func (c *cachedFS) HoldDir(name string) (Dir, func(), error) {
+	if name == "" {
+		name = "."
+	}
+	if c.checked.Load() {
+		return holdFresh(c.o, name)
+	}
+	h, err := c.hold(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if h == nil { // released
+		return holdFresh(c.o, name)
+	}
+	return h.d, h.release, nil
+}
+
+// hold returns the cached handle on name with one more holder, opening it
+// through its parent's if it is not cached; nil once the view is
+// released.
+func (c *cachedFS) hold(name string) (*heldDir, error) {
+	c.mu.Lock()
+	if c.holdsDone {
+		c.mu.Unlock()
+		return nil, nil
+	}
+	if h, ok := c.holds[name]; ok {
+		h.refs++
+		c.mu.Unlock()
+		return h, nil
+	}
+	c.mu.Unlock()
+	var d Dir
+	var err error
+	if name == "." {
+		d, err = c.o.OpenDir(".")
+	} else {
+		parent, base := path.Split(name)
+		parent = strings.TrimSuffix(parent, "/")
+		if parent == "" {
+			parent = "."
+		}
+		ph, perr := c.hold(parent)
+		if perr != nil || ph == nil {
+			return nil, perr
+		}
+		d, err = ph.d.OpenDir(base)
+		ph.release()
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.holdsDone {
+		d.Close()
+		return nil, nil
+	}
+	if h, ok := c.holds[name]; ok { // opened meanwhile by another caller
+		d.Close()
+		h.refs++
+		return h, nil
+	}
+	h := &heldDir{name: name, d: d, refs: 1}
+	h.release = func() { c.put(h) }
+	c.holds[name] = h
+	c.count(name, 1)
+	c.holdOrder = append(c.holdOrder, h)
+	if len(c.holdOrder) > maxHeldDirs {
+		old := c.holdOrder[0]
+		c.holdOrder = c.holdOrder[1:]
+		c.drop(old)
+	}
+	return h, nil
+}
+
+// put gives back one hold of h.
+func (c *cachedFS) put(h *heldDir) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if h.refs--; h.dropped && h.refs == 0 {
+		h.d.Close()
+	}
+}
+
+// drop takes h out of the cache (c.mu held); it is closed once no one
+// holds it.
+func (c *cachedFS) drop(h *heldDir) {
+	if h.dropped {
+		return
+	}
+	h.dropped = true
+	if c.holds[h.name] == h {
+		delete(c.holds, h.name)
+		c.count(h.name, -1)
+	}
+	if h.refs == 0 {
+		h.d.Close()
+	}
 }
 
 // count adds n to the held count of d and each of its ancestors.
@@ -128,6 +259,11 @@ func (c *cachedFS) forget(name string) {
 			delete(c.dirs, d)
 			c.count(d, -1)
 			c.retired = append(c.retired, r) // may be in use: close at release
+		}
+	}
+	for d, h := range c.holds {
+		if d == name || strings.HasPrefix(d, name+"/") {
+			c.drop(h)
 		}
 	}
 }

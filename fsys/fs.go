@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -75,6 +76,16 @@ type FS interface {
 	// OpenDir opens a directory as a [Dir], so that its entries are listed
 	// and opened relative to it.
 	OpenDir(name string) (Dir, error)
+	// HoldDir returns a handle on the directory name ("." the root),
+	// opened one component at a time from the root without following a
+	// symbolic link, so that it is the directory at that path, and the
+	// function that gives it back. A view is the one cache of such
+	// handles: it keeps a bounded number open, shared by its callers,
+	// until it is released, so that reading many files of a directory
+	// costs no walk from the root per file. Outside a view a fresh handle
+	// is opened each time and closed when given back. Backends without
+	// directory handles use [OpenDirBeneath].
+	HoldDir(name string) (Dir, func(), error)
 	// View returns a view of the file system for the length of one
 	// operation, which may keep directory handles open so that a name
 	// costs one system call, and the function that releases it. The view
@@ -301,6 +312,25 @@ func ReadDirNames(fsys FS, name string) ([]string, error) {
 		out[i] = e.Name()
 	}
 	return out, nil
+}
+
+// OpenDirBeneath opens the directory name of fsys one component at a time
+// from the root, with [Dir.OpenDir], which follows no symbolic link: the
+// handle is the directory at that path, or an error.
+func OpenDirBeneath(fsys FS, name string) (Dir, error) {
+	d, err := fsys.OpenDir(".")
+	if err != nil || name == "." || name == "" {
+		return d, err
+	}
+	for _, c := range strings.Split(name, "/") {
+		nd, err := d.OpenDir(c)
+		d.Close()
+		if err != nil {
+			return nil, err
+		}
+		d = nd
+	}
+	return d, nil
 }
 
 // PathDir is a [Dir] that works by path through its FS: for backends that

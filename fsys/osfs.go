@@ -164,6 +164,19 @@ func (o *OS) Revalidate() error { return nil }
 // OpenDir implements [FS].
 func (o *OS) OpenDir(name string) (Dir, error) { return openDir(o.root, name) }
 
+// HoldDir implements [FS]: a fresh handle, closed when given back (a
+// view caches them).
+func (o *OS) HoldDir(name string) (Dir, func(), error) { return holdFresh(o, name) }
+
+// holdFresh is HoldDir without a cache.
+func holdFresh(fsys FS, name string) (Dir, func(), error) {
+	d, err := OpenDirBeneath(fsys, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, func() { d.Close() }, nil
+}
+
 var (
 	_ FS = (*OS)(nil)
 	_ FS = (*cachedFS)(nil)

@@ -291,6 +291,23 @@ func (f *FS) OpenDir(name string) (fsys.Dir, error) {
 	return &dir{Dir: d, fs: f, name: name}, nil
 }
 
+// HoldDir forwards [fsys.FS.HoldDir]: taking a handle counts as an
+// opendir, giving it back as a closedir, and the directory's calls count
+// too.
+func (f *FS) HoldDir(name string) (fsys.Dir, func(), error) {
+	if err := f.step("opendir", name); err != nil {
+		return nil, nil, err
+	}
+	d, release, err := f.Inner.HoldDir(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &dir{Dir: d, fs: f, name: name}, func() {
+		defer release()
+		f.step("closedir", name)
+	}, nil
+}
+
 type dir struct {
 	fsys.Dir
 	fs   *FS

@@ -492,6 +492,15 @@ func (m *FS) Lock(name string, timeout time.Duration) (func() error, error) {
 // OpenDir implements [fsys.FS] by path.
 func (m *FS) OpenDir(name string) (fsys.Dir, error) { return fsys.PathDir(m, name) }
 
+// HoldDir implements [fsys.FS] by path: there are no handles to cache.
+func (m *FS) HoldDir(name string) (fsys.Dir, func(), error) {
+	d, err := fsys.OpenDirBeneath(m, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, func() {}, nil
+}
+
 // View implements [fsys.FS]: there are no handles to cache.
 func (m *FS) View() (fsys.FS, func()) { return m, func() {} }
 
