@@ -61,6 +61,11 @@ func TestReadAfterWrite(t *testing.T) {
 	const rounds = 25
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
+	// The other sessions write a few files per round (tokens): enough to
+	// race with every answer, and bounded, so that on a slow machine the
+	// agent's transaction is not pushed out of history's 200 newest (or
+	// retired by retention) while the agent's own calls wait.
+	tokens := make(chan struct{}, 8)
 	for _, name := range []string{"other1", "other2"} {
 		cs := session(name)
 		wg.Add(1)
@@ -70,7 +75,7 @@ func TestReadAfterWrite(t *testing.T) {
 				select {
 				case <-stop:
 					return
-				default:
+				case <-tokens:
 				}
 				call(cs, "fs_write", map[string]any{"command": "create", "path": fmt.Sprintf("%s/f%d.txt", name, i), "file_text": "x\n"})
 			}
@@ -97,6 +102,9 @@ func TestReadAfterWrite(t *testing.T) {
 		return nil
 	}
 	for i := 0; i < rounds; i++ {
+		for len(tokens) < cap(tokens) {
+			tokens <- struct{}{}
+		}
 		name := fmt.Sprintf("mine/r%03d.txt", i)
 		content := fmt.Sprintf("round %d marker%d\n", i, i)
 		res, msg := call(cs, "fs_write", map[string]any{"command": "create", "path": name, "file_text": content})
