@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/txedit/txedit/hash"
 )
@@ -28,9 +29,14 @@ const (
 	Copy         Command = "copy"
 )
 
-var commands = map[string]Command{
-	"create": Create, "write": Write, "str_replace": StrReplace, "insert": Insert, "append": Append, "append_text": AppendText, "patch": Patch,
-	"replace_lines": ReplaceLines, "delete": Delete, "move": Move, "copy": Copy,
+// commandNamed is the command of that wire name, or "" (a switch, not a
+// package-level map: docs/design.md, "Process start").
+func commandNamed(name string) Command {
+	switch c := Command(name); c {
+	case Create, Write, StrReplace, Insert, Append, AppendText, Patch, ReplaceLines, Delete, Move, Copy:
+		return c
+	}
+	return ""
 }
 
 // Op is one validated edit.
@@ -120,7 +126,7 @@ func Compile(r *Request) (*Plan, error) {
 		if single && r.Command != "pattern_replace" {
 			return nil, Errorf(CodeInvalidRequest, "", "give either fileEdits or the single-file fields (path, old_str, …), not both")
 		}
-		if r.Command != "" && r.Command != "pattern_replace" && commands[r.Command] == "" {
+		if r.Command != "" && r.Command != "pattern_replace" && commandNamed(r.Command) == "" {
 			return nil, Errorf(CodeInvalidRequest, "", "unknown command %q", r.Command)
 		}
 		for i, fe := range r.FileEdits {
@@ -133,14 +139,14 @@ func Compile(r *Request) (*Plan, error) {
 	case r.Command == "":
 		return nil, Errorf(CodeInvalidRequest, "", "missing command (one of create, str_replace, insert, append, replace_lines, delete, move, copy, pattern_replace) or fileEdits")
 	default:
-		if commands[r.Command] == "" {
+		if commandNamed(r.Command) == "" {
 			return nil, Errorf(CodeInvalidRequest, "", "unknown command %q", r.Command)
 		}
 		if r.Path == "" {
 			return nil, Errorf(CodeInvalidRequest, "", "command %s needs path", r.Command)
 		}
 		fe := FileEdit{Path: r.Path, Edits: []Edit{r.Edit}}
-		if cmd := commands[r.Command]; r.ContentHash != "" && !allowedFields[cmd]["content_hash"] {
+		if cmd := commandNamed(r.Command); r.ContentHash != "" && !allowedFields()[cmd]["content_hash"] {
 			// The single form's content_hash is, as the tool's schema
 			// says, the precondition of the file: for a command whose
 			// edit takes no hash of its own (str_replace, delete, …) it
@@ -266,7 +272,7 @@ func describe(op *Op) string {
 }
 
 // allowedFields are the optional fields each command takes.
-var allowedFields = func() map[Command]map[string]bool {
+var allowedFields = sync.OnceValue(func() map[Command]map[string]bool {
 	m := map[Command]map[string]bool{}
 	for cmd, names := range map[Command]string{
 		Create: "file_text if_absent mode", Write: "file_text if_absent mode", StrReplace: "old_str new_str replace_all first", Insert: "insert_line new_str content_hash",
@@ -279,7 +285,7 @@ var allowedFields = func() map[Command]map[string]bool {
 		}
 	}
 	return m
-}()
+})
 
 // compileEdit validates one edit and returns it as an Op, or a message:
 // the command, the fields it takes, the content hash, then each command's
@@ -309,9 +315,9 @@ func compileEdit(i int, e Edit) (*Op, string) {
 
 // editCommand returns the command an edit names, or a message.
 func editCommand(name string) (Command, string) {
-	cmd, ok := commands[name]
+	cmd := commandNamed(name)
 	switch {
-	case ok:
+	case cmd != "":
 		return cmd, ""
 	case name == "":
 		return cmd, "missing command"
@@ -342,7 +348,7 @@ func presentFields(e Edit) fields {
 func (present fields) extra(cmd Command) string {
 	var extra []string
 	for _, f := range present {
-		if f.set && !allowedFields[cmd][f.name] {
+		if f.set && !allowedFields()[cmd][f.name] {
 			extra = append(extra, f.name)
 		}
 	}

@@ -15,12 +15,11 @@ import (
 	"github.com/txedit/txedit/plan"
 )
 
-func init() {
-	register("adk", func() *Toolset {
-		return &Toolset{Fail: lcFail, Name: "adk", Description: "an ADK agent's tools: langchain-community 0.3's FileManagementToolkit (read_file, write_file, copy_file, move_file, file_delete, file_search, list_directory) plus the seed's grep_file, find_files and diff_files",
-			Tools: []*Tool{adkFileSearch(), adkListDir(), adkRead(), adkWrite(), adkCopyMove("copy_file", "copy"), adkCopyMove("move_file", "move"),
-				adkDelete(), adkGrep(), adkFind(), adkDiff()}}
-	})
+// adkToolset builds the adk toolset (tools.go, toolsets).
+func adkToolset() *Toolset {
+	return &Toolset{Fail: lcFail, Name: "adk", Description: "an ADK agent's tools: langchain-community 0.3's FileManagementToolkit (read_file, write_file, copy_file, move_file, file_delete, file_search, list_directory) plus the seed's grep_file, find_files and diff_files",
+		Tools: []*Tool{adkFileSearch(), adkListDir(), adkRead(), adkWrite(), adkCopyMove("copy_file", "copy"), adkCopyMove("move_file", "move"),
+			adkDelete(), adkGrep(), adkFind(), adkDiff()}}
 }
 
 // LangChain's tools answer with strings, errors included.

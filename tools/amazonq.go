@@ -2,11 +2,10 @@ package tools
 
 import "github.com/txedit/txedit/plan"
 
-func init() {
-	register("amazonq", func() *Toolset {
-		return &Toolset{Name: "amazonq", Description: "Amazon Q CLI's fs_read and fs_write as the seed's batch-operations RFC (2025-05-11) specifies them",
-			Tools: []*Tool{fsReadTool(true), fsWriteTool(true)}}
-	})
+// amazonqToolset builds the amazonq toolset (tools.go, toolsets).
+func amazonqToolset() *Toolset {
+	return &Toolset{Name: "amazonq", Description: "Amazon Q CLI's fs_read and fs_write as the seed's batch-operations RFC (2025-05-11) specifies them",
+		Tools: []*Tool{fsReadTool(true), fsWriteTool(true)}}
 }
 
 // rfcWriteResult reshapes a result to the RFC's bare forms: one object

@@ -20,11 +20,10 @@ import (
 	"github.com/txedit/txedit/plan"
 )
 
-func init() {
-	register("claude", func() *Toolset {
-		return &Toolset{Fail: func(err error) Result { return toolFail(err, "") }, Name: "claude", Description: "Claude Code's tools: Read, Write, Edit, Glob and Grep as Claude Code 2.1.332 has them, LS and MultiEdit (which 2.x dropped) as 1.0.96 had them (ToolResult results)",
-			Tools: []*Tool{claudeRead(), claudeWrite(), claudeEdit(), claudeMultiEdit(), claudeLS(), claudeGlob(), claudeGrep()}}
-	})
+// claudeToolset builds the claude toolset (tools.go, toolsets).
+func claudeToolset() *Toolset {
+	return &Toolset{Fail: func(err error) Result { return toolFail(err, "") }, Name: "claude", Description: "Claude Code's tools: Read, Write, Edit, Glob and Grep as Claude Code 2.1.332 has them, LS and MultiEdit (which 2.x dropped) as 1.0.96 had them (ToolResult results)",
+		Tools: []*Tool{claudeRead(), claudeWrite(), claudeEdit(), claudeMultiEdit(), claudeLS(), claudeGlob(), claudeGrep()}}
 }
 
 // ToolResult is seed 002's result of every tool.
@@ -101,7 +100,14 @@ const readLimit = 2000
 // whole file (without offset, limit or allow_large).
 const maxReadBytes = 256 << 10
 
-var imageExt = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".webp": true, ".bmp": true}
+// imageExt reports the extensions Claude Code's Read shows as images.
+func imageExt(ext string) bool {
+	switch ext {
+	case ".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp":
+		return true
+	}
+	return false
+}
 
 // binaryExt are the extensions Claude Code's Read refuses as binary
 // without looking at the bytes (built on first use).
@@ -252,7 +258,7 @@ func claudeRead() *Tool {
 				return claudeFail(err, "")
 			}
 			ext := strings.ToLower(path.Ext(a.FilePath))
-			if imageExt[ext] {
+			if imageExt(ext) {
 				return claudeReadImage(ctx, env, a.FilePath)
 			}
 			if binaryExt()[ext] {

@@ -10,12 +10,11 @@ import (
 	"github.com/txedit/txedit/plan"
 )
 
-func init() {
-	register("codex", func() *Toolset {
-		return &Toolset{Name: "codex", Description: "OpenAI Codex's apply_patch as @openai/codex 0.169.0 has it (its envelope, its answers; but all or nothing, and ambiguous context is refused), plus txedit's read tools",
-			Fail:  codexFail,
-			Tools: []*Tool{codexApplyPatch(), fsReadTool(false), globTool(), grepTool()}}
-	})
+// codexToolset builds the codex toolset (tools.go, toolsets).
+func codexToolset() *Toolset {
+	return &Toolset{Name: "codex", Description: "OpenAI Codex's apply_patch as @openai/codex 0.169.0 has it (its envelope, its answers; but all or nothing, and ambiguous context is refused), plus txedit's read tools",
+		Fail:  codexFail,
+		Tools: []*Tool{codexApplyPatch(), fsReadTool(false), globTool(), grepTool()}}
 }
 
 // The apply_patch description, in Codex's words where the format is

@@ -15,11 +15,10 @@ import (
 	"github.com/txedit/txedit/plan"
 )
 
-func init() {
-	register("deepagents", func() *Toolset {
-		return &Toolset{Fail: daFail, Name: "deepagents", Description: "a deep agent's ls, read_file, write_file, edit_file, glob, grep and execute, as the seed's synaptic (Rust) documents them (offsets are 0-based)",
-			Tools: []*Tool{daLs(), daRead(), daWrite(), daEdit(), daGlob(), daGrep(), executeTool()}}
-	})
+// deepagentsToolset builds the deepagents toolset (tools.go, toolsets).
+func deepagentsToolset() *Toolset {
+	return &Toolset{Fail: daFail, Name: "deepagents", Description: "a deep agent's ls, read_file, write_file, edit_file, glob, grep and execute, as the seed's synaptic (Rust) documents them (offsets are 0-based)",
+		Tools: []*Tool{daLs(), daRead(), daWrite(), daEdit(), daGlob(), daGrep(), executeTool()}}
 }
 
 // daFail is the dialect's error: a string the agent reads, naming the

@@ -63,10 +63,6 @@ var fsNotes = sync.OnceValue(func() map[string]string {
 	}
 })
 
-func init() {
-	register("filesystem", filesystemToolset)
-}
-
 func filesystemToolset() *Toolset {
 	var defs []fsDef
 	if err := json.Unmarshal(filesystemDefs, &defs); err != nil {

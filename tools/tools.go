@@ -198,14 +198,19 @@ func (ts *Toolset) Offered(readOnly bool, env *Env) []*Tool {
 // is on disk.
 func (env *Env) canExecute() bool { return env.AllowExecute && (env.W == nil || env.W.OnDisk()) }
 
-var registry = map[string]func() *Toolset{}
-
-func register(name string, mk func() *Toolset) { registry[name] = mk }
+// toolsets are the constructors of the toolsets, by name (a function,
+// not a table filled by init functions: docs/design.md, "Process start").
+func toolsets() map[string]func() *Toolset {
+	return map[string]func() *Toolset{
+		"adk": adkToolset, "amazonq": amazonqToolset, "claude": claudeToolset, "codex": codexToolset,
+		"deepagents": deepagentsToolset, "filesystem": filesystemToolset, "txedit": txeditToolset,
+	}
+}
 
 // Names lists the toolsets.
 func Names() []string {
 	var n []string
-	for k := range registry {
+	for k := range toolsets() {
 		n = append(n, k)
 	}
 	sort.Strings(n)
@@ -220,7 +225,7 @@ func Get(name string) (*Toolset, error) {
 	if name == "" {
 		name = Default
 	}
-	mk, ok := registry[name]
+	mk, ok := toolsets()[name]
 	if !ok {
 		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "unknown toolset %q (known: %s)", name, strings.Join(Names(), ", "))
 	}

@@ -15,11 +15,10 @@ import (
 	"github.com/txedit/txedit/plan"
 )
 
-func init() {
-	register("txedit", func() *Toolset {
-		return &Toolset{Name: "txedit", Description: "txedit's own tools: batch reads with content hashes, transactional writes, search, undo",
-			Tools: []*Tool{fsReadTool(false), fsWriteTool(false), applyPatchTool(), globTool(), grepTool(), undoTool(), historyTool(), allowedDirsTool()}}
-	})
+// txeditToolset builds the txedit toolset (tools.go, toolsets).
+func txeditToolset() *Toolset {
+	return &Toolset{Name: "txedit", Description: "txedit's own tools: batch reads with content hashes, transactional writes, search, undo",
+		Tools: []*Tool{fsReadTool(false), fsWriteTool(false), applyPatchTool(), globTool(), grepTool(), undoTool(), historyTool(), allowedDirsTool()}}
 }
 
 const hashAdvice = "Reads return content_hash for what they returned (HEX for a whole file, HEX@S-E for lines S..E); send it back with an edit and the edit only applies if those bytes are unchanged, so concurrent changes are never overwritten. On stale_hash, read again."
