@@ -1,6 +1,9 @@
 package txedit
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -210,5 +213,50 @@ func TestFuzzTargetsDocumented(t *testing.T) {
 	})
 	if found < 10 {
 		t.Errorf("found only %d fuzz targets: the walk is broken", found)
+	}
+}
+
+// maxFuncLines is the longest a function outside bench/ and the tests may
+// be (issue #26: each core function reads as a short story of named steps,
+// the details in helpers beside it; docs/design.md).
+const maxFuncLines = 100
+
+// TestFunctionsAreShort keeps every function of the module's packages
+// (not the benchmarks, not tests) within maxFuncLines.
+func TestFunctionsAreShort(t *testing.T) {
+	fset := token.NewFileSet()
+	checked := 0
+	filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if n := d.Name(); p != "." && (p == "bench" || n == "testdata" || n == "node_modules" || strings.HasPrefix(n, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			return nil
+		}
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			checked++
+			if n := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1; n > maxFuncLines {
+				t.Errorf("%s: %s is %d lines (at most %d: split it into named steps)", p, fn.Name.Name, n, maxFuncLines)
+			}
+		}
+		return nil
+	})
+	if checked < 500 {
+		t.Errorf("checked only %d functions: the walk is broken", checked)
 	}
 }
