@@ -129,9 +129,13 @@ func (r Result) TextOf() string {
 type Tool struct {
 	Name        string
 	Description string
-	Schema      map[string]any // JSON Schema of the arguments: an object
-	ReadOnly    bool           // never writes
-	Execute     bool           // runs commands (offered only when allowed)
+	// Schema is the JSON Schema of the arguments, an object. Calls are
+	// checked against the subset tools/schema.go implements (type, enum,
+	// properties, required, items, minItems; annotations); any other
+	// keyword makes the tool's first call fail rather than go unchecked.
+	Schema   map[string]any
+	ReadOnly bool // never writes
+	Execute  bool // runs commands (offered only when allowed)
 	// Examples are argument objects that must satisfy Schema.
 	Examples []string
 	Run      func(ctx context.Context, env *Env, args json.RawMessage) Result
