@@ -303,7 +303,7 @@ soak)
 	;;
 start)
 	machine
-	build
+	go build -o "$bin/" ./cmd/txedit ./bench/startbench # only what it runs
 	section "process start"
 	"$bin/startbench" -txedit "$bin/txedit" -goals "$goals" ${RUNS:+-runs "$RUNS"} "$@"
 	summary
