@@ -29,11 +29,14 @@ func openOn(f fsys.FS, d Durability) (*Workspace, error) {
 // outside returns the disk's files outside the journal.
 func outside(d *fstest.Disk) string { return fstest.Key(d.Files(journal.Dir)) }
 
-func powerCheck(before, after string) func(d *fstest.Disk) string {
-	return func(d *fstest.Disk) string {
+func powerCheck(before, after string) func(d *fstest.Disk, succeeded bool) string {
+	return func(d *fstest.Disk, succeeded bool) string {
 		got := outside(d)
 		if got != before && got != after {
 			return "the tree is neither before nor after:\n" + got
+		}
+		if succeeded && got != after {
+			return "success was reported, but after the power loss the tree is not the new tree:\n" + got
 		}
 		if t := d.Temps(func(b string) bool { return journal.IsTemp(b) || strings.HasSuffix(b, ".tmp") }); len(t) > 0 {
 			return fmt.Sprintf("temporary files left: %v", t)

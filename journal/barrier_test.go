@@ -75,7 +75,22 @@ func (h *failSyncFile) DataSync() error {
 // before the commit point it rolls back (the tree is old), after it it
 // reports that durability is unknown (the tree is new).
 func TestSyncFailureFailsCommit(t *testing.T) {
-	w := workloads[len(workloads)-2] // mixed: modify, create in new dirs, delete, move
+	// mixed: modify, create in new dirs, delete, move (its commit mark is
+	// not synced: forward.go); mkdir-only: its mark is, and a failure of
+	// that sync is ErrCommitUnknown.
+	for _, c := range []struct {
+		w       workload
+		unknown bool
+	}{{workloadNamed(t, "mixed"), false}, {workloadNamed(t, "mkdir-only"), true}} {
+		unknown := 0
+		syncFailures(t, c.w, func() { unknown++ })
+		if (unknown > 0) != c.unknown {
+			t.Errorf("%s: %d failed syncs answered ErrCommitUnknown", c.w.name, unknown)
+		}
+	}
+}
+
+func syncFailures(t *testing.T, w workload, unknown func()) {
 	for _, mode := range []SyncMode{SyncData, SyncFile} {
 		opts := &Options{Sync: mode, Workers: 4, SyncWorkers: 8}
 		probe := &failSync{FS: fstest.NewDisk(w.initial).Mem}
@@ -96,6 +111,7 @@ func TestSyncFailureFailsCommit(t *testing.T) {
 			case err == nil:
 				t.Errorf("%s: EIO at sync %d of %d went unreported", modeName(mode), at, total)
 			case errors.Is(err, ErrCommitUnknown):
+				unknown()
 				if got != treeOf(w.final()) {
 					t.Errorf("%s: EIO at sync %d: commit unknown, but the tree is not new:\n%s", modeName(mode), at, got)
 				}

@@ -212,13 +212,13 @@ func TestInPlaceSaveIsNeverLost(t *testing.T) {
 	}
 }
 
-// TestRecoveryKeepsAnOutsideSave: a commit dies before its commit point
-// with f.txt already its new version; while recovery writes and syncs the
-// before-image, an editor saves f.txt. Recovery restored the old version
-// over that save (rename); now it exchanges, sees the save, gives it back
-// and reports a conflict.
+// TestRecoveryKeepsAnOutsideSave: a commit dies among its renames, with
+// f.txt already its new version and g.txt still old (so it is rolled
+// back); while recovery writes and syncs f.txt's before-image, an editor
+// saves f.txt. Recovery restored the old version over that save (rename);
+// now it exchanges, sees the save, gives it back and reports a conflict.
 func TestRecoveryKeepsAnOutsideSave(t *testing.T) {
-	w := workload{initial: map[string]string{"f.txt": "old\n"}, change: map[string]*string{"f.txt": s("txedit's edit\n")}}
+	w := workload{initial: map[string]string{"f.txt": "old\n", "g.txt": "g\n"}, change: map[string]*string{"f.txt": s("txedit's edit\n"), "g.txt": s("G\n")}}
 	opts := &Options{Sync: SyncData, Workers: 1}
 	rec := &faultfs.FS{Inner: memfs.New(w.initial), Record: true}
 	if err := runTx(rec, opts, w); err != nil {
@@ -226,16 +226,19 @@ func TestRecoveryKeepsAnOutsideSave(t *testing.T) {
 	}
 	at := 0
 	for i, c := range rec.Calls {
-		if strings.HasPrefix(c, "create .txedit/txns/") && strings.HasSuffix(c, ".committed") {
-			at = i + 1
+		if strings.HasPrefix(c, "exchange ") && strings.HasSuffix(c, " f.txt") {
+			at = i + 2 // crash at the call after f.txt's exchange
 		}
 	}
 	if at == 0 {
-		t.Fatalf("no commit mark in %v", rec.Calls)
+		t.Fatalf("no exchange of f.txt in %v", rec.Calls)
 	}
 	d := fstest.NewDisk(w.initial)
 	if crashed, _ := d.Run(at, faultfs.ModeCrash, func(f fsys.FS) error { return runTx(f, opts, w) }); !crashed {
-		t.Fatal("the run did not crash at the commit mark")
+		t.Fatal("the run did not crash after f.txt's exchange")
+	}
+	if got := d.Mem.Files()["g.txt"]; got != "g\n" {
+		t.Fatalf("before recovery g.txt = %q: the crash came too late", got)
 	}
 	mem := d.Mem
 	if got := mem.Files()["f.txt"]; got != "txedit's edit\n" {
@@ -256,5 +259,62 @@ func TestRecoveryKeepsAnOutsideSave(t *testing.T) {
 	}
 	if len(reps) == 0 || len(reps[0].Conflicts) != 1 {
 		t.Errorf("recovery reported %+v, want the conflict", reps)
+	}
+}
+
+// TestRecoveryFinishesForward: a commit killed after its renames, before
+// its COMMITTED mark: every file is new, so recovery finishes it (the mark,
+// durably; the displaced old versions and the emptied directory removed)
+// and says so; a file someone changed since is left as it is, its bytes
+// saved aside and reported, and the rest is still finished.
+func TestRecoveryFinishesForward(t *testing.T) {
+	w := workload{initial: map[string]string{"f.txt": "old\n", "g.txt": "g\n", "d/h": "h\n"},
+		change: map[string]*string{"f.txt": s("new\n"), "g.txt": s("G\n"), "d/h": nil, "n/i": s("i\n")}}
+	opts := &Options{Sync: SyncData, Workers: 1}
+	rec := &faultfs.FS{Inner: memfs.New(w.initial), Record: true}
+	if err := runTx(rec, opts, w); err != nil {
+		t.Fatal(err)
+	}
+	at := 0
+	for i, c := range rec.Calls {
+		if strings.HasSuffix(c, ".committed") && !strings.HasPrefix(c, "lstat") {
+			at = i + 1 // the mark's creation (a link: marks.go)
+		}
+	}
+	for _, outside := range []bool{false, true} {
+		d := fstest.NewDisk(w.initial)
+		if crashed, _ := d.Run(at, faultfs.ModeCrash, func(f fsys.FS) error { return runTx(f, opts, w) }); !crashed {
+			t.Fatal("the run did not crash at the commit mark")
+		}
+		want := w.final()
+		if outside {
+			want["g.txt"] = "someone's\n"
+			mustWrite(t, d.Mem, "g.txt", []byte(want["g.txt"]))
+		}
+		reps, err := New(d.Mem, opts).Recover()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(reps) != 1 || !reps[0].Finished {
+			t.Fatalf("outside=%v: recovery reported %+v, want one transaction finished", outside, reps)
+		}
+		if got := fstest.Key(d.Files(Dir)); got != treeOf(want) {
+			t.Errorf("outside=%v: tree after recovery:\n%s", outside, got)
+		}
+		if committed, pending := journalState(d); !committed || pending {
+			t.Errorf("outside=%v: committed %v, pending %v after recovery", outside, committed, pending)
+		}
+		if tmp := d.Temps(isTemp); len(tmp) > 0 {
+			t.Errorf("outside=%v: temporary files left: %v", outside, tmp)
+		}
+		if names, _ := fsys.ReadDirNames(d.Mem, pendingDir); len(names) != 0 {
+			t.Errorf("outside=%v: pending entries left: %v", outside, names)
+		}
+		switch c := reps[0].Conflicts; {
+		case !outside && len(c) != 0:
+			t.Errorf("conflicts %+v, want none", c)
+		case outside && (len(c) != 1 || c[0].Path != "g.txt" || d.Files()[c[0].SavedAs] != want["g.txt"]):
+			t.Errorf("conflicts %+v, want g.txt saved aside", c)
+		}
 	}
 }

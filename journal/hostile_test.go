@@ -196,10 +196,14 @@ func TestHostilePackLengths(t *testing.T) {
 			t.Errorf("length %#x: err = %v, want ErrCorrupt", n, err)
 		}
 		// Recovery of a pending transaction with that pack.
-		mem := memfs.New(map[string]string{"a": "new\n"})
+		// b is still old: the transaction died among its renames, and is
+		// rolled back (a transaction whose files are all new would be
+		// finished forward, without the pack).
+		mem := memfs.New(map[string]string{"a": "new\n", "b": "b\n"})
 		dir := txnsDir + "/" + testID
 		mustMkdirAll(t, mem, dir)
-		m := &Manifest{Version: manifestVersion, ID: testID, Ops: []*Op{{Path: "a", Kind: Modify, Old: st("old\n"), New: st("new\n"), staged: stagedName(testID, "a", 0)}}}
+		m := &Manifest{Version: manifestVersion, ID: testID, Ops: []*Op{{Path: "a", Kind: Modify, Old: st("old\n"), New: st("new\n"), staged: stagedName(testID, "a", 0)},
+			{Path: "b", Kind: Modify, Old: st("b\n"), New: st("B\n"), staged: stagedName(testID, "b", 1)}}}
 		data, _ := encodeManifest(m, testKey)
 		signWith(t, mem, testKey)
 		mustWrite(t, mem, dir+"/manifest", data)

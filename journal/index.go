@@ -86,7 +86,11 @@ func (j *Journal) appendIndex(lines string) {
 // ended records, under the lock, that transaction id ended (committed or
 // rolled back) with a pack of size bytes: its index line, with the running
 // totals, and its pending entry removed.
-func (l *Locked) ended(id string, size int64, undoes string) {
+//
+// markDurable says the transaction's end mark is durable: only then may
+// its pending entry go (pending.go); otherwise the entry waits for the
+// next sync of the transactions directory (Locked.unpendStale).
+func (l *Locked) ended(id string, size int64, undoes string, markDurable bool) {
 	if l.tail.known {
 		if undoes == "" {
 			l.tail.count++ // a new chain: an undo joins its transaction's
@@ -95,7 +99,21 @@ func (l *Locked) ended(id string, size int64, undoes string) {
 	}
 	l.tail.last = id
 	l.j.appendIndex(indexLine(id, indexEntry{size, undoes}, l.tail.count, l.tail.bytes))
-	l.j.unpend(id)
+	if markDurable {
+		l.j.unpend(id)
+	} else {
+		l.stale = append(l.stale, id)
+	}
+}
+
+// unpendStale removes the pending entries of ended transactions whose
+// marks were not synced when they ended, once a sync of the transactions
+// directory has made those marks durable.
+func (l *Locked) unpendStale() {
+	for _, id := range l.stale {
+		l.j.unpend(id)
+	}
+	l.stale = nil
 }
 
 // retained is what GC knows of one finished transaction.

@@ -153,6 +153,9 @@ type Locked struct {
 	lastID string    // the newest transaction id seen under the lock
 	listed *listing  // the transactions recovery looked at (pending.go)
 	tail   indexTail // the index's last line, kept current by ended
+	// stale lists ended transactions whose pending entries wait for a
+	// sync of the transactions directory (forward.go).
+	stale []string
 	// Recovered lists transactions that recovery rolled back when the lock
 	// was taken: their owners died mid-commit.
 	Recovered []*Report
@@ -248,6 +251,12 @@ func (j *Journal) init() error {
 	if err := j.fs.Mkdir(pendingDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
+	// The file marks are links to (marks.go), durable with the rest.
+	if f, err := j.fs.Create(markName, 0o600); err == nil {
+		f.Close()
+	} else if !errors.Is(err, fs.ErrExist) {
+		return err
+	}
 	if j.opts.Sync != SyncNone {
 		if err := j.fs.SyncDir(Dir); err != nil {
 			return err
@@ -320,6 +329,8 @@ var brokenOrder struct {
 	commitFirst           bool // the commit mark is made durable before the renames
 	noExchange            bool // renames instead of exchanges (the window issue #27 closed)
 	noLease               bool // no read lease over an exchange (in-place writers, issue #27)
+	noForward             bool // recovery never rolls forward (but the commit mark is still not synced)
+	forwardMixed          bool // recovery rolls forward a transaction some files of which are old
 }
 
 // Tx is a transaction being committed. Stage may be called concurrently for
@@ -337,6 +348,7 @@ type Tx struct {
 	sync       SyncMode
 	syncer     *syncer // the fsyncs in flight (SyncFile, SyncData)
 	prepared   bool
+	renaming   bool // the renames have begun
 	committed  bool
 	packSynced bool
 	done       bool
@@ -481,6 +493,9 @@ func (tx *Tx) begin(seen map[string]bool) error {
 	if err := tx.writeManifest(data); err != nil {
 		return err
 	}
+	// Its round synced the transactions directory: the marks of the
+	// transactions that ended before are durable now.
+	tx.l.unpendStale()
 	for _, d := range m.Mkdirs {
 		if err := j.mkdirAs(m, d); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
@@ -680,6 +695,9 @@ func (tx *Tx) Commit() error {
 	}
 	err := tx.commit()
 	if err != nil && !tx.committed {
+		if tx.renaming {
+			tx.abandon()
+		}
 		if rerr := tx.rollbackQuiet(); rerr != nil {
 			return fmt.Errorf("%w (and rolling back: %w)", err, rerr)
 		}
@@ -702,6 +720,7 @@ func (tx *Tx) commit() error {
 	if err := tx.checkTargets(); err != nil {
 		return err
 	}
+	tx.renaming = true
 	if err := tx.renameAll(); err != nil {
 		return err
 	}
@@ -814,7 +833,7 @@ func (tx *Tx) renameOne(i int) error {
 // failure whose outcome is unknown is ErrCommitUnknown.
 func (tx *Tx) commitPoint() error {
 	fsy := tx.j.fs
-	created, err := tryCreateMark(fsy, tx.m.ID, "committed")
+	created, err := tryCreateMark(tx.j, tx.m.ID, "committed")
 	if !created {
 		if _, lerr := fsy.Lstat(txnsDir + "/" + tx.m.ID + ".committed"); errors.Is(lerr, fs.ErrNotExist) {
 			return err // certainly not committed: roll back
@@ -835,14 +854,19 @@ func (tx *Tx) commitPoint() error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrCommitUnknown, err)
 	}
-	if tx.sync != SyncNone {
+	// A transaction recovery can tell finished from its files alone needs
+	// no sync of its mark (forward.go): the renames are durable. Its
+	// pending entry stays until the mark is durable too (the next begin
+	// round), or a power loss could take the mark and keep the removal.
+	synced := tx.sync == SyncNone || !forwardable(tx.m)
+	if tx.sync != SyncNone && synced {
 		if err := fsy.SyncDir(txnsDir); err != nil {
 			return fmt.Errorf("%w: %w", ErrCommitUnknown, err)
 		}
 	}
-	// After the mark is durable: the index and the pending entry are
-	// bookkeeping, unsynced (pending.go).
-	tx.l.ended(tx.m.ID, tx.packSize(), tx.m.Undoes)
+	// The index and the pending entry are bookkeeping, unsynced
+	// (pending.go).
+	tx.l.ended(tx.m.ID, tx.packSize(), tx.m.Undoes, synced)
 	return nil
 }
 
@@ -971,6 +995,17 @@ func (tx *Tx) parallel(n int, fn func(i int) error) error {
 	return par.Do(context.Background(), n, tx.j.opts.Workers, fn)
 }
 
+// abandon tells recovery that this transaction failed after its renames
+// began and must be rolled back, not finished, even if its rollback
+// cannot be done now (a full disk, say) and every file is new: its pending
+// entry goes, durably where it can (forward.go). A removal needs no space.
+func (tx *Tx) abandon() {
+	tx.j.unpend(tx.m.ID)
+	if tx.sync != SyncNone {
+		_ = tx.j.fs.SyncDir(pendingDir) // at worst recovery finishes it
+	}
+}
+
 // Abort rolls back a transaction that was begun but not committed.
 func (tx *Tx) Abort() error {
 	if tx.done {
@@ -990,7 +1025,7 @@ func (tx *Tx) rollbackQuiet() error {
 	}
 	_, err := tx.j.rollback(tx.m, tx.prepared)
 	if err == nil {
-		tx.l.ended(tx.m.ID, tx.packSize(), tx.m.Undoes)
+		tx.l.ended(tx.m.ID, tx.packSize(), tx.m.Undoes, true)
 	}
 	return err
 }
@@ -1045,26 +1080,23 @@ func (tx *Tx) mark(state string) error {
 }
 
 func (tx *Tx) markCreate(state string) error {
-	return createMark(tx.j.fs, tx.m.ID, state)
+	return createMark(tx.j, tx.m.ID, state)
 }
 
-func createMark(fsy fsys.FS, id, state string) error {
-	_, err := tryCreateMark(fsy, id, state)
+func createMark(j *Journal, id, state string) error {
+	_, err := tryCreateMark(j, id, state)
 	return err
 }
 
 // tryCreateMark creates a state mark. created reports whether the mark
 // exists afterwards as far as this call knows, even if an error follows
 // (a failed close of the empty file).
-func tryCreateMark(fsy fsys.FS, id, state string) (created bool, err error) {
-	f, err := fsy.Create(txnsDir+"/"+id+"."+state, 0o600)
+func tryCreateMark(j *Journal, id, state string) (created bool, err error) {
+	err = j.makeEmpty(txnsDir + "/" + id + "." + state)
 	if errors.Is(err, fs.ErrExist) {
 		return true, nil
 	}
-	if err != nil {
-		return false, err
-	}
-	return true, f.Close()
+	return err == nil, err
 }
 
 // stagingDirs lists the directories phase 1 wrote into.

@@ -19,9 +19,11 @@ import (
 //     its end (the COMMITTED or ROLLED_BACK mark). Begin creates it before
 //     the transaction's directory, and makes it durable in the same round
 //     as the manifest, before any user file is touched; the end removes
-//     it, unsynced (a stale entry names a finished transaction, which
-//     recovery sees and removes). So recovery lists pending/, usually
-//     empty, not txns/.
+//     it, unsynced, once the end mark is durable: a ROLLED_BACK mark is
+//     synced, a COMMITTED one is not (forward.go), and its entry goes
+//     after the next sync of txns/ (a stale entry names a finished
+//     transaction, which recovery sees and removes). So recovery lists
+//     pending/, usually empty or one stale entry, not txns/.
 //   - each line of the index carries the count and the pack bytes of the
 //     transactions retained after it, so the last line, read from the end
 //     of the file, says whether GC has work and which id is the newest.
@@ -134,9 +136,5 @@ func (j *Journal) readIndexTail() indexTail {
 
 // createPending creates transaction id's pending entry.
 func (j *Journal) createPending(id string) error {
-	f, err := j.fs.Create(pendingDir+"/"+id, 0o600)
-	if err != nil {
-		return err
-	}
-	return f.Close()
+	return j.makeEmpty(pendingDir + "/" + id)
 }

@@ -1,11 +1,9 @@
 package journal
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"sort"
 	"strings"
 	"syscall"
@@ -24,6 +22,10 @@ type Report struct {
 	// Damaged is set when the transaction's manifest could not be read
 	// or verified.
 	Damaged string
+	// Finished is set when the transaction was interrupted after every
+	// file was in place: recovery finished it (it is committed) instead
+	// of rolling it back (docs/journal.md, "Recovery").
+	Finished bool
 	// A report with no ID is about the journal itself: Repaired says what
 	// recovery put aside so that writes can go on (a txns that was not a
 	// directory, a LOCK that was not a file), Strays lists names in the
@@ -75,6 +77,12 @@ func (j *Journal) Recover() ([]*Report, error) {
 	if err != nil {
 		return reports, err
 	}
+	if len(l.stale) > 0 && j.opts.Sync != SyncNone {
+		if err := j.fs.SyncDir(txnsDir); err != nil {
+			return reports, err
+		}
+	}
+	l.unpendStale()
 	if strays := append(all.strays, l.listed.strays...); len(strays) > 0 {
 		sort.Strings(strays)
 		reports = append(reports, &Report{Strays: strays})
@@ -244,7 +252,14 @@ func (j *Journal) recoverLocked(l *Locked, ls *listing) ([]*Report, error) {
 			continue
 		}
 		if s.committed || s.rolledBack {
-			j.unpend(id) // a stale entry: the transaction ended
+			// A stale entry: the transaction ended. A COMMITTED mark may
+			// not be durable yet (forward.go): the entry goes after the
+			// next sync of the transactions directory.
+			if s.rolledBack {
+				j.unpend(id)
+			} else {
+				l.stale = append(l.stale, id)
+			}
 			continue
 		}
 		m, err := j.readManifest(id)
@@ -265,23 +280,29 @@ func (j *Journal) recoverLocked(l *Locked, ls *listing) ([]*Report, error) {
 			// kept.
 			rep := &Report{ID: id, Damaged: err.Error()}
 			reports = append(reports, rep)
-			if err := createMark(j.fs, id, "rolledback"); err != nil {
+			if err := createMark(j, id, "rolledback"); err != nil {
 				return reports, err
 			}
 			s.rolledBack = true
-			l.ended(id, 0, "")
+			l.ended(id, 0, "", true)
 			continue
 		}
-		rep, err := j.rollback(m, s.prepared)
+		var rep *Report
+		if s.prepared && j.finishedForward(m) {
+			rep, err = j.rollForward(m)
+			s.committed = err == nil
+		} else {
+			rep, err = j.rollback(m, s.prepared)
+			s.rolledBack = err == nil
+		}
 		if err != nil {
 			return reports, fmt.Errorf("recover %s: %w", id, err)
 		}
-		s.rolledBack = true
 		size := int64(0)
 		if fi, err := j.fs.Lstat(txnsDir + "/" + id + "/pack"); err == nil {
 			size = fi.Size()
 		}
-		l.ended(id, size, m.Undoes)
+		l.ended(id, size, m.Undoes, true)
 		reports = append(reports, rep)
 	}
 	if ents, err := j.fs.ReadDir(gcDir); err == nil {
@@ -337,7 +358,7 @@ func (j *Journal) rollback(m *Manifest, prepared bool) (*Report, error) {
 	if err := j.cleanUp(m); err != nil {
 		return rep, err
 	}
-	return rep, j.markRolledBack(m, rep)
+	return rep, j.markEnded(m, rep, "rolledback")
 }
 
 // restoreDirs makes the directories the transaction removed again,
@@ -391,7 +412,7 @@ func (j *Journal) restoreOp(m *Manifest, i int, blobs *Pack, rep *Report) error 
 	default:
 		dir := txnsDir + "/" + m.ID
 		c := Conflict{Path: op.Path, Reason: "matches neither its old nor its new version; left as it is"}
-		saved := fmt.Sprintf("%s/conflicts/%d", dir, i)
+		saved := aside(dir, i)
 		if err := j.saveAside(dir, saved, cur); err == nil {
 			c.SavedAs = saved
 		}
@@ -420,39 +441,6 @@ func (j *Journal) cleanUp(m *Manifest) error {
 		}
 	}
 	return cleanErr
-}
-
-// markRolledBack makes the rollback durable (the directories it touched
-// synced), records its conflicts in conflicts.json, and makes the
-// ROLLEDBACK mark.
-func (j *Journal) markRolledBack(m *Manifest, rep *Report) error {
-	dir := txnsDir + "/" + m.ID
-	sync := j.opts.Sync != SyncNone
-	if sync {
-		var dirs []string
-		for _, op := range m.Ops {
-			dirs = append(dirs, path.Dir(op.Path))
-		}
-		for _, d := range append(append([]string{}, m.Mkdirs...), m.Rmdirs...) {
-			dirs = append(dirs, path.Dir(d))
-		}
-		if err := syncDirs(j.fs, append(dirs, dir)); err != nil {
-			return err
-		}
-	}
-	if len(rep.Conflicts) > 0 {
-		data, _ := json.MarshalIndent(rep.Conflicts, "", "  ")
-		if err := fsys.WriteFileAtomic(j.fs, dir+"/conflicts.json", data, 0o600, sync); err != nil {
-			return err
-		}
-	}
-	if err := createMark(j.fs, m.ID, "rolledback"); err != nil {
-		return err
-	}
-	if sync {
-		return j.fs.SyncDir(txnsDir)
-	}
-	return nil
 }
 
 func matches(data []byte, st *State) bool {

@@ -71,7 +71,7 @@ func run(args []string) int {
 			return nil, err
 		}
 		for _, r := range w.Recovered() {
-			fmt.Fprintln(os.Stderr, mcpcli.RecoveredMessage(r.ID, len(r.Conflicts), r.Damaged))
+			fmt.Fprintln(os.Stderr, mcpcli.RecoveredMessage(r.ID, r.Finished, len(r.Conflicts), r.Damaged))
 		}
 		return w, nil
 	}

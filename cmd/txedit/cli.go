@@ -282,13 +282,9 @@ func (e *env) openAt(root string, opts *engine.Options) (*engine.Workspace, erro
 		return nil, err
 	}
 	for _, r := range w.Recovered() {
-		e.warnRecovered(r.ID, len(r.Conflicts), r.Damaged)
+		fmt.Fprintln(e.stderr, mcpcli.RecoveredMessage(r.ID, r.Finished, len(r.Conflicts), r.Damaged))
 	}
 	return w, nil
-}
-
-func (e *env) warnRecovered(id string, conflicts int, damaged string) {
-	fmt.Fprintln(e.stderr, mcpcli.RecoveredMessage(id, conflicts, damaged))
 }
 
 // fail prints an error and returns its exit status.

@@ -23,7 +23,7 @@ import (
 // gave exit 1 and success:false although the files had changed, so an
 // agent retrying an append applied it twice. The quick run fails a sample
 // of the calls (testlong.Sweep: the ends, evenly between, and around the
-// commit point, where exit 3 lives); TXEDIT_LONG=1 every one.
+// commit point); TXEDIT_LONG=1 every one.
 func TestExitStatusPromises(t *testing.T) {
 	bin := hookedBinary(t)
 	files := map[string]string{"a/log.txt": "one\n", "b/x.txt": "x\n", "b/gone.txt": "bye\n"}
@@ -105,7 +105,11 @@ func TestExitStatusPromises(t *testing.T) {
 		return committed
 	}, testlong.Range(calls-7, calls, 1)...)
 	t.Logf("EIO at %d of %d calls: exit statuses %v", len(points), calls, statuses)
-	if statuses[3] == 0 {
-		t.Errorf("no fault gave exit 3: the sync after the commit mark was never hit")
+	// Exit 3 needs a sync after the COMMITTED mark, which only a
+	// transaction recovery could not finish forward has (a directory made
+	// alone, a change of mode alone: journal/forward.go); this request's
+	// mark is not synced, so a fault after its renames' sync is no doubt.
+	if statuses[0] == 0 || statuses[1] == 0 {
+		t.Errorf("the faults did not cross the commit point: exit statuses %v", statuses)
 	}
 }

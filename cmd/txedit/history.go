@@ -238,6 +238,7 @@ func recoverCmd() *command {
 			if e.json {
 				type rep struct {
 					ID        string   `json:"id,omitempty"`
+					Finished  bool     `json:"finished,omitempty"`
 					Conflicts any      `json:"conflicts,omitempty"`
 					Damaged   string   `json:"damaged,omitempty"`
 					Repaired  string   `json:"repaired,omitempty"`
@@ -245,7 +246,7 @@ func recoverCmd() *command {
 				}
 				out := []rep{}
 				for _, r := range reports {
-					out = append(out, rep{r.ID, r.Conflicts, r.Damaged, r.Repaired, r.Strays})
+					out = append(out, rep{r.ID, r.Finished, r.Conflicts, r.Damaged, r.Repaired, r.Strays})
 				}
 				e.printJSON(map[string]any{"success": true, "recovered": out})
 				return 0
@@ -262,7 +263,11 @@ func recoverCmd() *command {
 					fmt.Fprintf(e.stdout, "ignored %d name(s) in .txedit/txns that are not txedit's: %s (remove them by hand)\n", len(r.Strays), strings.Join(r.Strays, ", "))
 					continue
 				}
-				fmt.Fprintf(e.stdout, "rolled back %s\n", r.ID)
+				if r.Finished {
+					fmt.Fprintf(e.stdout, "finished %s (interrupted after its files were all in place: committed)\n", r.ID)
+				} else {
+					fmt.Fprintf(e.stdout, "rolled back %s\n", r.ID)
+				}
 				for _, c := range r.Conflicts {
 					fmt.Fprintf(e.stdout, "  left alone: %s: %s", c.Path, c.Reason)
 					if c.SavedAs != "" {

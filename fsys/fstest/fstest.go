@@ -145,8 +145,11 @@ type Exploration struct {
 	NestedEvery int // 0: recovery is never crashed
 	Run         func(fsys.FS) error
 	Recover     func(fsys.FS) error
-	// Check returns "" for a good state, else what is wrong.
-	Check func(d *Disk) string
+	// Check returns "" for a good state, else what is wrong. succeeded
+	// says Run had returned success before the power went: what it
+	// reported must have survived (a change reported done is in effect
+	// after recovery).
+	Check func(d *Disk, succeeded bool) string
 }
 
 // Report is what an exploration found.
@@ -167,12 +170,12 @@ func (e *Exploration) Explore() (*Report, error) {
 	}
 	total := probe.Calls()
 	rep := &Report{}
-	judge := func(d *Disk, where string) {
+	judge := func(d *Disk, succeeded bool, where string) {
 		if crashed, err := d.Run(0, faultfs.ModeCrash, e.Recover); crashed || err != nil {
 			rep.Errors = append(rep.Errors, fmt.Sprintf("%s: recovery: %v", where, err))
 		}
 		rep.States++
-		if v := e.Check(d); v != "" {
+		if v := e.Check(d, succeeded); v != "" {
 			rep.Bad++
 			if len(rep.Examples) < 3 {
 				rep.Examples = append(rep.Examples, where+": "+v)
@@ -182,7 +185,8 @@ func (e *Exploration) Explore() (*Report, error) {
 	for n := 1; n <= total+1; n++ {
 		for _, s := range e.Settings {
 			d := NewDisk(e.Initial)
-			d.Run(n, faultfs.ModeCrash, e.Run)
+			crashed, err := d.Run(n, faultfs.ModeCrash, e.Run)
+			succeeded := !crashed && err == nil
 			rng := rand.New(rand.NewSource(s.Seed*1000 + int64(n)))
 			c := d.PowerLoss(rng, s.Drop)
 			if e.NestedEvery > 0 && n%e.NestedEvery == 0 {
@@ -193,10 +197,10 @@ func (e *Exploration) Explore() (*Report, error) {
 					if crashed, _ := c2.Run(k, faultfs.ModeCrash, e.Recover); !crashed {
 						continue
 					}
-					judge(c2.PowerLoss(rng, s.Drop), fmt.Sprintf("crash at call %d of %d, recovery crash at %d, %v", n, total, k, s))
+					judge(c2.PowerLoss(rng, s.Drop), succeeded, fmt.Sprintf("crash at call %d of %d, recovery crash at %d, %v", n, total, k, s))
 				}
 			}
-			judge(c, fmt.Sprintf("crash at call %d of %d, %v", n, total, s))
+			judge(c, succeeded, fmt.Sprintf("crash at call %d of %d, %v", n, total, s))
 		}
 	}
 	return rep, nil

@@ -93,9 +93,13 @@ func Tune(o *engine.Options, w io.Writer, prefix string) {
 }
 
 // RecoveredMessage is what a command says of a transaction recovery
-// rolled back when it opened the workspace.
-func RecoveredMessage(id string, conflicts int, damaged string) string {
+// rolled back, or finished (its files were all in place: it is
+// committed), when it opened the workspace.
+func RecoveredMessage(id string, finished bool, conflicts int, damaged string) string {
 	msg := fmt.Sprintf("txedit: rolled back transaction %s, interrupted before its commit point", id)
+	if finished {
+		msg = fmt.Sprintf("txedit: finished transaction %s, interrupted after its files were all in place: it is committed", id)
+	}
 	if conflicts > 0 {
 		msg += fmt.Sprintf(" (%d file(s) changed by others were left alone: see txedit show %s)", conflicts, id)
 	}
