@@ -419,6 +419,12 @@ func (c *cachedFS) Exchange(a, b string) error {
 	return c.o.Exchange(a, b)
 }
 
+// CreateUnnamed implements [FS]: it resolves from the root, as Exchange
+// (the file is linked after Revalidate).
+func (c *cachedFS) CreateUnnamed(dir string, perm fs.FileMode) (Unnamed, error) {
+	return c.o.CreateUnnamed(dir, perm)
+}
+
 // ReadLease implements [FS]: it resolves from the root, as Exchange.
 func (c *cachedFS) ReadLease(name string) (Lease, error) { return c.o.ReadLease(name) }
 

@@ -14,26 +14,7 @@ func (o *OS) Exchange(a, b string) error {
 	if path.Dir(a) != path.Dir(b) {
 		return &os.LinkError{Op: "exchange", Old: a, New: b, Err: errors.New("names in different directories")}
 	}
-	o.b.init(o.root)
-	fd := o.b.dir(path.Dir(a))
-	if fd < 0 {
-		f, err := o.root.Open(path.Dir(a))
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		rc, err := f.SyscallConn()
-		if err != nil {
-			return err
-		}
-		var xerr error
-		if err := rc.Control(func(h uintptr) { xerr = exchangeAt(int(h), a, b) }); err != nil {
-			return err
-		}
-		return xerr
-	}
-	defer unix.Close(fd)
-	return exchangeAt(fd, a, b)
+	return o.inDir(path.Dir(a), func(fd int) error { return exchangeAt(fd, a, b) })
 }
 
 func exchangeAt(fd int, a, b string) error {

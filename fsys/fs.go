@@ -62,6 +62,12 @@ type FS interface {
 	// Link makes newname a hard link to oldname; it fails if newname
 	// exists, which is how creates avoid clobbering.
 	Link(oldname, newname string) error
+	// CreateUnnamed creates a file in directory dir that has no name
+	// (O_TMPFILE on Linux) until [Unnamed.Link] gives it one: a crash
+	// before then leaves nothing behind. It returns errors.ErrUnsupported
+	// where the system or the file system cannot (the commit then stages
+	// into a named file: docs/journal.md, "The commit, and what it syncs").
+	CreateUnnamed(dir string, perm fs.FileMode) (Unnamed, error)
 	Remove(name string) error
 	// SyncDir makes the directory's entries durable (fsync of the dir).
 	SyncDir(name string) error
@@ -100,6 +106,14 @@ type FS interface {
 	// its identity checks and renames. Views that hold no handles return
 	// nil.
 	Revalidate() error
+}
+
+// Unnamed is a file made by [FS.CreateUnnamed].
+type Unnamed interface {
+	File
+	// Link gives the file the name name (in the directory it was made
+	// in); it fails with fs.ErrExist if name exists. The file stays open.
+	Link(name string) error
 }
 
 // File is an open file of an [FS].

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -91,12 +92,15 @@ type Journal struct {
 	// tr caches what manifests are verified with, once the key exists
 	// (it never changes then); nil until loaded.
 	tr atomic.Pointer[trust]
+	// noUnnamed is set once a staged file could not be made unnamed
+	// (unnamed.go); shared with the journal's views.
+	noUnnamed *atomic.Bool
 }
 
 // WithFS returns the same journal working through another view of its file
 // system (one that caches directory handles, say).
 func (j *Journal) WithFS(fsy fsys.FS) *Journal {
-	c := &Journal{fs: fsy, opts: j.opts}
+	c := &Journal{fs: fsy, opts: j.opts, noUnnamed: j.noUnnamed}
 	c.tr.Store(j.tr.Load())
 	return c
 }
@@ -117,7 +121,7 @@ func (j *Journal) trust() (*trust, error) {
 // New returns the journal of the workspace fsy is rooted at. Nothing is
 // written until the first Lock.
 func New(fsy fsys.FS, opts *Options) *Journal {
-	j := &Journal{fs: fsy}
+	j := &Journal{fs: fsy, noUnnamed: new(atomic.Bool)}
 	if opts != nil {
 		j.opts = *opts
 	}
@@ -331,27 +335,39 @@ var brokenOrder struct {
 	noLease               bool // no read lease over an exchange (in-place writers, issue #27)
 	noForward             bool // recovery never rolls forward (but the commit mark is still not synced)
 	forwardMixed          bool // recovery rolls forward a transaction some files of which are old
+	stageNamed            bool // staged files are named, with the begin round before (not a broken order: the other path)
+	linkEarly             bool // an unnamed staged file is named when staged, before the deferred begin round
+	ignoreLate            bool // recovery ignores PreparedLate: no PREPARED mark, no classification
 }
 
 // Tx is a transaction being committed. Stage may be called concurrently for
 // different ops; the other methods are not safe for concurrent use.
 type Tx struct {
-	j          *Journal
-	l          *Locked
-	m          *Manifest
-	dir        string
-	pack       *packWriter
-	packFile   fsys.File
-	idents     []fsys.Identity
-	identSet   []bool
-	displaced  []bool // op i's old version sits at its staging name (swapIn)
-	sync       SyncMode
-	syncer     *syncer // the fsyncs in flight (SyncFile, SyncData)
-	prepared   bool
-	renaming   bool // the renames have begun
-	committed  bool
-	packSynced bool
-	done       bool
+	j         *Journal
+	l         *Locked
+	m         *Manifest
+	dir       string
+	pack      *packWriter
+	packFile  fsys.File
+	idents    []fsys.Identity
+	identSet  []bool
+	displaced []bool // op i's old version sits at its staging name (swapIn)
+	sync      SyncMode
+	syncer    *syncer // the fsyncs in flight (SyncFile, SyncData)
+	// unnamed: the begin round is deferred into the prepare round, and
+	// staged files are made unnamed and given their staging names just
+	// before the renames (unnamed.go). begun: the begin round is done.
+	unnamed     bool
+	begun       bool
+	beginMu     sync.Mutex
+	manifest    fsys.File      // the manifest, open until its deferred sync
+	files       []fsys.Unnamed // op i's unnamed staged file, until it is linked
+	filesClosed bool
+	prepared    bool
+	renaming    bool // the renames have begun
+	committed   bool
+	packSynced  bool
+	done        bool
 }
 
 // Manifest returns the transaction's manifest (with its id).
@@ -368,7 +384,7 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 		return nil, err
 	}
 	j := l.j
-	tx := &Tx{j: j, l: l, m: m, dir: dir, idents: make([]fsys.Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), displaced: make([]bool, len(m.Ops)), sync: j.syncMode(len(m.Ops))}
+	tx := &Tx{j: j, l: l, m: m, dir: dir, idents: make([]fsys.Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), displaced: make([]bool, len(m.Ops)), files: make([]fsys.Unnamed, len(m.Ops)), sync: j.syncMode(len(m.Ops))}
 	if tx.sync == SyncFile || tx.sync == SyncData {
 		tx.syncer = newSyncer(j.opts.SyncWorkers)
 	}
@@ -486,6 +502,8 @@ func (tx *Tx) begin(seen map[string]bool) error {
 	if tx.l.tr == nil {
 		return errors.New("journal key missing under the lock")
 	}
+	tx.unnamed = tx.useUnnamed()
+	m.PreparedLate = tx.unnamed
 	data, err := encodeManifest(m, tx.l.tr.key)
 	if err != nil {
 		return err
@@ -493,9 +511,6 @@ func (tx *Tx) begin(seen map[string]bool) error {
 	if err := tx.writeManifest(data); err != nil {
 		return err
 	}
-	// Its round synced the transactions directory: the marks of the
-	// transactions that ended before are durable now.
-	tx.l.unpendStale()
 	for _, d := range m.Mkdirs {
 		if err := j.mkdirAs(m, d); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
@@ -517,6 +532,10 @@ func (tx *Tx) begin(seen map[string]bool) error {
 // outside the journal is touched until they are done, so a power loss
 // before leaves at most a torn or missing manifest in a transaction that
 // was never prepared: recovery removes it, as it was never begun.
+//
+// With unnamed staging the round is deferred (tx.unnamed: no staged file
+// has a name before the prepare round, which makes the manifest durable
+// first: unnamed.go), and the manifest stays open until then.
 func (tx *Tx) writeManifest(data []byte) error {
 	fsy := tx.j.fs
 	f, err := fsy.Create(tx.dir+"/manifest", 0o600)
@@ -524,13 +543,35 @@ func (tx *Tx) writeManifest(data []byte) error {
 		return err
 	}
 	_, err = f.Write(data)
-	if err == nil && tx.sync != SyncNone {
-		syncs := []func() error{f.DataSync, func() error { return fsy.SyncDir(tx.dir) }, func() error { return fsy.SyncDir(txnsDir) },
-			func() error { return fsy.SyncDir(pendingDir) }}
-		err = par.Do(context.Background(), len(syncs), min(len(syncs), tx.j.opts.SyncWorkers), func(i int) error { return syncs[i]() })
+	if err == nil && tx.unnamed {
+		tx.manifest = f
+		return nil
+	}
+	if err == nil {
+		err = tx.beginRound(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	return err
+}
+
+// beginRound makes the manifest (open as f), the transaction's directory
+// and the pending entry durable, the four syncs in flight at once. It
+// synced the transactions directory: the marks of the transactions that
+// ended before are durable now, and their pending entries may go.
+func (tx *Tx) beginRound(f fsys.File) error {
+	tx.begun = true
+	if tx.sync == SyncNone {
+		tx.l.unpendStale() // nothing is durable in this mode anyway
+		return nil
+	}
+	fsy := tx.j.fs
+	syncs := []func() error{f.DataSync, func() error { return fsy.SyncDir(tx.dir) }, func() error { return fsy.SyncDir(txnsDir) },
+		func() error { return fsy.SyncDir(pendingDir) }}
+	err := par.Do(context.Background(), len(syncs), min(len(syncs), tx.j.opts.SyncWorkers), func(i int) error { return syncs[i]() })
+	if err == nil {
+		tx.l.unpendStale()
 	}
 	return err
 }
@@ -599,9 +640,23 @@ func (tx *Tx) Stage(i int, s Staging) error {
 	if err := tx.syncer.failed(); err != nil {
 		return err // an earlier file could not be made durable
 	}
-	f, meta, err := tx.j.createStaged(op.staged, s.New, op.New)
+	f, meta, err := tx.stageUnnamed(i, s.New)
+	if errors.Is(err, errors.ErrUnsupported) {
+		if err = tx.ensureBegun(); err == nil {
+			f, meta, err = tx.j.createStaged(op.staged, s.New, op.New)
+		}
+	}
 	if err != nil {
 		return err
+	}
+	if tx.files[i] != nil {
+		// Unnamed: it stays open until it is linked (renameOne).
+		return tx.syncer.do(func() error {
+			if brokenOrder.noFileSync {
+				return nil
+			}
+			return tx.j.syncFile(f, meta)
+		})
 	}
 	// The fdatasync runs while the next files are written; a failure
 	// fails the barrier, and the rollback removes the file.
@@ -641,11 +696,23 @@ func (j *Journal) writeStaged(name string, data []byte, st *State, sync bool) er
 // whether the mode or owner was set after creation: then only a full
 // fsync makes them durable. On failure the file is removed.
 func (j *Journal) createStaged(name string, data []byte, st *State) (f fsys.File, meta bool, err error) {
-	perm := st.Mode & fs.ModePerm
-	f, err = j.fs.Create(name, perm)
+	f, err = j.fs.Create(name, st.Mode&fs.ModePerm)
 	if err != nil {
 		return nil, false, err
 	}
+	meta, err = fillStaged(f, data, st)
+	if err != nil {
+		f.Close()
+		j.fs.Remove(name)
+		return nil, false, err
+	}
+	return f, meta, nil
+}
+
+// fillStaged writes a new staging file's data and sets its owner and mode
+// (see createStaged).
+func fillStaged(f fsys.File, data []byte, st *State) (meta bool, err error) {
+	perm := st.Mode & fs.ModePerm
 	_, err = f.Write(data)
 	if err == nil && st.Uid >= 0 && (st.Uid != os.Geteuid() || st.Gid != os.Getegid()) && (st.Uid != 0 || st.Gid != 0) {
 		// Keep the owner where we may; rename would otherwise hand the
@@ -661,12 +728,7 @@ func (j *Journal) createStaged(name string, data []byte, st *State) (f fsys.File
 		meta = true
 		err = f.Chmod(want)
 	}
-	if err != nil {
-		f.Close()
-		j.fs.Remove(name)
-		return nil, false, err
-	}
-	return f, meta, nil
+	return meta, err
 }
 
 // syncFile makes a file txedit wrote durable: its data (fdatasync), or
@@ -694,6 +756,9 @@ func (tx *Tx) Commit() error {
 		return errors.New("transaction already finished")
 	}
 	err := tx.commit()
+	if err == nil || tx.committed {
+		tx.closeFiles()
+	}
 	if err != nil && !tx.committed {
 		if tx.renaming {
 			tx.abandon()
@@ -733,7 +798,11 @@ func (tx *Tx) commit() error {
 		}
 	}
 	if !brokenOrder.noDirSyncBeforeCommit {
-		if err := tx.barrier(tx.affectedDirs()); err != nil {
+		dirs := tx.affectedDirs()
+		if tx.m.PreparedLate {
+			dirs = append(dirs, txnsDir) // the PREPARED mark
+		}
+		if err := tx.barrier(dirs); err != nil {
 			return err
 		}
 	}
@@ -748,11 +817,25 @@ func (tx *Tx) commit() error {
 // from here on.
 func (tx *Tx) prepare() error {
 	tx.prepared = true
-	if err := tx.markCreate("prepared"); err != nil {
-		return err
-	}
-	if err := tx.barrier(append(tx.stagingDirs(), txnsDir)); err != nil {
-		return err
+	if tx.m.PreparedLate {
+		// The deferred begin round (which syncs the transaction's
+		// directory and txns/) beside the pack's and the staged files'
+		// syncs; the mark after the round, durable with the renames
+		// (unnamed.go).
+		tx.syncer.do(tx.ensureBegun)
+		if err := tx.barrier(tx.stagingDirs()[1:]); err != nil {
+			return err
+		}
+		if err := tx.markCreate("prepared"); err != nil {
+			return err
+		}
+	} else {
+		if err := tx.markCreate("prepared"); err != nil {
+			return err
+		}
+		if err := tx.barrier(append(tx.stagingDirs(), txnsDir)); err != nil {
+			return err
+		}
 	}
 	if err := tx.j.fs.Revalidate(); err != nil {
 		return err
@@ -811,12 +894,22 @@ func (tx *Tx) renameOne(i int) error {
 	fsy := tx.j.fs
 	op := tx.m.Ops[i]
 	var err error
-	switch {
+	switch f := tx.files[i]; {
 	case op.New == nil:
 		err = tx.removeTarget(i)
+	case op.Old == nil && f != nil:
+		// Unnamed: linked at its name, which must not exist.
+		if err = f.Link(op.Path); errors.Is(err, fs.ErrExist) {
+			return &fsys.ConflictError{Op: "commit", Path: op.Path, Msg: "was created by someone else meanwhile"}
+		}
 	case op.Old == nil:
 		err = createNoClobber(fsy, op.staged, op.Path)
 	default:
+		if f != nil {
+			if err = f.Link(op.staged); err != nil {
+				break
+			}
+		}
 		err = tx.swapIn(i)
 	}
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
@@ -1023,6 +1116,7 @@ func (tx *Tx) rollbackQuiet() error {
 		tx.packFile.Close()
 		tx.packFile = nil
 	}
+	tx.closeFiles()
 	_, err := tx.j.rollback(tx.m, tx.prepared)
 	if err == nil {
 		tx.l.ended(tx.m.ID, tx.packSize(), tx.m.Undoes, true)
@@ -1102,8 +1196,8 @@ func tryCreateMark(j *Journal, id, state string) (created bool, err error) {
 // stagingDirs lists the directories phase 1 wrote into.
 func (tx *Tx) stagingDirs() []string {
 	dirs := []string{tx.dir}
-	for _, op := range tx.m.Ops {
-		if op.New != nil {
+	for i, op := range tx.m.Ops {
+		if op.New != nil && tx.files[i] == nil {
 			dirs = append(dirs, path.Dir(op.Path))
 		}
 	}

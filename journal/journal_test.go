@@ -456,3 +456,96 @@ func TestLockListsPendingOnly(t *testing.T) {
 		t.Error("GC left the never-prepared orphan")
 	}
 }
+
+// TestDurabilityTraceUnnamed pins the order of a commit whose files all go
+// into directories that exist: its staged files are made unnamed and the
+// begin round runs inside the prepare round (unnamed.go); the PREPARED
+// mark is made after that round and synced with the renames' directories;
+// no staged file is named before the round ends, each is linked at its
+// staging name just before its exchange (or, for a create, at its own
+// name). Two rounds: prepare (with begin), rename.
+func TestDurabilityTraceUnnamed(t *testing.T) {
+	_, inner := setup(t, threeFiles)
+	rec := &faultfs.FS{Inner: inner, Record: true}
+	j := journal.New(rec, &journal.Options{Sync: journal.SyncData, Workers: 1})
+	l, err := j.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	m := &journal.Manifest{Command: "test", Ops: []*journal.Op{
+		{Path: "a/x", Kind: journal.Modify, Old: state("old x\n", 0o644), New: state("new x\n", 0o644)},
+		{Path: "a/y", Kind: journal.Create, New: state("y\n", 0o644)},
+		{Path: "c/z", Kind: journal.Delete, Old: state("z\n", 0o644)},
+	}}
+	tx, err := l.Begin(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ident := func(name string) fsys.Identity {
+		fi, err := inner.Lstat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fsys.IdentityOf(fi)
+	}
+	for i, s := range []journal.Staging{{Old: []byte("old x\n"), Ident: ident("a/x"), New: []byte("new x\n")}, {New: []byte("y\n")}, {Old: []byte("z\n"), Ident: ident("c/z")}} {
+		if err := tx.Stage(i, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	id := regexp.MustCompile(`\d{8}-\d{6}-\d{6}-[0-9a-f]{4}`)
+	var got []string
+	for _, c := range rec.Calls {
+		c = id.ReplaceAllString(c, "ID")
+		if c == "link .txedit/mark .txedit/pending/ID" {
+			got = got[:0] // the transaction's own calls begin here
+		}
+		switch strings.Fields(c)[0] {
+		case "lstat", "readdir", "opendir", "closedir", "open", "read", "readat", "close":
+			continue // reads do not order durability
+		}
+		got = append(got, c)
+	}
+	want := strings.TrimSpace(`
+link .txedit/mark .txedit/pending/ID
+mkdir .txedit/txns/ID
+create .txedit/txns/ID/manifest
+write .txedit/txns/ID/manifest
+create .txedit/txns/ID/pack
+writeat .txedit/txns/ID/pack
+writeat .txedit/txns/ID/pack
+create a/(unnamed)
+write a/(unnamed)
+fdatasync a/(unnamed)
+create a/(unnamed)
+write a/(unnamed)
+fdatasync a/(unnamed)
+writeat .txedit/txns/ID/pack
+writeat .txedit/txns/ID/pack
+fdatasync .txedit/txns/ID/manifest
+syncdir .txedit/txns/ID
+syncdir .txedit/txns
+syncdir .txedit/pending
+fdatasync .txedit/txns/ID/pack
+link .txedit/mark .txedit/txns/ID.prepared
+revalidate .
+link a/(unnamed) a/.txedit-ID-0.tmp
+exchange a/.txedit-ID-0.tmp a/x
+link a/(unnamed) a/y
+remove c/z
+remove a/.txedit-ID-0.tmp
+remove c
+syncdir .txedit/txns
+syncdir a
+syncdir c
+syncdir .
+link .txedit/mark .txedit/txns/ID.committed
+append .txedit/index`)
+	if g := strings.Join(got, "\n"); g != want {
+		t.Errorf("durability trace:\n%s\n\nwant:\n%s", g, want)
+	}
+}

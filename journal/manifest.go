@@ -88,6 +88,11 @@ type Manifest struct {
 	// they were), and, given by the caller of Begin, those Mkdirs should
 	// be created with (an undo passes the undone transaction's).
 	Dirs []DirState `json:"dirs,omitempty"`
+	// PreparedLate: the transaction staged its files unnamed, and makes
+	// its PREPARED mark after the prepare round, durable with the renames
+	// (unnamed.go), so renames may be durable without it: recovery
+	// classifies its files by content whether or not the mark is there.
+	PreparedLate bool `json:"prepared_late,omitempty"`
 
 	// What decodeManifest read, for the journal to verify (trust.go):
 	// the signed body, its MAC (version 3) and its checksum.
@@ -201,6 +206,7 @@ type (
 		Mkdirs  []name     `json:"mkdirs,omitempty"`
 		Rmdirs  []name     `json:"rmdirs,omitempty"`
 		Dirs    []*wireDir `json:"dirs,omitempty"`
+		Late    bool       `json:"prepared_late,omitempty"`
 	}
 	wireOp struct {
 		Path   name   `json:"path"`
@@ -247,7 +253,7 @@ func strs(ns []name) []string {
 func encodeManifest(m *Manifest, key []byte) ([]byte, error) {
 	w := &wireManifest{Version: m.Version, ID: m.ID, Time: m.Time, Command: m.Command, Summary: m.Summary,
 		Agent: m.Agent, Session: m.Session, Undoes: m.Undoes, Forced: m.Forced,
-		Ops: make([]*wireOp, len(m.Ops)), Mkdirs: names(m.Mkdirs), Rmdirs: names(m.Rmdirs)}
+		Ops: make([]*wireOp, len(m.Ops)), Mkdirs: names(m.Mkdirs), Rmdirs: names(m.Rmdirs), Late: m.PreparedLate}
 	for i, op := range m.Ops {
 		w.Ops[i] = &wireOp{Path: name(op.Path), Kind: op.Kind, Old: op.Old, New: op.New, Staged: name(op.staged), Note: op.Note}
 	}
@@ -302,7 +308,7 @@ func decodeManifest(data []byte) (*Manifest, error) {
 	}
 	m := &Manifest{Version: w.Version, ID: w.ID, Time: w.Time, Command: w.Command, Summary: w.Summary,
 		Agent: w.Agent, Session: w.Session, Undoes: w.Undoes, Forced: w.Forced,
-		Ops: make([]*Op, len(w.Ops)), Mkdirs: strs(w.Mkdirs), Rmdirs: strs(w.Rmdirs),
+		Ops: make([]*Op, len(w.Ops)), Mkdirs: strs(w.Mkdirs), Rmdirs: strs(w.Rmdirs), PreparedLate: w.Late,
 		body: body, mac: sig, sum: want}
 	for i, op := range w.Ops {
 		if op == nil {

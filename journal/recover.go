@@ -287,12 +287,15 @@ func (j *Journal) recoverLocked(l *Locked, ls *listing) ([]*Report, error) {
 			l.ended(id, 0, "", true)
 			continue
 		}
+		// A transaction that makes its PREPARED mark late may have
+		// renamed files without it (unnamed.go): classified all the same.
+		prepared := s.prepared || (m.PreparedLate && !brokenOrder.ignoreLate)
 		var rep *Report
-		if s.prepared && j.finishedForward(m) {
+		if prepared && j.finishedForward(m) {
 			rep, err = j.rollForward(m)
 			s.committed = err == nil
 		} else {
-			rep, err = j.rollback(m, s.prepared)
+			rep, err = j.rollback(m, prepared)
 			s.rolledBack = err == nil
 		}
 		if err != nil {

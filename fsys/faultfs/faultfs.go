@@ -216,6 +216,31 @@ func (f *FS) Link(oldname, newname string) error {
 	return f.Inner.Link(oldname, newname)
 }
 
+func (f *FS) CreateUnnamed(dir string, perm fs.FileMode) (fsys.Unnamed, error) {
+	if err := f.step("create", dir+"/(unnamed)"); err != nil {
+		return nil, err
+	}
+	h, err := f.Inner.CreateUnnamed(dir, perm)
+	if err != nil {
+		return nil, err
+	}
+	return &unnamed{file: file{File: h, fs: f, name: dir + "/(unnamed)"}, u: h}, nil
+}
+
+// unnamed is a file made by CreateUnnamed: its calls count as any file's,
+// and its Link as a link.
+type unnamed struct {
+	file
+	u fsys.Unnamed
+}
+
+func (h *unnamed) Link(name string) error {
+	if err := h.fs.step("link", h.name+" "+name); err != nil {
+		return err
+	}
+	return h.u.Link(name)
+}
+
 func (f *FS) Remove(name string) error {
 	if err := f.step("remove", name); err != nil {
 		return err

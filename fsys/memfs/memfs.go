@@ -216,6 +216,53 @@ func (m *FS) Create(name string, perm fs.FileMode) (fsys.File, error) {
 	return &file{m: m, in: in, name: name, write: true}, nil
 }
 
+// CreateUnnamed implements [fsys.FS]: an inode no directory names until
+// it is linked; a power loss before a durable entry names it drops it.
+func (m *FS) CreateUnnamed(dir string, perm fs.FileMode) (fsys.Unnamed, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d, err := m.lookup(dir)
+	if err != nil {
+		return nil, pathErr("open", dir, err)
+	}
+	if !d.dir {
+		return nil, pathErr("open", dir, syscall.ENOTDIR)
+	}
+	in := m.newInode(false, perm&^fsys.Umask())
+	m.touch(in)
+	return &unnamed{file: file{m: m, in: in, name: path.Join(dir, "(unnamed)"), write: true}, dir: dir}, nil
+}
+
+type unnamed struct {
+	file
+	dir string
+}
+
+// Link implements [fsys.Unnamed].
+func (u *unnamed) Link(name string) error {
+	m := u.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if path.Dir(name) != path.Clean(u.dir) {
+		return pathErr("link", name, syscall.EXDEV)
+	}
+	p, base, err := m.parent(name)
+	if err != nil {
+		return pathErr("link", name, err)
+	}
+	if _, ok := p.entries[base]; ok {
+		return pathErr("link", name, fs.ErrExist)
+	}
+	if m.inodes[u.in.ino] != u.in {
+		return pathErr("link", name, fs.ErrNotExist) // dropped
+	}
+	p.entries[base] = u.in.ino
+	u.in.nlink++
+	m.touch(u.in)
+	m.touch(p)
+	return nil
+}
+
 // Append implements [fsys.FS].
 func (m *FS) Append(name string, data []byte, perm fs.FileMode) error {
 	m.mu.Lock()

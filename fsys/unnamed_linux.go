@@ -1,0 +1,110 @@
+package fsys
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"strconv"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// CreateUnnamed implements [FS]: openat(dir, ".", O_TMPFILE), in the
+// directory opened confined to the root (openat2 below it, or os.Root).
+// The file is linked through /proc/self/fd (linkat with AT_EMPTY_PATH
+// needs CAP_DAC_READ_SEARCH), so where /proc is not mounted it is
+// unsupported.
+func (o *OS) CreateUnnamed(dir string, perm fs.FileMode) (Unnamed, error) {
+	if !procFD() {
+		return nil, errors.ErrUnsupported
+	}
+	var f *os.File
+	err := o.inDir(dir, func(dfd int) error {
+		for {
+			fd, err := unix.Openat(dfd, ".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, uint32(perm.Perm()))
+			switch err {
+			case unix.EINTR:
+				continue
+			case nil:
+				f = os.NewFile(uintptr(fd), path.Join(dir, "(unnamed)"))
+				return nil
+			case unix.EOPNOTSUPP, unix.EISDIR, unix.EINVAL:
+				// A file system (or a kernel) without O_TMPFILE.
+				return errors.ErrUnsupported
+			}
+			return &fs.PathError{Op: "open", Path: dir, Err: err}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &unnamedFile{osFile: osFile{f}, o: o, dir: dir}, nil
+}
+
+// procFD reports whether /proc/self/fd is there to link unnamed files by.
+var procFD = sync.OnceValue(func() bool {
+	_, err := os.Stat("/proc/self/fd")
+	return err == nil
+})
+
+type unnamedFile struct {
+	osFile
+	o   *OS
+	dir string
+}
+
+// Link implements [Unnamed].
+func (u *unnamedFile) Link(name string) error {
+	if path.Dir(name) != u.dir {
+		return &os.LinkError{Op: "link", Old: u.Name(), New: name, Err: errors.New("not the directory the file was made in")}
+	}
+	rc, err := u.File.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var src string
+	if err := rc.Control(func(fd uintptr) { src = "/proc/self/fd/" + strconv.Itoa(int(fd)) }); err != nil {
+		return err
+	}
+	return u.o.inDir(u.dir, func(dfd int) error {
+		for {
+			// The descriptor stays open while it is used: rc.Control
+			// above only read its number, and the file is not closed
+			// before Link returns.
+			err := unix.Linkat(unix.AT_FDCWD, src, dfd, path.Base(name), unix.AT_SYMLINK_FOLLOW)
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil {
+				return &os.LinkError{Op: "link", Old: u.Name(), New: name, Err: err}
+			}
+			return nil
+		}
+	})
+}
+
+// inDir calls fn with a descriptor of directory dir, opened confined to
+// the root (openat2 below it, or os.Root where openat2 does not give it).
+func (o *OS) inDir(dir string, fn func(dfd int) error) error {
+	o.b.init(o.root)
+	if fd := o.b.dir(dir); fd >= 0 {
+		defer unix.Close(fd)
+		return fn(fd)
+	}
+	f, err := o.root.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := rc.Control(func(h uintptr) { ferr = fn(int(h)) }); err != nil {
+		return err
+	}
+	return ferr
+}

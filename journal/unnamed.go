@@ -1,0 +1,118 @@
+package journal
+
+import (
+	"errors"
+	"io/fs"
+	"path"
+
+	"github.com/txedit/txedit/fsys"
+)
+
+// Unnamed staging: one round of syncs fewer (issue #22; docs/journal.md,
+// "The commit, and what it syncs").
+//
+// The begin round exists so that no staged file appears in a user's
+// directory before a durable manifest names it: a power loss would leave
+// a temporary file nobody knows of. A staged file made without a name
+// (O_TMPFILE, in the target's directory, so its default ACL and security
+// label still apply) appears nowhere until it is linked at its staging
+// name, just before its exchange, after the prepare round. So the begin
+// round is not needed before staging: it runs inside the prepare round,
+// in parallel with the staged files' and the pack's syncs. The PREPARED
+// mark is made after that round (so a durable mark always has a durable
+// manifest, as before) and made durable with the renames' directories;
+// a rename may then be durable before the mark is, so the manifest says
+// PreparedLate and recovery classifies such a transaction's files by
+// content with or without the mark. Two rounds of syncs in all: prepare
+// (with begin) and rename.
+//
+// Where a file cannot be made unnamed (no O_TMPFILE on that file system,
+// no /proc to link it through), the begin round runs at once, before that
+// file is staged under its name, as before; so it does for a transaction
+// that makes directories (they appear in the user's tree when made), for
+// one whose files are synced by syncfs, and for one of more than
+// maxUnnamed files.
+
+// maxUnnamed is the most ops a transaction stages unnamed: each unnamed
+// file stays open until it is linked, and a bulk commit must not run out
+// of descriptors; the begin round costs such a commit little beside its
+// files anyway.
+const maxUnnamed = 256
+
+// useUnnamed says whether tx stages unnamed files, deferring its begin
+// round into the prepare round.
+func (tx *Tx) useUnnamed() bool {
+	return tx.syncer != nil && len(tx.m.Mkdirs) == 0 && len(tx.m.Ops) <= maxUnnamed && !tx.j.noUnnamed.Load() && !brokenOrder.stageNamed
+}
+
+// stageUnnamed makes op i's staged file unnamed in its target's directory
+// and writes it; errors.ErrUnsupported where it cannot (the caller then
+// stages a named file).
+func (tx *Tx) stageUnnamed(i int, data []byte) (fsys.File, bool, error) {
+	if !tx.unnamed {
+		return nil, false, errors.ErrUnsupported
+	}
+	op := tx.m.Ops[i]
+	f, err := tx.j.fs.CreateUnnamed(path.Dir(op.Path), op.New.Mode&fs.ModePerm)
+	if errors.Is(err, errors.ErrUnsupported) {
+		tx.j.noUnnamed.Store(true) // not asked again by this process
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	meta, err := fillStaged(f, data, op.New)
+	if err == nil && brokenOrder.linkEarly {
+		err = f.Link(op.staged) // staged as a named file, without the begin round
+		if err == nil {
+			return f, meta, nil
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, false, err
+	}
+	tx.files[i] = f
+	return f, meta, nil
+}
+
+// ensureBegun runs the deferred begin round now: a file is about to be
+// staged under its name.
+func (tx *Tx) ensureBegun() error {
+	tx.beginMu.Lock()
+	defer tx.beginMu.Unlock()
+	return tx.finishBegin()
+}
+
+// finishBegin runs the deferred begin round, if it has not run, and
+// closes the manifest. The caller holds beginMu.
+func (tx *Tx) finishBegin() error {
+	if tx.begun || tx.manifest == nil {
+		return nil
+	}
+	err := tx.beginRound(tx.manifest)
+	if cerr := tx.manifest.Close(); err == nil {
+		err = cerr
+	}
+	tx.manifest = nil
+	return err
+}
+
+// closeFiles closes the unnamed staged files (once: a file not linked by
+// then is gone with its descriptor) and a manifest still open.
+func (tx *Tx) closeFiles() {
+	if tx.filesClosed {
+		return
+	}
+	tx.filesClosed = true
+	for _, f := range tx.files {
+		if f != nil {
+			f.Close()
+		}
+	}
+	tx.beginMu.Lock()
+	if tx.manifest != nil {
+		tx.manifest.Close()
+		tx.manifest = nil
+	}
+	tx.beginMu.Unlock()
+}
