@@ -798,11 +798,10 @@ func (tx *Tx) commit() error {
 		}
 	}
 	if !brokenOrder.noDirSyncBeforeCommit {
-		dirs := tx.affectedDirs()
-		if tx.m.PreparedLate {
-			dirs = append(dirs, txnsDir) // the PREPARED mark
-		}
-		if err := tx.barrier(dirs); err != nil {
+		// A late PREPARED mark is not synced here: recovery classifies
+		// the files of a PreparedLate transaction without it, and it
+		// is durable with the next begin round (unnamed.go).
+		if err := tx.barrier(tx.affectedDirs()); err != nil {
 			return err
 		}
 	}

@@ -460,7 +460,8 @@ func TestLockListsPendingOnly(t *testing.T) {
 // TestDurabilityTraceUnnamed pins the order of a commit whose files all go
 // into directories that exist: its staged files are made unnamed and the
 // begin round runs inside the prepare round (unnamed.go); the PREPARED
-// mark is made after that round and synced with the renames' directories;
+// mark is made after that round and not synced (recovery classifies the
+// files without it);
 // no staged file is named before the round ends, each is linked at its
 // staging name just before its exchange (or, for a create, at its own
 // name). Two rounds: prepare (with begin), rename.
@@ -539,7 +540,6 @@ link a/(unnamed) a/y
 remove c/z
 remove a/.txedit-ID-0.tmp
 remove c
-syncdir .txedit/txns
 syncdir a
 syncdir c
 syncdir .

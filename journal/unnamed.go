@@ -20,11 +20,12 @@ import (
 // round is not needed before staging: it runs inside the prepare round,
 // in parallel with the staged files' and the pack's syncs. The PREPARED
 // mark is made after that round (so a durable mark always has a durable
-// manifest, as before) and made durable with the renames' directories;
-// a rename may then be durable before the mark is, so the manifest says
-// PreparedLate and recovery classifies such a transaction's files by
-// content with or without the mark. Two rounds of syncs in all: prepare
-// (with begin) and rename.
+// manifest, as before) and not synced (it is durable with the next begin
+// round, as the COMMITTED mark is: forward.go); a rename may then be
+// durable before the mark is, so the manifest says PreparedLate and
+// recovery classifies such a transaction's files by content with or
+// without the mark. Two rounds of syncs in all: prepare (with begin) and
+// rename.
 //
 // Where a file cannot be made unnamed (no O_TMPFILE on that file system,
 // no /proc to link it through), the begin round runs at once, before that
