@@ -351,7 +351,7 @@ func (r *report) print(w io.Writer, s *soak) {
 		{"stray temporary files", fmt.Sprint(len(r.strays))},
 		{"MCP servers killed (kill -9)", fmt.Sprint(s.kills.Load())},
 		{"txedit recover runs", fmt.Sprint(s.recovers.Load())},
-		{"txedit recover runs that rolled something back", fmt.Sprint(r.recoversActive)},
+		{"txedit recover runs that recovered something (rolled back or finished)", fmt.Sprint(r.recoversActive)},
 	}
 	codes := make([]string, 0, len(r.refusals))
 	for code := range r.refusals {
