@@ -898,14 +898,14 @@ func (tx *Tx) renameOne(i int) error {
 		err = tx.removeTarget(i)
 	case op.Old == nil && f != nil:
 		// Unnamed: linked at its name, which must not exist.
-		if err = f.Link(op.Path); errors.Is(err, fs.ErrExist) {
+		if err = tx.link(f, op.Path); errors.Is(err, fs.ErrExist) {
 			return &fsys.ConflictError{Op: "commit", Path: op.Path, Msg: "was created by someone else meanwhile"}
 		}
 	case op.Old == nil:
 		err = createNoClobber(fsy, op.staged, op.Path)
 	default:
 		if f != nil {
-			if err = f.Link(op.staged); err != nil {
+			if err = tx.link(f, op.staged); err != nil {
 				break
 			}
 		}

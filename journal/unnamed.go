@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"path"
+	"syscall"
 
 	"github.com/txedit/txedit/fsys"
 )
@@ -74,6 +75,20 @@ func (tx *Tx) stageUnnamed(i int, data []byte) (fsys.File, bool, error) {
 	}
 	tx.files[i] = f
 	return f, meta, nil
+}
+
+// link gives unnamed staged file f its name. A refusal that is not about
+// the name (no permission to link through /proc, a security policy, a
+// file system that made the file but cannot link it) fails this commit,
+// which rolls back, and makes the journal stage named files from then on,
+// so that it fails once.
+func (tx *Tx) link(f fsys.Unnamed, name string) error {
+	err := f.Link(name)
+	if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EXDEV) ||
+		errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, errors.ErrUnsupported) {
+		tx.j.noUnnamed.Store(true)
+	}
+	return err
 }
 
 // ensureBegun runs the deferred begin round now: a file is about to be

@@ -3,8 +3,10 @@ package journal
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/txedit/txedit/fsys"
@@ -57,5 +59,52 @@ func TestUnnamedFallsBack(t *testing.T) {
 		if j.noUnnamed.Load() != unsupported {
 			t.Errorf("unsupported=%v: the journal remembers %v", unsupported, j.noUnnamed.Load())
 		}
+	}
+}
+
+// linkRefused is a file system whose unnamed files cannot be linked.
+type linkRefused struct{ fsys.FS }
+
+func (l linkRefused) CreateUnnamed(dir string, perm fs.FileMode) (fsys.Unnamed, error) {
+	f, err := l.FS.CreateUnnamed(dir, perm)
+	if err != nil {
+		return nil, err
+	}
+	return refusedLink{f}, nil
+}
+
+type refusedLink struct{ fsys.Unnamed }
+
+func (refusedLink) Link(name string) error {
+	return &os.LinkError{Op: "link", Old: "(unnamed)", New: name, Err: syscall.EPERM}
+}
+
+// TestUnnamedLinkRefused: a file system that makes unnamed files but will
+// not link them (a security policy on /proc, say) fails one commit, which
+// rolls back whole, and the journal stages named files from then on.
+func TestUnnamedLinkRefused(t *testing.T) {
+	w := workloadNamed(t, "modify-only")
+	opts := &Options{Sync: SyncData, Workers: 1}
+	d := fstest.NewDisk(w.initial)
+	fsy := linkRefused{d.Mem}
+	j := New(fsy, opts)
+	err := runTxOn(j, fsy, w)
+	if !errors.Is(err, syscall.EPERM) {
+		t.Fatalf("first commit: %v, want the link's EPERM", err)
+	}
+	if got := fstest.Key(d.Files(Dir)); got != treeOf(w.initial) {
+		t.Errorf("after the refused link the tree is %s", got)
+	}
+	if !j.noUnnamed.Load() {
+		t.Errorf("the journal still stages unnamed files")
+	}
+	if err := runTxOn(j, fsy, w); err != nil {
+		t.Fatalf("second commit: %v", err)
+	}
+	if got := fstest.Key(d.Files(Dir)); got != treeOf(w.final()) {
+		t.Errorf("after the second commit the tree is %s", got)
+	}
+	if committed, pending := journalState(d); !committed || pending || len(d.Temps(isTemp)) > 0 {
+		t.Errorf("committed %v, pending %v, temporary files %v", committed, pending, d.Temps(isTemp))
 	}
 }
