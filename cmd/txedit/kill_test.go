@@ -274,3 +274,57 @@ func TestKillRandomTimes(t *testing.T) {
 	// after the commit mark.)
 	t.Logf("%d kills from outside of a 200-file commit (%d calls): %d ended committed (%d ran to the end first), %d rolled back", trials, rig.calls, commits, finished, trials-commits)
 }
+
+// TestKillFinishesForward SIGKILLs `txedit apply` at each of the last
+// calls of a small transaction: one killed after its renames and before
+// its COMMITTED mark has every file new, and `txedit recover` finishes it
+// (journal/forward.go) and says so, in text and in JSON; one killed before
+// is rolled back and says that. Either way the tree is the one the
+// answer names.
+func TestKillFinishesForward(t *testing.T) {
+	r := newKillRig(t, 6)
+	said := map[string]int{}
+	for n := max(1, r.calls-40); n <= r.calls; n++ {
+		for _, asJSON := range []bool{n%2 == 0} { // text and JSON by turns
+			dir := r.fresh(t)
+			cmd := exec.Command(r.bin, "apply", "--root", dir, filepath.Join(dir, "req.json"))
+			cmd.Env = append(os.Environ(), "TXEDIT_TEST_KILL_AT="+strconv.Itoa(n), "TXEDIT_TEST_NOSYNC=1")
+			cmd.Run()
+			args := []string{"recover", "--root", dir}
+			if asJSON {
+				args = append(args, "--json")
+			}
+			out, err := exec.Command(r.bin, args...).CombinedOutput()
+			if err != nil {
+				t.Fatalf("killed at call %d: txedit recover: %v\n%s", n, err, out)
+			}
+			got, temps := tree(t, dir)
+			label := fmt.Sprintf("killed at call %d of %d (json %v)", n, r.calls, asJSON)
+			switch text := string(out); {
+			case asJSON && strings.Contains(text, `"finished": true`), !asJSON && strings.Contains(text, "finished "):
+				said["finished"]++
+				said[fmt.Sprintf("finished, json %v", asJSON)]++
+				if got != r.new || !strings.Contains(text, "committed") && !asJSON {
+					t.Errorf("%s: recover said it finished the transaction, but the tree is not the new one\n%s", label, text)
+				}
+			case asJSON && strings.Contains(text, `"id"`), !asJSON && strings.Contains(text, "rolled back"):
+				said["rolled back"]++
+				if got != r.old {
+					t.Errorf("%s: recover rolled back, but the tree is not the old one\n%s", label, text)
+				}
+			default:
+				said["nothing"]++
+				if got != r.old && got != r.new {
+					t.Errorf("%s: the tree is neither old nor new\n%s", label, text)
+				}
+			}
+			if len(temps) > 0 {
+				t.Errorf("%s: temporary files left: %v", label, temps)
+			}
+		}
+	}
+	t.Logf("recover said: %v", said)
+	if said["finished, json true"] == 0 || said["finished, json false"] == 0 || said["rolled back"] == 0 {
+		t.Errorf("the kills did not land on both sides of the renames: %v", said)
+	}
+}
