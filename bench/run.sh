@@ -27,6 +27,9 @@
 #                                 the same read as a tool against a Go hello world
 #                                 built in the same run, less the cost of a spawn
 #                                 (/bin/true) (bench/startbench; not in all)
+#   bench/run.sh fscost [flags]   single file-system calls a commit is made of (create,
+#                                 mkdir, link, O_TMPFILE, unlink, fsync, fdatasync, parallel
+#                                 fsyncs), on disk and on tmpfs (bench/fscostbench; not in all)
 #   bench/run.sh soak [flags]     the soak (issue #27): MCP sessions and CLI processes
 #                                 editing with hashes, rename-style and in-place
 #                                 outside writers, a kill -9 of an MCP server every
@@ -300,6 +303,15 @@ agentloop)
 soak)
 	build
 	soak "$@"
+	;;
+fscost)
+	machine
+	go build -o "$bin/" ./bench/fscostbench # only what it runs
+	for fs in ${FS//,/ }; do
+		base=$(fsdir "$fs") || continue
+		section "file-system calls: $fs ($base)"
+		"$bin/fscostbench" -dir "$base" "$@"
+	done
 	;;
 start)
 	machine
