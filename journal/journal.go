@@ -337,7 +337,7 @@ var brokenOrder struct {
 	forwardMixed          bool // recovery rolls forward a transaction some files of which are old
 	stageNamed            bool // staged files are named, with the begin round before (not a broken order: the other path)
 	linkEarly             bool // an unnamed staged file is named when staged, before the deferred begin round
-	ignoreLate            bool // recovery ignores PreparedLate: no PREPARED mark, no classification
+	ignoreLate            bool // recovery ignores preparedLate: no PREPARED mark, no classification
 }
 
 // Tx is a transaction being committed. Stage may be called concurrently for
@@ -503,7 +503,7 @@ func (tx *Tx) begin(seen map[string]bool) error {
 		return errors.New("journal key missing under the lock")
 	}
 	tx.unnamed = tx.useUnnamed()
-	m.PreparedLate = tx.unnamed
+	m.preparedLate = tx.unnamed
 	data, err := encodeManifest(m, tx.l.tr.key)
 	if err != nil {
 		return err
@@ -799,7 +799,7 @@ func (tx *Tx) commit() error {
 	}
 	if !brokenOrder.noDirSyncBeforeCommit {
 		// A late PREPARED mark is not synced here: recovery classifies
-		// the files of a PreparedLate transaction without it, and it
+		// the files of a preparedLate transaction without it, and it
 		// is durable with the next begin round (unnamed.go).
 		if err := tx.barrier(tx.affectedDirs()); err != nil {
 			return err
@@ -816,7 +816,7 @@ func (tx *Tx) commit() error {
 // from here on.
 func (tx *Tx) prepare() error {
 	tx.prepared = true
-	if tx.m.PreparedLate {
+	if tx.m.preparedLate {
 		// The deferred begin round (which syncs the transaction's
 		// directory and txns/) beside the pack's and the staged files'
 		// syncs; the mark after the round, durable with the renames

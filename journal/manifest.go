@@ -88,11 +88,12 @@ type Manifest struct {
 	// they were), and, given by the caller of Begin, those Mkdirs should
 	// be created with (an undo passes the undone transaction's).
 	Dirs []DirState `json:"dirs,omitempty"`
-	// PreparedLate: the transaction staged its files unnamed, and makes
-	// its PREPARED mark after the prepare round, durable with the renames
-	// (unnamed.go), so renames may be durable without it: recovery
-	// classifies its files by content whether or not the mark is there.
-	PreparedLate bool `json:"prepared_late,omitempty"`
+	// preparedLate ("prepared_late" in the manifest): the transaction
+	// staged its files unnamed and makes its PREPARED mark after the
+	// prepare round, unsynced (unnamed.go), so renames may be durable
+	// without it: recovery classifies its files by content whether or not
+	// the mark is there.
+	preparedLate bool
 
 	// What decodeManifest read, for the journal to verify (trust.go):
 	// the signed body, its MAC (version 3) and its checksum.
@@ -253,7 +254,7 @@ func strs(ns []name) []string {
 func encodeManifest(m *Manifest, key []byte) ([]byte, error) {
 	w := &wireManifest{Version: m.Version, ID: m.ID, Time: m.Time, Command: m.Command, Summary: m.Summary,
 		Agent: m.Agent, Session: m.Session, Undoes: m.Undoes, Forced: m.Forced,
-		Ops: make([]*wireOp, len(m.Ops)), Mkdirs: names(m.Mkdirs), Rmdirs: names(m.Rmdirs), Late: m.PreparedLate}
+		Ops: make([]*wireOp, len(m.Ops)), Mkdirs: names(m.Mkdirs), Rmdirs: names(m.Rmdirs), Late: m.preparedLate}
 	for i, op := range m.Ops {
 		w.Ops[i] = &wireOp{Path: name(op.Path), Kind: op.Kind, Old: op.Old, New: op.New, Staged: name(op.staged), Note: op.Note}
 	}
@@ -308,7 +309,7 @@ func decodeManifest(data []byte) (*Manifest, error) {
 	}
 	m := &Manifest{Version: w.Version, ID: w.ID, Time: w.Time, Command: w.Command, Summary: w.Summary,
 		Agent: w.Agent, Session: w.Session, Undoes: w.Undoes, Forced: w.Forced,
-		Ops: make([]*Op, len(w.Ops)), Mkdirs: strs(w.Mkdirs), Rmdirs: strs(w.Rmdirs), PreparedLate: w.Late,
+		Ops: make([]*Op, len(w.Ops)), Mkdirs: strs(w.Mkdirs), Rmdirs: strs(w.Rmdirs), preparedLate: w.Late,
 		body: body, mac: sig, sum: want}
 	for i, op := range w.Ops {
 		if op == nil {

@@ -289,7 +289,7 @@ func (j *Journal) recoverLocked(l *Locked, ls *listing) ([]*Report, error) {
 		}
 		// A transaction that makes its PREPARED mark late may have
 		// renamed files without it (unnamed.go): classified all the same.
-		prepared := s.prepared || (m.PreparedLate && !brokenOrder.ignoreLate)
+		prepared := s.prepared || (m.preparedLate && !brokenOrder.ignoreLate)
 		var rep *Report
 		if prepared && j.finishedForward(m) {
 			rep, err = j.rollForward(m)

@@ -23,7 +23,7 @@ import (
 // mark is made after that round (so a durable mark always has a durable
 // manifest, as before) and not synced (it is durable with the next begin
 // round, as the COMMITTED mark is: forward.go); a rename may then be
-// durable before the mark is, so the manifest says PreparedLate and
+// durable before the mark is, so the manifest says preparedLate and
 // recovery classifies such a transaction's files by content with or
 // without the mark. Two rounds of syncs in all: prepare (with begin) and
 // rename.
