@@ -44,6 +44,7 @@ var allowed = map[string][]string{
 	"bench/agentloopbench":  {"*"},
 	"bench/soakbench":       {"*"},
 	"bench/startbench":      {"*"},
+	"bench/fscostbench":     {"*"},
 	"bench/internal/timing": {"*"},
 	"internal/buildinfo":    {},
 	"internal/mcpcli":       {"engine", "plan", "tools"},
