@@ -115,22 +115,10 @@ func (j *Journal) finishedForward(m *Manifest) bool {
 // durably.
 func (j *Journal) rollForward(m *Manifest) (*Report, error) {
 	rep := &Report{ID: m.ID, Finished: true}
-	dir := txnsDir + "/" + m.ID
 	for i, op := range m.Ops {
-		st, cur, reason := classify(j.fs, op)
-		if st == stateNew {
-			continue
+		if st, cur, reason := classify(j.fs, op); st != stateNew {
+			rep.Conflicts = append(rep.Conflicts, j.leaveNeither(m, i, cur, reason))
 		}
-		c := Conflict{Path: op.Path, Reason: "matches neither its old nor its new version; left as it is"}
-		if reason != "" {
-			c.Reason = reason
-		} else {
-			saved := aside(dir, i)
-			if err := j.saveAside(dir, saved, cur); err == nil {
-				c.SavedAs = saved
-			}
-		}
-		rep.Conflicts = append(rep.Conflicts, c)
 	}
 	for _, op := range m.Ops {
 		if op.staged != "" {

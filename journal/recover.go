@@ -388,19 +388,14 @@ func (j *Journal) restoreOp(m *Manifest, i int, blobs *Pack, rep *Report) error 
 		rep.Conflicts = append(rep.Conflicts, Conflict{Path: op.Path, Reason: inexactReason})
 		return nil
 	}
-	cur, exists, cerr := readCurrent(j.fs, op.Path)
-	if cerr != nil {
-		rep.Conflicts = append(rep.Conflicts, Conflict{Path: op.Path, Reason: cerr.Error()})
-		return nil
-	}
-	isOld := exists && op.Old != nil && matches(cur, op.Old)
-	isNew := (exists && op.New != nil && matches(cur, op.New)) || (!exists && op.New == nil)
-	switch {
-	case (op.Old == nil && !exists) || isOld:
+	switch st, cur, reason := classify(j.fs, op); {
+	case st == stateOld:
 		// Already the old version.
-	case isNew && op.Old == nil:
+	case st == stateNeither:
+		rep.Conflicts = append(rep.Conflicts, j.leaveNeither(m, i, cur, reason))
+	case op.Old == nil:
 		return j.fs.Remove(op.Path)
-	case isNew:
+	default:
 		data, err := blobs.Before(i)
 		if err != nil {
 			rep.Conflicts = append(rep.Conflicts, Conflict{Path: op.Path, Reason: "before-image lost: " + err.Error()})
@@ -412,16 +407,24 @@ func (j *Journal) restoreOp(m *Manifest, i int, blobs *Pack, rep *Report) error 
 			return nil
 		}
 		return err
-	default:
-		dir := txnsDir + "/" + m.ID
-		c := Conflict{Path: op.Path, Reason: "matches neither its old nor its new version; left as it is"}
-		saved := aside(dir, i)
-		if err := j.saveAside(dir, saved, cur); err == nil {
-			c.SavedAs = saved
-		}
-		rep.Conflicts = append(rep.Conflicts, c)
 	}
 	return nil
+}
+
+// leaveNeither is the conflict of op i's file when it is neither version:
+// never overwritten, its bytes saved aside (cur) or, when it could not be
+// read, the reason why.
+func (j *Journal) leaveNeither(m *Manifest, i int, cur []byte, reason string) Conflict {
+	c := Conflict{Path: m.Ops[i].Path, Reason: "matches neither its old nor its new version; left as it is"}
+	if reason != "" {
+		c.Reason = reason
+		return c
+	}
+	dir := txnsDir + "/" + m.ID
+	if saved := aside(dir, i); j.saveAside(dir, saved, cur) == nil {
+		c.SavedAs = saved
+	}
+	return c
 }
 
 // cleanUp removes the staged files and the directories the transaction
