@@ -246,21 +246,10 @@ func (u *unnamed) Link(name string) error {
 	if path.Dir(name) != path.Clean(u.dir) {
 		return pathErr("link", name, syscall.EXDEV)
 	}
-	p, base, err := m.parent(name)
-	if err != nil {
-		return pathErr("link", name, err)
-	}
-	if _, ok := p.entries[base]; ok {
-		return pathErr("link", name, fs.ErrExist)
-	}
 	if m.inodes[u.in.ino] != u.in {
 		return pathErr("link", name, fs.ErrNotExist) // dropped
 	}
-	p.entries[base] = u.in.ino
-	u.in.nlink++
-	m.touch(u.in)
-	m.touch(p)
-	return nil
+	return m.link(u.in, name)
 }
 
 // Append implements [fsys.FS].
@@ -452,6 +441,12 @@ func (m *FS) Link(oldname, newname string) error {
 	if in.dir {
 		return pathErr("link", oldname, syscall.EPERM)
 	}
+	return m.link(in, newname)
+}
+
+// link gives inode in the name newname, which must not exist. The caller
+// holds m.mu.
+func (m *FS) link(in *inode, newname string) error {
 	np, nb, err := m.parent(newname)
 	if err != nil {
 		return pathErr("link", newname, err)
