@@ -649,24 +649,19 @@ func (tx *Tx) Stage(i int, s Staging) error {
 	if err != nil {
 		return err
 	}
-	if tx.files[i] != nil {
-		// Unnamed: it stays open until it is linked (renameOne).
-		return tx.syncer.do(func() error {
-			if brokenOrder.noFileSync {
-				return nil
-			}
-			return tx.j.syncFile(f, meta)
-		})
-	}
 	// The fdatasync runs while the next files are written; a failure
-	// fails the barrier, and the rollback removes the file.
+	// fails the barrier, and the rollback removes the file. An unnamed
+	// file stays open until it is linked (renameOne).
+	named := tx.files[i] == nil
 	return tx.syncer.do(func() error {
 		var err error
 		if !brokenOrder.noFileSync {
 			err = tx.j.syncFile(f, meta)
 		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
+		if named {
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
 		}
 		return err
 	})
@@ -755,10 +750,8 @@ func (tx *Tx) Commit() error {
 	if tx.done {
 		return errors.New("transaction already finished")
 	}
+	defer tx.closeFiles()
 	err := tx.commit()
-	if err == nil || tx.committed {
-		tx.closeFiles()
-	}
 	if err != nil && !tx.committed {
 		if tx.renaming {
 			tx.abandon()
