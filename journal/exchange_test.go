@@ -220,23 +220,8 @@ func TestInPlaceSaveIsNeverLost(t *testing.T) {
 func TestRecoveryKeepsAnOutsideSave(t *testing.T) {
 	w := workload{initial: map[string]string{"f.txt": "old\n", "g.txt": "g\n"}, change: map[string]*string{"f.txt": s("txedit's edit\n"), "g.txt": s("G\n")}}
 	opts := &Options{Sync: SyncData, Workers: 1}
-	rec := &faultfs.FS{Inner: memfs.New(w.initial), Record: true}
-	if err := runTx(rec, opts, w); err != nil {
-		t.Fatal(err)
-	}
-	at := 0
-	for i, c := range rec.Calls {
-		if strings.HasPrefix(c, "exchange ") && strings.HasSuffix(c, " f.txt") {
-			at = i + 2 // crash at the call after f.txt's exchange
-		}
-	}
-	if at == 0 {
-		t.Fatalf("no exchange of f.txt in %v", rec.Calls)
-	}
-	d := fstest.NewDisk(w.initial)
-	if crashed, _ := d.Run(at, faultfs.ModeCrash, func(f fsys.FS) error { return runTx(f, opts, w) }); !crashed {
-		t.Fatal("the run did not crash after f.txt's exchange")
-	}
+	// Crashed at the call after f.txt's exchange.
+	d := crashAt(t, w, opts, 1, func(c string) bool { return strings.HasPrefix(c, "exchange ") && strings.HasSuffix(c, " f.txt") })
 	if got := d.Mem.Files()["g.txt"]; got != "g\n" {
 		t.Fatalf("before recovery g.txt = %q: the crash came too late", got)
 	}
@@ -271,21 +256,9 @@ func TestRecoveryFinishesForward(t *testing.T) {
 	w := workload{initial: map[string]string{"f.txt": "old\n", "g.txt": "g\n", "d/h": "h\n"},
 		change: map[string]*string{"f.txt": s("new\n"), "g.txt": s("G\n"), "d/h": nil, "n/i": s("i\n")}}
 	opts := &Options{Sync: SyncData, Workers: 1}
-	rec := &faultfs.FS{Inner: memfs.New(w.initial), Record: true}
-	if err := runTx(rec, opts, w); err != nil {
-		t.Fatal(err)
-	}
-	at := 0
-	for i, c := range rec.Calls {
-		if strings.HasSuffix(c, ".committed") && !strings.HasPrefix(c, "lstat") {
-			at = i + 1 // the mark's creation (a link: marks.go)
-		}
-	}
 	for _, outside := range []bool{false, true} {
-		d := fstest.NewDisk(w.initial)
-		if crashed, _ := d.Run(at, faultfs.ModeCrash, func(f fsys.FS) error { return runTx(f, opts, w) }); !crashed {
-			t.Fatal("the run did not crash at the commit mark")
-		}
+		// Crashed at the mark's creation (a link: marks.go).
+		d := crashAt(t, w, opts, 0, func(c string) bool { return strings.HasSuffix(c, ".committed") && !strings.HasPrefix(c, "lstat") })
 		want := w.final()
 		if outside {
 			want["g.txt"] = "someone's\n"
@@ -317,4 +290,29 @@ func TestRecoveryFinishesForward(t *testing.T) {
 			t.Errorf("conflicts %+v, want g.txt saved aside", c)
 		}
 	}
+}
+
+// crashAt commits w once on a recording file system, finds the last call
+// pick chooses, and returns a fresh disk on which the same commit crashed
+// at that call (skip 0: before it is made) or skip calls after it.
+func crashAt(t *testing.T, w workload, opts *Options, skip int, pick func(call string) bool) *fstest.Disk {
+	t.Helper()
+	rec := &faultfs.FS{Inner: memfs.New(w.initial), Record: true}
+	if err := runTx(rec, opts, w); err != nil {
+		t.Fatal(err)
+	}
+	at := 0
+	for i, c := range rec.Calls {
+		if pick(c) {
+			at = i + 1 + skip
+		}
+	}
+	if at == 0 {
+		t.Fatalf("no such call in %v", rec.Calls)
+	}
+	d := fstest.NewDisk(w.initial)
+	if crashed, _ := d.Run(at, faultfs.ModeCrash, func(f fsys.FS) error { return runTx(f, opts, w) }); !crashed {
+		t.Fatalf("the run did not crash at call %d", at)
+	}
+	return d
 }
