@@ -44,15 +44,9 @@ func TestAgentLoopBench(t *testing.T) {
 
 	disk := t.TempDir()
 	profiles := t.TempDir()
-	cmd := exec.Command("bash", filepath.Join(repo, "bench/run.sh"), "agentloop", "-spawns", "1", "-dry-runs", "2", "-strace", "2", "-profile", profiles)
-	cmd.Env = append(os.Environ(), "AGENTLOOP_INSTALL=0", "AGENTLOOP_PEERS="+peers, "AGENTLOOP_N=3", "JOURNALS=0,5",
-		"RUNS=1", "FS=disk", "DISK="+disk, "TMPDIR="+disk)
-	out, err := cmd.CombinedOutput()
-	text := string(out)
-	if err != nil {
-		t.Fatalf("bench/run.sh agentloop: %v\n%s", err, text)
-	}
-	t.Logf("%s", text)
+	text := runSh(t, []string{"AGENTLOOP_INSTALL=0", "AGENTLOOP_PEERS=" + peers, "AGENTLOOP_N=3", "JOURNALS=0,5",
+		"RUNS=1", "FS=disk", "DISK=" + disk, "TMPDIR=" + disk},
+		"agentloop", "-spawns", "1", "-dry-runs", "2", "-strace", "2", "-profile", profiles)
 
 	// Every measure has a row at each journal size with txedit's time per
 	// edit, and its ratio to itself at journal 0.

@@ -1,9 +1,7 @@
 package bench
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,25 +10,14 @@ import (
 // TestFSCostBench runs bench/run.sh fscost tiny (3 calls a row, on the
 // temporary directory's file system): every row is printed with a time.
 func TestFSCostBench(t *testing.T) {
-	repo, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
 	tmp := t.TempDir()
 	// run.sh measures FS=disk only off a tmpfs and FS=tmpfs only on one:
 	// whichever the temporary directory is.
-	env := []string{"FS=disk", "DISK=" + tmp}
+	env := []string{"FS=disk", "DISK=" + tmp, "TMPDIR=" + tmp}
 	if kind, err := exec.Command("stat", "-f", "-c", "%T", tmp).Output(); err == nil && strings.TrimSpace(string(kind)) == "tmpfs" {
-		env = []string{"FS=tmpfs", "TMPFS=" + tmp}
+		env = []string{"FS=tmpfs", "TMPFS=" + tmp, "TMPDIR=" + tmp}
 	}
-	cmd := exec.Command("bash", filepath.Join(repo, "bench/run.sh"), "fscost", "-n", "3")
-	cmd.Env = append(append(os.Environ(), "TMPDIR="+tmp), env...)
-	out, err := cmd.CombinedOutput()
-	text := string(out)
-	if err != nil {
-		t.Fatalf("bench/run.sh fscost: %v\n%s", err, text)
-	}
-	t.Logf("%s", text)
+	text := runSh(t, env, "fscost", "-n", "3")
 	rows := []string{"create an empty file", "mkdir", "hard link to an existing file", "unnamed file (O_TMPFILE) made and linked",
 		"unlink an empty file", "unlink a file of 8 KiB", "fsync of a directory with one new entry", "fdatasync of a new file of 8 KiB",
 		"1 directory fsyncs at once", "8 directory fsyncs at once"}

@@ -1,9 +1,6 @@
 package bench
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,19 +11,7 @@ import (
 // it builds txedit and a hello world, runs each method, and prints its
 // table and the goal line.
 func TestStartBench(t *testing.T) {
-	repo, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	cmd := exec.Command("bash", filepath.Join(repo, "bench/run.sh"), "start")
-	cmd.Env = append(os.Environ(), "RUNS=2", "TMPDIR="+tmp)
-	out, err := cmd.CombinedOutput()
-	text := string(out)
-	if err != nil {
-		t.Fatalf("bench/run.sh start: %v\n%s", err, text)
-	}
-	t.Logf("%s", text)
+	text := runSh(t, []string{"RUNS=2", "TMPDIR=" + t.TempDir()}, "start")
 	for _, row := range []string{"true (the floor", "hello world (Go, same toolchain)", "txedit version", "txedit read (one file's lines)", "txedit tool fs_read"} {
 		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(row) + `.*\s[0-9.]+ms\s+[0-9.]+ms\s+-\s+[0-9.]+x$`).MatchString(text) {
 			t.Errorf("no row for %q", row)
