@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -35,7 +36,7 @@ func nestedWorkspace(t *testing.T, opts *Options) (*Workspace, string) {
 }
 
 // journalFile returns the path, relative to dir, of a file inside the
-// nested journal (its manifest).
+// nested journal (a transaction's).
 func journalFile(t *testing.T, dir string) string {
 	t.Helper()
 	ents, err := os.ReadDir(filepath.Join(dir, "sub/.txedit/txns"))
@@ -43,8 +44,8 @@ func journalFile(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	for _, e := range ents {
-		if e.IsDir() {
-			return "sub/.txedit/txns/" + e.Name() + "/manifest"
+		if !strings.Contains(e.Name(), ".") {
+			return "sub/.txedit/txns/" + e.Name() // its file (journal/layout.go)
 		}
 	}
 	t.Fatal("no transaction in the nested journal")
@@ -267,21 +268,37 @@ func transplant(t *testing.T, dir string, evil map[string]os.FileMode, unsigned 
 	}
 	id := res.TransactionID
 	from, to := filepath.Join(src, ".txedit/txns"), filepath.Join(dir, ".txedit/txns")
-	os.MkdirAll(filepath.Join(to, id), 0o700)
-	for _, f := range []string{id + "/manifest", id + "/pack", id + ".prepared", id + ".committed"} {
-		b, err := os.ReadFile(filepath.Join(from, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if unsigned && strings.HasSuffix(f, "manifest") {
-			body := string(b[:strings.Index(string(b), "\nmac ")])
-			body = strings.Replace(body, `{"v":3,`, `{"v":2,`, 1)
-			b = []byte(body + "\nsum " + hash.Of([]byte(body)).String() + "\n")
+	copyFile := func(f string, b []byte) {
+		t.Helper()
+		if b == nil {
+			var err error
+			if b, err = os.ReadFile(filepath.Join(from, f)); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if err := os.WriteFile(filepath.Join(to, f), b, 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
+	copyFile(id+".prepared", nil)
+	copyFile(id+".committed", nil)
+	if !unsigned {
+		copyFile(id, nil) // the transaction's file: manifest and pack
+		return id
+	}
+	// An older txedit's layout: a directory with the manifest and the
+	// pack (the records after the manifest's, journal/layout.go).
+	whole, err := os.ReadFile(filepath.Join(from, id))
+	if err != nil || len(whole) < 17 || whole[4] != 3 {
+		t.Fatalf("transaction file: %v", err)
+	}
+	end := 17 + int(binary.LittleEndian.Uint64(whole[9:]))
+	b := whole[17:end]
+	body := string(b[:strings.Index(string(b), "\nmac ")])
+	body = strings.Replace(body, `{"v":3,`, `{"v":2,`, 1)
+	os.MkdirAll(filepath.Join(to, id), 0o700)
+	copyFile(id+"/manifest", []byte(body+"\nsum "+hash.Of([]byte(body)).String()+"\n"))
+	copyFile(id+"/pack", whole[end:])
 	return id
 }
 

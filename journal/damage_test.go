@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"encoding/binary"
 	"errors"
 	"strings"
 	"testing"
@@ -38,6 +39,15 @@ func interrupted(t *testing.T) (*fstest.Disk, workload, string) {
 	return nil, w, ""
 }
 
+// manifestEnd is where the manifest record of a transaction's file ends.
+func manifestEnd(t *testing.T, data []byte) int {
+	t.Helper()
+	if len(data) < recHeader || data[4] != recManifest {
+		t.Fatalf("no manifest record at the start of %q", data)
+	}
+	return recHeader + int(binary.LittleEndian.Uint64(data[9:]))
+}
+
 // rewrite replaces a file's content on the disk (nil removes it).
 func rewrite(t *testing.T, d *fstest.Disk, name string, data []byte) {
 	t.Helper()
@@ -60,13 +70,16 @@ func TestRecoveryWithDamagedManifest(t *testing.T) {
 		t.Run(damage, func(t *testing.T) {
 			d, _, id := interrupted(t)
 			before := fstest.Key(d.Files(Dir))
-			name := txnsDir + "/" + id + "/manifest"
+			// The manifest is the first record of the transaction's
+			// file (layout.go); "missing" loses the whole file.
+			name := txnPath(id)
 			data := []byte(d.Files()[name])
+			n := manifestEnd(t, data)
 			switch damage {
 			case "flipped byte":
-				data[10] ^= 0xff
+				data[recHeader+10] ^= 0xff
 			case "truncated":
-				data = data[:len(data)/2]
+				data = data[:recHeader+(n-recHeader)/2]
 			case "missing":
 				data = nil
 			}
@@ -94,7 +107,9 @@ func TestRecoveryWithDamagedManifest(t *testing.T) {
 
 func TestRecoveryWithLostBeforeImages(t *testing.T) {
 	d, w, id := interrupted(t)
-	rewrite(t, d, txnsDir+"/"+id+"/pack", nil) // the before-images are gone
+	// The before-images are gone: the file holds its manifest alone.
+	data := []byte(d.Files()[txnPath(id)])
+	rewrite(t, d, txnPath(id), data[:manifestEnd(t, data)])
 	reps, err := New(d.Mem, &Options{Sync: SyncFile}).Recover()
 	if err != nil {
 		t.Fatalf("recovery: %v", err)

@@ -2,7 +2,8 @@ package journal
 
 import (
 	"encoding/json"
-	"fmt"
+	"errors"
+	"io/fs"
 	"path"
 
 	"github.com/txedit/txedit/fsys"
@@ -135,15 +136,12 @@ func (j *Journal) rollForward(m *Manifest) (*Report, error) {
 	return rep, j.markEnded(m, rep, "committed")
 }
 
-// aside is where recovery saves the bytes of op i's file when it is
-// neither version.
-func aside(dir string, i int) string { return fmt.Sprintf("%s/conflicts/%d", dir, i) }
-
 // markEnded makes what recovery did durable (the directories it touched
 // synced), records its conflicts in conflicts.json, and makes the mark
 // (rolledback or committed), durably.
 func (j *Journal) markEnded(m *Manifest, rep *Report, state string) error {
-	dir := txnsDir + "/" + m.ID
+	legacy := j.isLegacy(m.ID)
+	aside := asideDir(m.ID, legacy)
 	sync := j.opts.Sync != SyncNone
 	if sync {
 		var dirs []string
@@ -153,13 +151,25 @@ func (j *Journal) markEnded(m *Manifest, rep *Report, state string) error {
 		for _, d := range append(append([]string{}, m.Mkdirs...), m.Rmdirs...) {
 			dirs = append(dirs, path.Dir(d))
 		}
-		if err := syncDirs(j.fs, append(dirs, dir)); err != nil {
+		if legacy {
+			dirs = append(dirs, txnPath(m.ID))
+		}
+		if err := syncDirs(j.fs, append(dirs, aside)); err != nil {
 			return err
 		}
 	}
 	if len(rep.Conflicts) > 0 {
+		// Beside the saved files (an older txedit's transaction: in its
+		// directory, as that txedit did).
+		at := aside + "/conflicts.json"
+		if legacy {
+			at = txnPath(m.ID) + "/conflicts.json"
+		}
+		if err := j.fs.Mkdir(aside, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
 		data, _ := json.MarshalIndent(rep.Conflicts, "", "  ")
-		if err := fsys.WriteFileAtomic(j.fs, dir+"/conflicts.json", data, 0o600, sync); err != nil {
+		if err := fsys.WriteFileAtomic(j.fs, at, data, 0o600, sync); err != nil {
 			return err
 		}
 	}

@@ -116,20 +116,31 @@ func FuzzReadPack(f *testing.F) {
 					t.Fatalf("index entry %+v outside %d bytes", e, len(data))
 				}
 			}
-			mem := memfs.New(nil)
-			mustMkdirAll(t, mem, txnsDir+"/"+testID)
-			mustWrite(t, mem, txnsDir+"/"+testID+"/pack", data)
-			m := &Manifest{ID: testID, Ops: []*Op{
-				{Path: "a", Kind: Modify, Old: st("before"), New: st("x")},
-				{Path: "b", Kind: Create, New: st("y")}}}
-			pk := New(mem, nil).OpenPack(m)
-			for i := -1; i <= 2; i++ {
-				if b, err := pk.Before(i); err == nil && !matches(b, m.Ops[i].Old) {
-					t.Fatalf("before-image %d returned failing its hash", i)
+			// In an older txedit's directory, and as the transaction's
+			// one file (layout.go).
+			for _, legacy := range []bool{true, false} {
+				mem := memfs.New(nil)
+				if legacy {
+					mustMkdirAll(t, mem, txnsDir+"/"+testID)
+					mustWrite(t, mem, txnsDir+"/"+testID+"/pack", data)
+				} else {
+					mustMkdirAll(t, mem, txnsDir)
+					mustWrite(t, mem, txnsDir+"/"+testID, data)
 				}
-				pk.Diff(i)
+				m := &Manifest{ID: testID, Ops: []*Op{
+					{Path: "a", Kind: Modify, Old: st("before"), New: st("x")},
+					{Path: "b", Kind: Create, New: st("y")}}}
+				j := New(mem, nil)
+				pk := j.OpenPack(m)
+				for i := -1; i <= 2; i++ {
+					if b, err := pk.Before(i); err == nil && !matches(b, m.Ops[i].Old) {
+						t.Fatalf("before-image %d returned failing its hash", i)
+					}
+					pk.Diff(i)
+				}
+				pk.Close()
+				j.readManifestData(testID) // never a panic, never a huge allocation
 			}
-			pk.Close()
 		}
 	})
 }
@@ -146,29 +157,44 @@ func FuzzRecoverHostile(f *testing.F) {
 		f.Add(b, p.b)
 	}
 	f.Fuzz(func(t *testing.T, body, pack []byte) {
-		mem := memfs.New(map[string]string{"a": "A\n", "c/x": "x\n", "untouched": "u\n"})
-		dir := txnsDir + "/" + testID
+		for _, legacy := range []bool{true, false} {
+			recoverHostile(t, body, pack, legacy)
+		}
+	})
+}
+
+// recoverHostile is one case of FuzzRecoverHostile: the transaction in an
+// older txedit's directory (legacy), or as its one file (layout.go).
+func recoverHostile(t *testing.T, body, pack []byte, legacy bool) {
+	mem := memfs.New(map[string]string{"a": "A\n", "c/x": "x\n", "untouched": "u\n"})
+	dir := txnsDir + "/" + testID
+	if legacy {
 		mustMkdirAll(t, mem, dir)
 		mustWrite(t, mem, dir+"/manifest", sealed(string(body)))
 		mustWrite(t, mem, dir+"/pack", pack)
-		mustWrite(t, mem, txnsDir+"/"+testID+".prepared", nil)
-		j := New(mem, &Options{Sync: SyncNone})
-		m, merr := j.readManifest(testID)
-		if _, err := j.Recover(); err != nil {
-			t.Fatalf("recovery failed: %v", err)
+	} else {
+		var r recBuf
+		r.add(recManifest, 0, sealed(string(body)))
+		mustMkdirAll(t, mem, txnsDir)
+		mustWrite(t, mem, dir, append(r.b, pack...))
+	}
+	mustWrite(t, mem, txnsDir+"/"+testID+".prepared", nil)
+	j := New(mem, &Options{Sync: SyncNone})
+	m, merr := j.readManifest(testID)
+	if _, err := j.Recover(); err != nil {
+		t.Fatalf("recovery failed: %v", err)
+	}
+	named := map[string]bool{}
+	if merr == nil {
+		for _, op := range m.Ops {
+			named[op.Path] = true
 		}
-		named := map[string]bool{}
-		if merr == nil {
-			for _, op := range m.Ops {
-				named[op.Path] = true
-			}
-		}
-		if !named["untouched"] && mem.Files()["untouched"] != "u\n" {
-			t.Fatalf("recovery changed a file no op names")
-		}
-		next := workload{initial: map[string]string{}, change: map[string]*string{"fresh": s("f\n")}}
-		if err := runTx(mem, &Options{Sync: SyncNone}, next); err != nil && !strings.Contains(err.Error(), "exist") {
-			t.Fatalf("the workspace is wedged: %v", err)
-		}
-	})
+	}
+	if !named["untouched"] && mem.Files()["untouched"] != "u\n" {
+		t.Fatalf("recovery changed a file no op names")
+	}
+	next := workload{initial: map[string]string{}, change: map[string]*string{"fresh": s("f\n")}}
+	if err := runTx(mem, &Options{Sync: SyncNone}, next); err != nil && !strings.Contains(err.Error(), "exist") {
+		t.Fatalf("the workspace is wedged: %v", err)
+	}
 }

@@ -145,9 +145,7 @@ func (j *Journal) retainedList(ls *listing) (out []retained, stale int, err erro
 			live++
 			r.size, r.undoes = e.size, e.undoes
 		} else if !r.pending {
-			if fi, err := j.fs.Lstat(txnsDir + "/" + id + "/pack"); err == nil {
-				r.size = fi.Size()
-			}
+			r.size = j.packBytes(id)
 			if m, err := j.readManifest(id); err == nil {
 				r.undoes = m.Undoes
 			}

@@ -338,6 +338,7 @@ var brokenOrder struct {
 	stageNamed            bool // staged files are named, with the begin round before (not a broken order: the other path)
 	linkEarly             bool // an unnamed staged file is named when staged, before the deferred begin round
 	ignoreLate            bool // recovery ignores preparedLate: no PREPARED mark, no classification
+	noRecordSync          bool // the transaction's file (manifest and pack) is not synced in the prepare round
 }
 
 // Tx is a transaction being committed. Stage may be called concurrently for
@@ -346,7 +347,7 @@ type Tx struct {
 	j         *Journal
 	l         *Locked
 	m         *Manifest
-	dir       string
+	name      string // the transaction's file (layout.go)
 	pack      *packWriter
 	packFile  fsys.File
 	idents    []fsys.Identity
@@ -360,7 +361,6 @@ type Tx struct {
 	unnamed     bool
 	begun       bool
 	beginMu     sync.Mutex
-	manifest    fsys.File      // the manifest, open until its deferred sync
 	files       []fsys.Unnamed // op i's unnamed staged file, until it is linked
 	filesClosed bool
 	prepared    bool
@@ -379,12 +379,12 @@ func (tx *Tx) Manifest() *Manifest { return tx.m }
 func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 	m.Version = manifestVersion
 	m.Time = time.Now().UTC()
-	dir, err := l.makeTxnDir(m)
+	name, f, err := l.makeTxnFile(m)
 	if err != nil {
 		return nil, err
 	}
 	j := l.j
-	tx := &Tx{j: j, l: l, m: m, dir: dir, idents: make([]fsys.Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), displaced: make([]bool, len(m.Ops)), files: make([]fsys.Unnamed, len(m.Ops)), sync: j.syncMode(len(m.Ops))}
+	tx := &Tx{j: j, l: l, m: m, name: name, packFile: f, pack: &packWriter{f: f}, idents: make([]fsys.Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), displaced: make([]bool, len(m.Ops)), files: make([]fsys.Unnamed, len(m.Ops)), sync: j.syncMode(len(m.Ops))}
 	if tx.sync == SyncFile || tx.sync == SyncData {
 		tx.syncer = newSyncer(j.opts.SyncWorkers)
 	}
@@ -400,32 +400,34 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 	return tx, nil
 }
 
-// makeTxnDir assigns m its id and makes the transaction's directory, with
-// its pending entry; it returns the directory.
-func (l *Locked) makeTxnDir(m *Manifest) (string, error) {
+// makeTxnFile assigns m its id and creates the transaction's file
+// (layout.go), with its pending entry; it returns the file's name and the
+// file, open for the manifest and the pack.
+func (l *Locked) makeTxnFile(m *Manifest) (string, fsys.File, error) {
 	j := l.j
 	for try := 0; ; try++ {
 		m.ID = newID(l.lastID)
-		dir := txnsDir + "/" + m.ID
-		// Pending first: a transaction directory is never without its
+		name := txnPath(m.ID)
+		// Pending first: a transaction's file is never without its
 		// entry (pending.go), and both are durable with the manifest.
 		err := j.createPending(m.ID)
+		var f fsys.File
 		if err == nil {
-			if err = j.fs.Mkdir(dir, 0o700); err != nil {
+			if f, err = j.fs.Create(name, 0o600); err != nil {
 				j.unpend(m.ID)
 			}
 		}
 		if err == nil {
 			l.lastID = m.ID
 			l.listed.add(m.ID)
-			return dir, nil
+			return name, f, nil
 		}
 		if errors.Is(err, syscall.ENOTDIR) {
 			// The lock listed pending/, not txns/ (pending.go).
-			return "", fmt.Errorf("%w: %s is not a directory (run txedit recover)", ErrCorrupt, txnsDir)
+			return "", nil, fmt.Errorf("%w: %s is not a directory (run txedit recover)", ErrCorrupt, txnsDir)
 		}
 		if !errors.Is(err, fs.ErrExist) || try > 10 {
-			return "", err
+			return "", nil, err
 		}
 	}
 }
@@ -516,59 +518,48 @@ func (tx *Tx) begin(seen map[string]bool) error {
 			return err
 		}
 	}
-	f, err := j.fs.Create(tx.dir+"/pack", 0o600)
-	if err != nil {
-		return err
-	}
-	tx.packFile = f
-	tx.pack = &packWriter{f: f}
 	return nil
 }
 
-// writeManifest writes the manifest into the transaction's new directory
-// and makes it, that directory's entries and the directory's own entry in
-// txns durable, with the three syncs in flight at once (one round trip to
-// the device, not three: docs/journal.md, "What a commit syncs"). Nothing
-// outside the journal is touched until they are done, so a power loss
-// before leaves at most a torn or missing manifest in a transaction that
-// was never prepared: recovery removes it, as it was never begun.
+// writeManifest writes the manifest as the first record of the
+// transaction's new file (layout.go) and makes it, and the file's entry
+// in txns, durable (beginRound). Nothing outside the journal is touched
+// until then, so a power loss before leaves at most a torn or missing
+// manifest in a transaction that was never prepared: recovery removes it,
+// as it was never begun.
 //
 // With unnamed staging the round is deferred (tx.unnamed: no staged file
 // has a name before the prepare round, which makes the manifest durable
-// first: unnamed.go), and the manifest stays open until then.
+// first: unnamed.go).
 func (tx *Tx) writeManifest(data []byte) error {
-	fsy := tx.j.fs
-	f, err := fsy.Create(tx.dir+"/manifest", 0o600)
-	if err != nil {
+	if err := tx.pack.add(recManifest, 0, data); err != nil {
 		return err
 	}
-	_, err = f.Write(data)
-	if err == nil && tx.unnamed {
-		tx.manifest = f
+	if tx.unnamed {
 		return nil
 	}
-	if err == nil {
-		err = tx.beginRound(f)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return tx.beginRound(true)
 }
 
-// beginRound makes the manifest (open as f), the transaction's directory
-// and the pending entry durable, the four syncs in flight at once. It
+// beginRound makes the manifest, the transaction's file's entry and the
+// pending entry durable, the syncs in flight at once (one round trip to
+// the device, not three: docs/journal.md, "The commit, and what it
+// syncs"); withData false leaves out the file's own sync, which the
+// caller has in flight already (the pack's, in the prepare round). It
 // synced the transactions directory: the marks of the transactions that
 // ended before are durable now, and their pending entries may go.
-func (tx *Tx) beginRound(f fsys.File) error {
+func (tx *Tx) beginRound(withData bool) error {
 	tx.begun = true
 	if tx.sync == SyncNone {
 		tx.l.unpendStale() // nothing is durable in this mode anyway
 		return nil
 	}
 	fsy := tx.j.fs
-	syncs := []func() error{f.DataSync, func() error { return fsy.SyncDir(tx.dir) }, func() error { return fsy.SyncDir(txnsDir) },
-		func() error { return fsy.SyncDir(pendingDir) }}
+	var syncs []func() error
+	if withData {
+		syncs = append(syncs, tx.packFile.DataSync)
+	}
+	syncs = append(syncs, func() error { return fsy.SyncDir(txnsDir) }, func() error { return fsy.SyncDir(pendingDir) })
 	err := par.Do(context.Background(), len(syncs), min(len(syncs), tx.j.opts.SyncWorkers), func(i int) error { return syncs[i]() })
 	if err == nil {
 		tx.l.unpendStale()
@@ -814,8 +805,8 @@ func (tx *Tx) prepare() error {
 		// directory and txns/) beside the pack's and the staged files'
 		// syncs; the mark after the round, durable with the renames
 		// (unnamed.go).
-		tx.syncer.do(tx.ensureBegun)
-		if err := tx.barrier(tx.stagingDirs()[1:]); err != nil {
+		tx.syncer.do(func() error { return tx.finishBegin(false) })
+		if err := tx.barrier(tx.stagingDirs()); err != nil {
 			return err
 		}
 		if err := tx.markCreate("prepared"); err != nil {
@@ -1187,7 +1178,7 @@ func tryCreateMark(j *Journal, id, state string) (created bool, err error) {
 
 // stagingDirs lists the directories phase 1 wrote into.
 func (tx *Tx) stagingDirs() []string {
-	dirs := []string{tx.dir}
+	var dirs []string
 	for i, op := range tx.m.Ops {
 		if op.New != nil && tx.files[i] == nil {
 			dirs = append(dirs, path.Dir(op.Path))
@@ -1239,7 +1230,7 @@ func (tx *Tx) barrier(dirs []string) error {
 			}
 		}
 	}
-	if tx.packFile != nil && !tx.packSynced {
+	if tx.packFile != nil && !tx.packSynced && !brokenOrder.noRecordSync {
 		// The pack is written only before the first barrier.
 		pack := tx.packFile
 		tx.syncer.do(func() error { return tx.j.syncFile(pack, false) })
@@ -1320,16 +1311,11 @@ type DiffReader struct {
 
 // OpenDiffs opens the recorded diffs of transaction id.
 func (j *Journal) OpenDiffs(id string) (*DiffReader, error) {
-	f, err := j.fs.Open(txnsDir + "/" + id + "/pack")
+	f, size, err := j.openPack(id)
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	idx, err := readPack(f, fi.Size())
+	idx, err := readPack(f, size)
 	if err != nil {
 		f.Close()
 		return nil, err

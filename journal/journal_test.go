@@ -135,33 +135,30 @@ fdatasync .txedit/key.tmp
 rename .txedit/key.tmp .txedit/key
 syncdir .txedit
 link .txedit/mark .txedit/pending/ID
-mkdir .txedit/txns/ID
-create .txedit/txns/ID/manifest
-write .txedit/txns/ID/manifest
-fdatasync .txedit/txns/ID/manifest
-syncdir .txedit/txns/ID
+create .txedit/txns/ID
+writeat .txedit/txns/ID
+writeat .txedit/txns/ID
+fdatasync .txedit/txns/ID
 syncdir .txedit/txns
 syncdir .txedit/pending
 mkdir b
 mkdir b/new
-create .txedit/txns/ID/pack
-writeat .txedit/txns/ID/pack
-writeat .txedit/txns/ID/pack
-writeat .txedit/txns/ID/pack
-writeat .txedit/txns/ID/pack
+writeat .txedit/txns/ID
+writeat .txedit/txns/ID
+writeat .txedit/txns/ID
+writeat .txedit/txns/ID
 create a/.txedit-ID-0.tmp
 write a/.txedit-ID-0.tmp
 SYNC a/.txedit-ID-0.tmp
-writeat .txedit/txns/ID/pack
-writeat .txedit/txns/ID/pack
+writeat .txedit/txns/ID
+writeat .txedit/txns/ID
 create b/new/.txedit-ID-1.tmp
 write b/new/.txedit-ID-1.tmp
 SYNC b/new/.txedit-ID-1.tmp
-writeat .txedit/txns/ID/pack
-writeat .txedit/txns/ID/pack
+writeat .txedit/txns/ID
+writeat .txedit/txns/ID
 link .txedit/mark .txedit/txns/ID.prepared
-SYNC .txedit/txns/ID/pack
-syncdir .txedit/txns/ID
+SYNC .txedit/txns/ID
 syncdir b/new
 syncdir .txedit/txns
 syncdir a
@@ -249,8 +246,10 @@ func TestManifestCorruption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(dir, ".txedit/txns", m.ID, "manifest")
-	good, _ := os.ReadFile(p)
+	// The manifest is the first record of the transaction's file.
+	p := filepath.Join(dir, ".txedit/txns", m.ID)
+	whole, _ := os.ReadFile(p)
+	good := journal.ManifestRecord(whole)
 	if _, err := journal.DecodeManifest(good); err != nil {
 		t.Fatalf("good manifest: %v", err)
 	}
@@ -262,7 +261,7 @@ func TestManifestCorruption(t *testing.T) {
 		}
 	}
 	// A damaged before-image is detected, never restored.
-	pack := filepath.Join(dir, ".txedit/txns", m.ID, "pack")
+	pack := p
 	data, _ := os.ReadFile(pack)
 	i := strings.Index(string(data), "old x")
 	data[i] = 'O'
@@ -513,25 +512,22 @@ func TestDurabilityTraceUnnamed(t *testing.T) {
 	}
 	want := strings.TrimSpace(`
 link .txedit/mark .txedit/pending/ID
-mkdir .txedit/txns/ID
-create .txedit/txns/ID/manifest
-write .txedit/txns/ID/manifest
-create .txedit/txns/ID/pack
-writeat .txedit/txns/ID/pack
-writeat .txedit/txns/ID/pack
+create .txedit/txns/ID
+writeat .txedit/txns/ID
+writeat .txedit/txns/ID
+writeat .txedit/txns/ID
+writeat .txedit/txns/ID
 create a/(unnamed)
 write a/(unnamed)
 fdatasync a/(unnamed)
 create a/(unnamed)
 write a/(unnamed)
 fdatasync a/(unnamed)
-writeat .txedit/txns/ID/pack
-writeat .txedit/txns/ID/pack
-fdatasync .txedit/txns/ID/manifest
-syncdir .txedit/txns/ID
+writeat .txedit/txns/ID
+writeat .txedit/txns/ID
 syncdir .txedit/txns
 syncdir .txedit/pending
-fdatasync .txedit/txns/ID/pack
+fdatasync .txedit/txns/ID
 link .txedit/mark .txedit/txns/ID.prepared
 revalidate .
 link a/(unnamed) a/.txedit-ID-0.tmp

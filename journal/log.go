@@ -271,13 +271,21 @@ func (j *Journal) remove(id string) error {
 	if err := j.fs.Mkdir(gcDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	if err := j.fs.Rename(txnsDir+"/"+id, gcDir+"/"+id); err != nil {
+	// What recovery saved aside first: a crash after leaves the
+	// transaction whole, less what it saved.
+	if err := j.fs.Rename(asideDir(id, false), gcDir+"/"+id+".conflicts"); err != nil && !fsys.Gone(err) {
+		return err
+	}
+	if err := j.fs.Rename(txnPath(id), gcDir+"/"+id); err != nil {
 		return err
 	}
 	for _, m := range []string{"prepared", "committed", "rolledback"} {
 		if err := j.fs.Remove(txnsDir + "/" + id + "." + m); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
+	}
+	if err := removeAll(j.fs, gcDir+"/"+id+".conflicts"); err != nil {
+		return err
 	}
 	return removeAll(j.fs, gcDir+"/"+id)
 }

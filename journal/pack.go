@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"sync"
 	"sync/atomic"
 
@@ -89,8 +88,7 @@ func readPack(r io.ReaderAt, size int64) (packIndex, error) {
 // 50,000-file transaction reads 50,000 before-images from one index).
 // It is not safe for concurrent use. Close releases it.
 type Pack struct {
-	fsy  fsys.FS
-	dir  string
+	j    *Journal
 	m    *Manifest
 	f    fsys.File
 	size int64
@@ -102,7 +100,7 @@ type Pack struct {
 // OpenPack returns the pack of m's transaction. Nothing is read until the
 // first record is asked for.
 func (j *Journal) OpenPack(m *Manifest) *Pack {
-	return &Pack{fsy: j.fs, dir: txnsDir + "/" + m.ID, m: m}
+	return &Pack{j: j, m: m}
 }
 
 // index opens and indexes the pack, once: after that a Pack may be read
@@ -110,16 +108,12 @@ func (j *Journal) OpenPack(m *Manifest) *Pack {
 func (p *Pack) index() { p.once.Do(p.doIndex) }
 
 func (p *Pack) doIndex() {
-	p.f, p.err = p.fsy.Open(p.dir + "/pack")
+	p.f, p.size, p.err = p.j.openPack(p.m.ID)
 	if p.err != nil {
 		p.f = nil
 		return
 	}
-	var fi fs.FileInfo
-	if fi, p.err = p.f.Stat(); p.err == nil {
-		p.size = fi.Size()
-		p.idx, p.err = readPack(p.f, p.size)
-	}
+	p.idx, p.err = readPack(p.f, p.size)
 }
 
 // read returns the data of record (kind, i), and whether there is one.

@@ -198,11 +198,11 @@ func treeOf(files map[string]string) string { return fstest.Key(fstest.NewDisk(f
 func journalState(d *fstest.Disk) (committed, pending bool) {
 	files := d.Files()
 	for k := range files {
+		// A transaction's file, or an older txedit's directory.
 		id, ok := strings.CutPrefix(k, txnsDir+"/")
-		if !ok || !strings.HasSuffix(id, "/") || strings.Count(id, "/") != 1 {
+		if id = strings.TrimSuffix(id, "/"); !ok || !validID(id) {
 			continue
 		}
-		id = strings.TrimSuffix(id, "/")
 		_, c := files[txnsDir+"/"+id+".committed"]
 		_, r := files[txnsDir+"/"+id+".rolledback"]
 		committed = committed || c
@@ -369,6 +369,10 @@ func TestPowerLossCatchesBrokenOrderings(t *testing.T) {
 		{"staged file named before the manifest is durable", func(on bool) { brokenOrder.linkEarly = on }, []SyncMode{SyncData}},
 		// The late PREPARED mark may be lost while renames are durable.
 		{"recovery ignores a late PREPARED mark", func(on bool) { brokenOrder.ignoreLate = on }, []SyncMode{SyncData}},
+		// The manifest and the pack share the transaction's one file and
+		// its one sync (layout.go): without it, before-images (and, with
+		// unnamed staging, the manifest) may be lost after the renames.
+		{"transaction file not synced before the renames", func(on bool) { brokenOrder.noRecordSync = on }, []SyncMode{SyncData}},
 	}
 	for _, tc := range cases {
 		for _, mode := range tc.modes {

@@ -130,6 +130,7 @@ func (j *Journal) repair() ([]*Report, error) {
 
 type txnStates struct {
 	dir, prepared, committed, rolledBack bool
+	aside                                bool // ID.conflicts (layout.go)
 }
 
 // listing is what the names in the transactions directory say: each
@@ -188,13 +189,15 @@ func (j *Journal) scan() (*listing, error) {
 		}
 		switch mark {
 		case "":
-			s.dir = true // a file by that name is a stray, found when read
+			s.dir = true // the transaction's file, or an older txedit's directory
 		case "prepared":
 			s.prepared = true
 		case "committed":
 			s.committed = true
 		case "rolledback":
 			s.rolledBack = true
+		case "conflicts":
+			s.aside = true // what recovery saved aside (layout.go)
 		default:
 			ls.strays = append(ls.strays, name)
 		}
@@ -243,11 +246,19 @@ func (j *Journal) recoverLocked(l *Locked, ls *listing) ([]*Report, error) {
 	for _, id := range ls.ids {
 		s := ls.states[id]
 		if !s.dir {
+			if s.prepared && !s.committed && !s.rolledBack {
+				// Prepared, unfinished, and its record gone: not a state
+				// txedit leaves (the record is durable before the mark
+				// is made, and GC retires ended transactions only).
+				// What it changed cannot be told; it is reported.
+				reports = append(reports, &Report{ID: id, Damaged: fmt.Sprintf("%s is missing: what the transaction changed cannot be told", txnPath(id))})
+			}
 			// Marks left by an interrupted GC, or a pending entry of a
-			// Begin that died before the directory was made.
+			// Begin that died before its file was made.
 			for _, m := range []string{"prepared", "committed", "rolledback"} {
 				j.fs.Remove(txnsDir + "/" + id + "." + m)
 			}
+			removeAll(j.fs, asideDir(id, false))
 			j.unpend(id)
 			continue
 		}
@@ -267,7 +278,7 @@ func (j *Journal) recoverLocked(l *Locked, ls *listing) ([]*Report, error) {
 			if !s.prepared && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrCorrupt)) {
 				// Begin died before the manifest was durable (missing or
 				// torn): nothing outside the journal was touched.
-				if err := removeAll(j.fs, txnsDir+"/"+id); err != nil {
+				if err := removeTxn(j.fs, id); err != nil {
 					return reports, err
 				}
 				s.dir = false
@@ -301,11 +312,7 @@ func (j *Journal) recoverLocked(l *Locked, ls *listing) ([]*Report, error) {
 		if err != nil {
 			return reports, fmt.Errorf("recover %s: %w", id, err)
 		}
-		size := int64(0)
-		if fi, err := j.fs.Lstat(txnsDir + "/" + id + "/pack"); err == nil {
-			size = fi.Size()
-		}
-		l.ended(id, size, m.Undoes, true)
+		l.ended(id, j.packBytes(id), m.Undoes, true)
 		reports = append(reports, rep)
 	}
 	if ents, err := j.fs.ReadDir(gcDir); err == nil {
@@ -318,7 +325,7 @@ func (j *Journal) recoverLocked(l *Locked, ls *listing) ([]*Report, error) {
 }
 
 func (j *Journal) readManifest(id string) (*Manifest, error) {
-	data, _, err := fsys.ReadFile(j.fs, txnsDir+"/"+id+"/manifest", 0)
+	data, err := j.readManifestData(id)
 	if err != nil {
 		return nil, err
 	}
@@ -420,8 +427,8 @@ func (j *Journal) leaveNeither(m *Manifest, i int, cur []byte, reason string) Co
 		c.Reason = reason
 		return c
 	}
-	dir := txnsDir + "/" + m.ID
-	if saved := aside(dir, i); j.saveAside(dir, saved, cur) == nil {
+	dir := asideDir(m.ID, j.isLegacy(m.ID))
+	if saved := fmt.Sprintf("%s/%d", dir, i); j.saveAside(dir, saved, cur) == nil {
 		c.SavedAs = saved
 	}
 	return c
@@ -539,7 +546,7 @@ func (j *Journal) restore(m *Manifest, op *Op, data []byte, sync bool) error {
 var errChangedMeanwhile = errors.New("changed while recovery restored it; left as it is")
 
 func (j *Journal) saveAside(dir, name string, data []byte) error {
-	if err := j.fs.Mkdir(dir+"/conflicts", 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := j.fs.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
 	if err := j.fs.Remove(name); err != nil && !fsys.Gone(err) {

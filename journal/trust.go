@@ -89,7 +89,7 @@ func (j *Journal) makeKey(ids []string) (*trust, error) {
 	var legacy bytes.Buffer
 	signed := false
 	for _, id := range ids {
-		data, _, err := fsys.ReadFile(j.fs, txnsDir+"/"+id+"/manifest", 0)
+		data, err := j.readManifestData(id)
 		if err != nil {
 			continue
 		}

@@ -93,28 +93,21 @@ func (tx *Tx) link(f fsys.Unnamed, name string) error {
 
 // ensureBegun runs the deferred begin round now: a file is about to be
 // staged under its name.
-func (tx *Tx) ensureBegun() error {
+func (tx *Tx) ensureBegun() error { return tx.finishBegin(true) }
+
+// finishBegin runs the deferred begin round, if it has not run; withData
+// as for beginRound.
+func (tx *Tx) finishBegin(withData bool) error {
 	tx.beginMu.Lock()
 	defer tx.beginMu.Unlock()
-	return tx.finishBegin()
-}
-
-// finishBegin runs the deferred begin round, if it has not run, and
-// closes the manifest. The caller holds beginMu.
-func (tx *Tx) finishBegin() error {
-	if tx.begun || tx.manifest == nil {
+	if tx.begun {
 		return nil
 	}
-	err := tx.beginRound(tx.manifest)
-	if cerr := tx.manifest.Close(); err == nil {
-		err = cerr
-	}
-	tx.manifest = nil
-	return err
+	return tx.beginRound(withData)
 }
 
 // closeFiles closes the unnamed staged files (once: a file not linked by
-// then is gone with its descriptor) and a manifest still open.
+// then is gone with its descriptor).
 func (tx *Tx) closeFiles() {
 	if tx.filesClosed {
 		return
@@ -125,10 +118,4 @@ func (tx *Tx) closeFiles() {
 			f.Close()
 		}
 	}
-	tx.beginMu.Lock()
-	if tx.manifest != nil {
-		tx.manifest.Close()
-		tx.manifest = nil
-	}
-	tx.beginMu.Unlock()
 }

@@ -250,14 +250,16 @@ func (s *soak) check() *report {
 			r.pendingIDs = append(r.pendingIDs, t.ID)
 		}
 	}
-	// The same from the journal's names (txns/ID with neither mark).
+	// The same from the journal's names (txns/ID, a transaction's file or
+	// an older txedit's directory, with neither mark; ID.conflicts holds
+	// what recovery saved aside).
 	if ents, err := os.ReadDir(filepath.Join(s.tree, ".txedit", "txns")); err == nil {
 		names := map[string]bool{}
 		for _, e := range ents {
 			names[e.Name()] = true
 		}
 		for _, e := range ents {
-			if e.IsDir() && !names[e.Name()+".committed"] && !names[e.Name()+".rolledback"] && indexOf(r.pendingIDs, e.Name()) < 0 {
+			if !strings.Contains(e.Name(), ".") && !names[e.Name()+".committed"] && !names[e.Name()+".rolledback"] && indexOf(r.pendingIDs, e.Name()) < 0 {
 				r.pendingIDs = append(r.pendingIDs, e.Name())
 			}
 		}
