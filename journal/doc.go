@@ -6,9 +6,10 @@
 //
 // Under the workspace lock ([Journal.Lock], which first recovers what a
 // dead owner left), [Locked.Begin] writes the transaction's [Manifest]
-// durably before any user file is touched; [Tx.Stage] records each file's
-// before-image and diff in one pack file and writes its new content to a
-// staging file beside the target; [Tx.Commit] makes them durable, marks
+// durably before any user file is touched, as the first record of the
+// transaction's one file (layout.go); [Tx.Stage] records each file's
+// before-image and diff in the same file after it (the pack) and writes
+// its new content to a staging file beside the target; [Tx.Commit] makes them durable, marks
 // the transaction PREPARED, re-checks every target's identity, renames the
 // staged files into place (creates never clobber), makes the directories
 // durable and creates the COMMITTED mark: its creation is the commit point.

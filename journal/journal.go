@@ -1145,7 +1145,8 @@ func removeEmptyDir(fsy fsys.FS, d string) error {
 	return err
 }
 
-// mark creates a state mark beside the txn dir and makes it durable.
+// mark creates a state mark beside the transaction's file and makes it
+// durable.
 func (tx *Tx) mark(state string) error {
 	if err := tx.markCreate(state); err != nil {
 		return err

@@ -17,7 +17,7 @@ import (
 //
 //   - pending/ holds an empty file per transaction between its Begin and
 //     its end (the COMMITTED or ROLLED_BACK mark). Begin creates it before
-//     the transaction's directory, and makes it durable in the same round
+//     the transaction's file, and makes it durable in the same round
 //     as the manifest, before any user file is touched; the end removes
 //     it, unsynced, once the end mark is durable: a ROLLED_BACK mark is
 //     synced, a COMMITTED one is not (forward.go), and its entry goes

@@ -134,7 +134,7 @@ type txnStates struct {
 }
 
 // listing is what the names in the transactions directory say: each
-// transaction's state (its directory and marks), the ids sorted, and the
+// transaction's state (its file and marks), the ids sorted, and the
 // names that are neither (strays: someone else's files; never compared
 // with an id, never acted on, reported by recover and gc).
 type listing struct {
@@ -161,7 +161,8 @@ func (ls *listing) add(id string) {
 }
 
 // scan lists the transactions directory by name alone: the names say
-// everything (ID is a transaction's directory, ID.prepared and friends its
+// everything (ID is a transaction's file or an older txedit's directory,
+// ID.prepared and friends its
 // marks), so it costs the getdents calls and no call per transaction,
 // however many are retained (issue #22).
 func (j *Journal) scan() (*listing, error) {
