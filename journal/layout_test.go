@@ -76,6 +76,11 @@ func TestLegacyLayout(t *testing.T) {
 	if b, err := j.Before(ents[0].Manifest, 0); err != nil || string(b) != "old\n" {
 		t.Errorf("Before = %q, %v", b, err)
 	}
+	if r, err := j.OpenDiffs(old.ID); err != nil {
+		t.Errorf("OpenDiffs of the old layout: %v", err)
+	} else {
+		r.Close()
+	}
 	if size := j.packBytes(old.ID); size == 0 || size != int64(len(mem.Files()[txnPath(old.ID)+"/pack"])) {
 		t.Errorf("packBytes = %d", size)
 	}
