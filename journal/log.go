@@ -149,10 +149,10 @@ func (j *Journal) EachDiff(m *Manifest, fn func(i int, d string) error) error {
 // 100 undos worked). What is kept is a contiguous newest part of history:
 // once a chain does not fit, it and everything older go, so undo never
 // skips a removed transaction to undo an older one. The newest chain is
-// kept whatever its size. Pending transactions are never removed. Each is
-// first renamed into the gc directory, so a crash never leaves a
-// half-deleted transaction that looks valid; the newest removed id is
-// recorded (see [Journal.Horizon]).
+// kept whatever its size. Pending transactions are never removed. Each
+// goes so that a crash never leaves a half-deleted transaction that looks
+// valid (removeRecord); the newest removed id is recorded (see
+// [Journal.Horizon]).
 func (l *Locked) GC() ([]string, error) {
 	j := l.j
 	ls, err := j.scan()
@@ -228,14 +228,28 @@ func (l *Locked) gc(rs []retained, stale int) ([]string, error) {
 			continue
 		}
 		full = true
-		for _, id := range c.ids {
-			if err := j.remove(id); err != nil {
-				return removed, err
-			}
-			removed = append(removed, id)
-			gone[id] = true
-			delete(l.listed.states, id)
+		removed = append(removed, c.ids...)
+	}
+	// The records first, made durable together, then the marks (remove).
+	moved := map[string][]string{}
+	for _, id := range removed {
+		m, err := j.removeRecord(id, l.listed.states[id])
+		if err != nil {
+			return nil, err
 		}
+		moved[id] = m
+	}
+	if len(removed) > 0 && j.opts.Sync != SyncNone {
+		if err := j.fs.SyncDir(txnsDir); err != nil {
+			return nil, err
+		}
+	}
+	for _, id := range removed {
+		if err := j.removeMarks(id, l.listed.states[id], moved[id]); err != nil {
+			return nil, err
+		}
+		gone[id] = true
+		delete(l.listed.states, id)
 	}
 	if len(removed) > 0 {
 		// An empty gc/ left behind means an interrupted GC to the next
@@ -266,28 +280,71 @@ func (l *Locked) gc(rs []retained, stale int) ([]string, error) {
 	return removed, nil
 }
 
-// remove takes a finished transaction out of the journal.
-func (j *Journal) remove(id string) error {
-	if err := j.fs.Mkdir(gcDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
+// A finished transaction leaves the journal in two steps (GC): its record
+// goes, and once every retired record's removal is durable (one sync of
+// txns/ per batch), its marks. The order matters: a record found without
+// its end mark is taken for an interrupted transaction and recovered, and
+// a retired transaction recovered by content would be rolled back over
+// what came after it. A file system may make the removal of one entry of
+// a directory durable before another's (this machine's ext4 runs without
+// a journal), so the sync between the two steps is what keeps the marks
+// until the record is gone (TestGCPowerLoss). s is what the listing saw of
+// the transaction (nil: unknown, everything is tried).
+
+// removeRecord removes transaction id's record: its file (layout.go) is
+// unlinked, one call; an older txedit's directory, and what recovery saved
+// aside, are renamed into gc/ (their bases returned) and removed from
+// there by removeMarks.
+func (j *Journal) removeRecord(id string, s *txnStates) (moved []string, err error) {
+	if s == nil || s.aside {
+		if err := j.toGC(asideDir(id, false), id+".conflicts", &moved); err != nil {
+			return moved, err
+		}
 	}
-	// What recovery saved aside first: a crash after leaves the
-	// transaction whole, less what it saved.
-	if err := j.fs.Rename(asideDir(id, false), gcDir+"/"+id+".conflicts"); err != nil && !fsys.Gone(err) {
-		return err
+	if err := j.fs.Remove(txnPath(id)); err != nil && !fsys.Gone(err) {
+		if err := j.toGC(txnPath(id), id, &moved); err != nil { // a directory
+			return moved, err
+		}
 	}
-	if err := j.fs.Rename(txnPath(id), gcDir+"/"+id); err != nil {
-		return err
-	}
-	for _, m := range []string{"prepared", "committed", "rolledback"} {
-		if err := j.fs.Remove(txnsDir + "/" + id + "." + m); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	return moved, nil
+}
+
+// removeMarks removes transaction id's marks, once its record's removal
+// is durable, and what removeRecord moved into gc/.
+func (j *Journal) removeMarks(id string, s *txnStates, moved []string) error {
+	for _, m := range []struct {
+		name string
+		seen bool
+	}{{"prepared", s == nil || s.prepared}, {"committed", s == nil || s.committed}, {"rolledback", s == nil || s.rolledBack}} {
+		if !m.seen {
+			continue // the listing saw no such mark
+		}
+		if err := j.fs.Remove(txnsDir + "/" + id + "." + m.name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
-	if err := removeAll(j.fs, gcDir+"/"+id+".conflicts"); err != nil {
+	for _, base := range moved {
+		if err := removeAll(j.fs, gcDir+"/"+base); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// toGC moves name into the gc directory as base, and adds base to moved;
+// a name that is gone is not an error.
+func (j *Journal) toGC(name, base string, moved *[]string) error {
+	if err := j.fs.Mkdir(gcDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	return removeAll(j.fs, gcDir+"/"+id)
+	if err := j.fs.Rename(name, gcDir+"/"+base); err != nil {
+		if fsys.Gone(err) {
+			return nil
+		}
+		return err
+	}
+	*moved = append(*moved, base)
+	return nil
 }
 
 const horizonName = Dir + "/horizon"

@@ -231,7 +231,10 @@ func (j *Journal) Strays() ([]string, error) {
 func (l *Locked) recoverOrphans(all *listing) ([]*Report, error) {
 	orphans := &listing{states: map[string]*txnStates{}}
 	for _, id := range all.ids {
-		if s := all.states[id]; s.dir && !s.committed && !s.rolledBack {
+		// Also marks whose transaction is gone: a GC interrupted between
+		// removing a transaction and its marks (log.go, remove). Left,
+		// they made every later open recover under the lock.
+		if s := all.states[id]; !s.dir || (!s.committed && !s.rolledBack) {
 			orphans.ids = append(orphans.ids, id)
 			orphans.states[id] = s
 		}
