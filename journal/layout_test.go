@@ -187,7 +187,15 @@ func TestGCPowerLoss(t *testing.T) {
 			}
 			return err
 		},
-		Recover: recoverTx(opts),
+		Recover: func(fsy fsys.FS) error {
+			reps, err := New(fsy, opts).Recover()
+			for _, r := range reps {
+				if err == nil && r.Damaged != "" {
+					err = fmt.Errorf("%s reported damaged: %s", r.ID, r.Damaged)
+				}
+			}
+			return err
+		},
 		Check: func(d *fstest.Disk, succeeded bool) string {
 			tree := fstest.Key(d.Files(Dir))
 			if tree != treeOf(w1.initial) && tree != treeOf(w2.initial) && tree != treeOf(w2.final()) {

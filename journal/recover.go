@@ -250,15 +250,9 @@ func (j *Journal) recoverLocked(l *Locked, ls *listing) ([]*Report, error) {
 	for _, id := range ls.ids {
 		s := ls.states[id]
 		if !s.dir {
-			if s.prepared && !s.committed && !s.rolledBack {
-				// Prepared, unfinished, and its record gone: not a state
-				// txedit leaves (the record is durable before the mark
-				// is made, and GC retires ended transactions only).
-				// What it changed cannot be told; it is reported.
-				reports = append(reports, &Report{ID: id, Damaged: fmt.Sprintf("%s is missing: what the transaction changed cannot be told", txnPath(id))})
-			}
-			// Marks left by an interrupted GC, or a pending entry of a
-			// Begin that died before its file was made.
+			// Marks left by an interrupted GC (any of them: a power loss
+			// may keep some removals and lose others), or a pending
+			// entry of a Begin that died before its file was made.
 			for _, m := range []string{"prepared", "committed", "rolledback"} {
 				j.fs.Remove(txnsDir + "/" + id + "." + m)
 			}
