@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/txedit/txedit/fsys"
+	"github.com/txedit/txedit/internal/par"
 )
 
 // State is a transaction's state in the log.
@@ -231,21 +233,25 @@ func (l *Locked) gc(rs []retained, stale int) ([]string, error) {
 		removed = append(removed, c.ids...)
 	}
 	// The records first, made durable together, then the marks (remove).
-	moved := map[string][]string{}
-	for _, id := range removed {
-		m, err := j.removeRecord(id, l.listed.states[id])
-		if err != nil {
-			return nil, err
-		}
-		moved[id] = m
+	// Many at once: unlinking a file that holds data waits for its blocks
+	// to be freed (and discarded, on a file system mounted with discard),
+	// which happens outside the directory's lock, so the waits overlap.
+	moved := make([][]string, len(removed))
+	err := par.Do(context.Background(), len(removed), j.opts.Workers, func(i int) error {
+		m, err := j.removeRecord(removed[i], l.listed.states[removed[i]])
+		moved[i] = m
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(removed) > 0 && j.opts.Sync != SyncNone {
 		if err := j.fs.SyncDir(txnsDir); err != nil {
 			return nil, err
 		}
 	}
-	for _, id := range removed {
-		if err := j.removeMarks(id, l.listed.states[id], moved[id]); err != nil {
+	for i, id := range removed {
+		if err := j.removeMarks(id, l.listed.states[id], moved[i]); err != nil {
 			return nil, err
 		}
 		gone[id] = true
