@@ -232,28 +232,10 @@ func (l *Locked) gc(rs []retained, stale int) ([]string, error) {
 		full = true
 		removed = append(removed, c.ids...)
 	}
-	// The records first, made durable together, then the marks (remove).
-	// Many at once: unlinking a file that holds data waits for its blocks
-	// to be freed (and discarded, on a file system mounted with discard),
-	// which happens outside the directory's lock, so the waits overlap.
-	moved := make([][]string, len(removed))
-	err := par.Do(context.Background(), len(removed), j.opts.Workers, func(i int) error {
-		m, err := j.removeRecord(removed[i], l.listed.states[removed[i]])
-		moved[i] = m
-		return err
-	})
-	if err != nil {
+	if err := l.retire(removed); err != nil {
 		return nil, err
 	}
-	if len(removed) > 0 && j.opts.Sync != SyncNone {
-		if err := j.fs.SyncDir(txnsDir); err != nil {
-			return nil, err
-		}
-	}
-	for i, id := range removed {
-		if err := j.removeMarks(id, l.listed.states[id], moved[i]); err != nil {
-			return nil, err
-		}
+	for _, id := range removed {
 		gone[id] = true
 		delete(l.listed.states, id)
 	}
@@ -296,6 +278,35 @@ func (l *Locked) gc(rs []retained, stale int) ([]string, error) {
 // a journal), so the sync between the two steps is what keeps the marks
 // until the record is gone (TestGCPowerLoss). s is what the listing saw of
 // the transaction (nil: unknown, everything is tried).
+
+// retire takes the transactions ids out of the journal: the records
+// first, made durable together, then the marks. Many records at once:
+// unlinking a file that holds data waits for its blocks to be freed (and
+// discarded, on a file system mounted with discard), which happens
+// outside the directory's lock, so the waits overlap.
+func (l *Locked) retire(ids []string) error {
+	j := l.j
+	moved := make([][]string, len(ids))
+	err := par.Do(context.Background(), len(ids), j.opts.Workers, func(i int) error {
+		m, err := j.removeRecord(ids[i], l.listed.states[ids[i]])
+		moved[i] = m
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if len(ids) > 0 && j.opts.Sync != SyncNone {
+		if err := j.fs.SyncDir(txnsDir); err != nil {
+			return err
+		}
+	}
+	for i, id := range ids {
+		if err := j.removeMarks(id, l.listed.states[id], moved[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // removeRecord removes transaction id's record: its file (layout.go) is
 // unlinked, one call; an older txedit's directory, and what recovery saved
