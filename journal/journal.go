@@ -339,6 +339,7 @@ var brokenOrder struct {
 	linkEarly             bool // an unnamed staged file is named when staged, before the deferred begin round
 	ignoreLate            bool // recovery ignores preparedLate: no PREPARED mark, no classification
 	noRecordSync          bool // the transaction's file (manifest and pack) is not synced in the prepare round
+	noLinkedSync          bool // a linked unnamed file's inode (its link count) is not synced in the rename round
 }
 
 // Tx is a transaction being committed. Stage may be called concurrently for
@@ -885,6 +886,7 @@ func (tx *Tx) renameOne(i int) error {
 		if err = tx.link(f, op.Path); errors.Is(err, fs.ErrExist) {
 			return &fsys.ConflictError{Op: "commit", Path: op.Path, Msg: "was created by someone else meanwhile"}
 		}
+		tx.syncLinked(f, err)
 	case op.Old == nil:
 		err = createNoClobber(fsy, op.staged, op.Path)
 	default:
@@ -892,6 +894,7 @@ func (tx *Tx) renameOne(i int) error {
 			if err = tx.link(f, op.staged); err != nil {
 				break
 			}
+			tx.syncLinked(f, nil)
 		}
 		err = tx.swapIn(i)
 	}

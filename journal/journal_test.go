@@ -531,8 +531,10 @@ fdatasync .txedit/txns/ID
 link .txedit/mark .txedit/txns/ID.prepared
 revalidate .
 link a/(unnamed) a/.txedit-ID-0.tmp
+fsync a/(unnamed)
 exchange a/.txedit-ID-0.tmp a/x
 link a/(unnamed) a/y
+fsync a/(unnamed)
 remove c/z
 remove a/.txedit-ID-0.tmp
 remove c

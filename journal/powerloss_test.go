@@ -356,8 +356,10 @@ func TestPowerLossCatchesBrokenOrderings(t *testing.T) {
 		{"no dir fsync before the commit mark", func(on bool) { brokenOrder.noDirSyncBeforeCommit = on }, []SyncMode{SyncFile, SyncData}},
 		{"commit mark written first", func(on bool) { brokenOrder.commitFirst = on }, []SyncMode{SyncFile, SyncData}},
 		// fdatasync does not make a chmod durable: a file whose mode was
-		// set after creation needs an fsync.
-		{"mode set after creation only fdatasynced", func(on bool) { brokenOrder.dataSyncOnly = on }, []SyncMode{SyncData}},
+		// set after creation needs an fsync. Named staging: an unnamed
+		// file is fsynced again after its link, which makes its mode
+		// durable too (syncLinked).
+		{"mode set after creation only fdatasynced", func(on bool) { brokenOrder.dataSyncOnly, brokenOrder.stageNamed = on, on }, []SyncMode{SyncData}},
 		// The commit mark is not synced (forward.go): a recovery that
 		// never rolls forward loses commits it reported, and one that
 		// rolls forward a transaction some files of which are still old
@@ -373,6 +375,10 @@ func TestPowerLossCatchesBrokenOrderings(t *testing.T) {
 		// its one sync (layout.go): without it, before-images (and, with
 		// unnamed staging, the manifest) may be lost after the renames.
 		{"transaction file not synced before the renames", func(on bool) { brokenOrder.noRecordSync = on }, []SyncMode{SyncData}},
+		// An unnamed file is synced before its link, with no link: on an
+		// ext4 without a journal the link count reaches the disk only
+		// with the file's inode (memfs models it).
+		{"linked unnamed file not synced after its link", func(on bool) { brokenOrder.noLinkedSync = on }, []SyncMode{SyncData}},
 	}
 	for _, tc := range cases {
 		for _, mode := range tc.modes {

@@ -9,7 +9,12 @@
 // fsync (fdatasync leaves a chmod to chance; a file's mode at creation is
 // durable with it), and for every directory the entries last made durable
 // by an fsync of the directory ([fsys.FS.SyncFS] makes everything
-// durable). A new file's name is durable only once its directory is. [FS.Crash] returns the file system a power loss would leave:
+// durable). A new file's name is durable only once its directory is. An
+// unnamed file's first link (fsys.Unnamed.Link) is durable only once the
+// file is synced after it (an fsync, an fdatasync that writes new data,
+// or SyncFS), whatever its directory: as on an ext4 without a journal,
+// whose directory fsync writes the entry and not the inode, which still
+// says it has no link. [FS.Crash] returns the file system a power loss would leave:
 // the durable state plus unsynced changes kept according to a [Drop]
 // setting. Fault injection is package faultfs's business: wrap an FS.
 //
@@ -48,17 +53,20 @@ type FS struct {
 }
 
 type inode struct {
-	ino      uint64
-	dir      bool
-	mode     fs.FileMode
-	smode    fs.FileMode // durable mode
-	nlink    int
-	data     []byte
-	synced   []byte
-	durable  bool // data was ever fsynced
-	entries  map[string]uint64
-	sentries map[string]uint64 // durable entries
-	mtime    int64
+	ino     uint64
+	dir     bool
+	mode    fs.FileMode
+	smode   fs.FileMode // durable mode
+	nlink   int
+	data    []byte
+	synced  []byte
+	durable bool // data was ever fsynced
+	// linkPending: an unnamed inode was linked and not synced since, so
+	// the link count on disk is still 0 (see the package comment).
+	linkPending bool
+	entries     map[string]uint64
+	sentries    map[string]uint64 // durable entries
+	mtime       int64
 }
 
 // New returns a file system holding files (name → content; names are
@@ -249,7 +257,14 @@ func (u *unnamed) Link(name string) error {
 	if m.inodes[u.in.ino] != u.in {
 		return pathErr("link", name, fs.ErrNotExist) // dropped
 	}
-	return m.link(u.in, name)
+	first := u.in.nlink == 0
+	if err := m.link(u.in, name); err != nil {
+		return err
+	}
+	if first {
+		u.in.linkPending = true
+	}
+	return nil
 }
 
 // Append implements [fsys.FS].
@@ -509,6 +524,7 @@ func (m *FS) SyncFS(name string) error {
 			in.synced, in.durable = append([]byte(nil), in.data...), true
 		}
 		in.smode = in.mode
+		in.linkPending = false
 	}
 	m.reap()
 	return nil
@@ -626,6 +642,7 @@ func (f *file) Sync() error {
 	defer f.m.mu.Unlock()
 	f.sync()
 	f.in.smode = f.in.mode
+	f.in.linkPending = false // the inode is written
 	return nil
 }
 
@@ -642,6 +659,9 @@ func (f *file) sync() {
 	if f.in.dir {
 		f.in.sentries = copyEntries(f.in.entries)
 	} else {
+		if !f.in.durable || !bytes.Equal(f.in.synced, f.in.data) {
+			f.in.linkPending = false // new data: the inode is written with it
+		}
 		f.in.synced, f.in.durable = append([]byte(nil), f.in.data...), true
 	}
 }
@@ -696,6 +716,9 @@ func (m *FS) Crash(rng *rand.Rand, drop Drop) *FS {
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] }) // deterministic use of rng
 	for _, id := range ids {
+		if m.inodes[id].linkPending && !keep() {
+			continue // on disk it has no link: gone, and its entries with it
+		}
 		c.inodes[id] = crashInode(id, m.inodes[id], keep, rng, drop)
 	}
 	c.dropDangling()
