@@ -35,11 +35,14 @@ import (
 // one whose files are synced by syncfs, and for one of more than
 // maxUnnamed files.
 
-// maxUnnamed is the most ops a transaction stages unnamed: each unnamed
-// file stays open until it is linked, and a bulk commit must not run out
-// of descriptors; the begin round costs such a commit little beside its
-// files anyway.
-const maxUnnamed = 256
+// maxUnnamed is the most ops a transaction stages unnamed. Unnamed
+// staging saves the begin round but costs each file an fsync after its
+// link (syncLinked), in the rename round: for the agent's edit of a file
+// or a few that costs nothing measurable, but a 60-file commit took 2.2-
+// 2.5x the bare durable write unnamed against 1.7x named (commitbench,
+// builds alternating; docs/journal.md). Each unnamed file also holds a
+// descriptor until it is linked.
+const maxUnnamed = 8
 
 // useUnnamed says whether tx stages unnamed files, deferring its begin
 // round into the prepare round.
