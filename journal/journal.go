@@ -348,7 +348,6 @@ type Tx struct {
 	j         *Journal
 	l         *Locked
 	m         *Manifest
-	name      string // the transaction's file (layout.go)
 	pack      *packWriter
 	packFile  fsys.File
 	idents    []fsys.Identity
@@ -380,12 +379,12 @@ func (tx *Tx) Manifest() *Manifest { return tx.m }
 func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 	m.Version = manifestVersion
 	m.Time = time.Now().UTC()
-	name, f, err := l.makeTxnFile(m)
+	f, err := l.makeTxnFile(m)
 	if err != nil {
 		return nil, err
 	}
 	j := l.j
-	tx := &Tx{j: j, l: l, m: m, name: name, packFile: f, pack: &packWriter{f: f}, idents: make([]fsys.Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), displaced: make([]bool, len(m.Ops)), files: make([]fsys.Unnamed, len(m.Ops)), sync: j.syncMode(len(m.Ops))}
+	tx := &Tx{j: j, l: l, m: m, packFile: f, pack: &packWriter{f: f}, idents: make([]fsys.Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), displaced: make([]bool, len(m.Ops)), files: make([]fsys.Unnamed, len(m.Ops)), sync: j.syncMode(len(m.Ops))}
 	if tx.sync == SyncFile || tx.sync == SyncData {
 		tx.syncer = newSyncer(j.opts.SyncWorkers)
 	}
@@ -402,9 +401,9 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 }
 
 // makeTxnFile assigns m its id and creates the transaction's file
-// (layout.go), with its pending entry; it returns the file's name and the
-// file, open for the manifest and the pack.
-func (l *Locked) makeTxnFile(m *Manifest) (string, fsys.File, error) {
+// (layout.go), with its pending entry; it returns the file, open for the
+// manifest and the pack.
+func (l *Locked) makeTxnFile(m *Manifest) (fsys.File, error) {
 	j := l.j
 	for try := 0; ; try++ {
 		m.ID = newID(l.lastID)
@@ -421,14 +420,14 @@ func (l *Locked) makeTxnFile(m *Manifest) (string, fsys.File, error) {
 		if err == nil {
 			l.lastID = m.ID
 			l.listed.add(m.ID)
-			return name, f, nil
+			return f, nil
 		}
 		if errors.Is(err, syscall.ENOTDIR) {
 			// The lock listed pending/, not txns/ (pending.go).
-			return "", nil, fmt.Errorf("%w: %s is not a directory (run txedit recover)", ErrCorrupt, txnsDir)
+			return nil, fmt.Errorf("%w: %s is not a directory (run txedit recover)", ErrCorrupt, txnsDir)
 		}
 		if !errors.Is(err, fs.ErrExist) || try > 10 {
-			return "", nil, err
+			return nil, err
 		}
 	}
 }
@@ -802,10 +801,11 @@ func (tx *Tx) commit() error {
 func (tx *Tx) prepare() error {
 	tx.prepared = true
 	if tx.m.preparedLate {
-		// The deferred begin round (which syncs the transaction's
-		// directory and txns/) beside the pack's and the staged files'
-		// syncs; the mark after the round, durable with the renames
-		// (unnamed.go).
+		// The deferred begin round (which syncs txns/, where the
+		// transaction's file is, and pending/) beside the staged files'
+		// syncs and the file's own, which makes its manifest and its
+		// pack durable at once (the barrier's); the mark after the
+		// round, durable with the renames (unnamed.go).
 		tx.syncer.do(func() error { return tx.finishBegin(false) })
 		if err := tx.barrier(tx.stagingDirs()); err != nil {
 			return err
