@@ -141,7 +141,7 @@ func (j *Journal) readManifestData(id string) ([]byte, error) {
 // removeTxn removes transaction id's entry and what recovery saved aside
 // for it, whichever layout it has.
 func removeTxn(fsy fsys.FS, id string) error {
-	if err := removeAll(fsy, txnPath(id)+".conflicts"); err != nil {
+	if err := removeAll(fsy, asideDir(id, false)); err != nil {
 		return err
 	}
 	return removeAll(fsy, txnPath(id))

@@ -329,14 +329,8 @@ func (j *Journal) removeRecord(id string, s *txnStates) (moved []string, err err
 // removeMarks removes transaction id's marks, once its record's removal
 // is durable, and what removeRecord moved into gc/.
 func (j *Journal) removeMarks(id string, s *txnStates, moved []string) error {
-	for _, m := range []struct {
-		name string
-		seen bool
-	}{{"prepared", s == nil || s.prepared}, {"committed", s == nil || s.committed}, {"rolledback", s == nil || s.rolledBack}} {
-		if !m.seen {
-			continue // the listing saw no such mark
-		}
-		if err := j.fs.Remove(txnsDir + "/" + id + "." + m.name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	for _, m := range s.marks() {
+		if err := j.fs.Remove(txnsDir + "/" + id + "." + m); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}

@@ -133,6 +133,22 @@ type txnStates struct {
 	aside                                bool // ID.conflicts (layout.go)
 }
 
+// marks lists the marks s says are present; nil s (nothing known) lists
+// all three, the PREPARED mark first, so that removing them in order
+// leaves the end mark last.
+func (s *txnStates) marks() []string {
+	var out []string
+	for _, m := range []struct {
+		name    string
+		present bool
+	}{{"prepared", s == nil || s.prepared}, {"committed", s == nil || s.committed}, {"rolledback", s == nil || s.rolledBack}} {
+		if m.present {
+			out = append(out, m.name)
+		}
+	}
+	return out
+}
+
 // listing is what the names in the transactions directory say: each
 // transaction's state (its file and marks), the ids sorted, and the
 // names that are neither (strays: someone else's files; never compared
@@ -253,7 +269,7 @@ func (j *Journal) recoverLocked(l *Locked, ls *listing) ([]*Report, error) {
 			// Marks left by an interrupted GC (any of them: a power loss
 			// may keep some removals and lose others), or a pending
 			// entry of a Begin that died before its file was made.
-			for _, m := range []string{"prepared", "committed", "rolledback"} {
+			for _, m := range s.marks() {
 				j.fs.Remove(txnsDir + "/" + id + "." + m)
 			}
 			removeAll(j.fs, asideDir(id, false))
