@@ -1,7 +1,6 @@
 package journal
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -117,16 +116,15 @@ func (j *Journal) readManifestData(id string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%w: %s is not a regular file", ErrCorrupt, txnPath(id))
 	}
-	var hdr [recHeader]byte
-	if _, err := f.ReadAt(hdr[:], 0); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%w: %s has no manifest", ErrCorrupt, txnPath(id))
-		}
-		return nil, err
+	if fi.Size() < recHeader {
+		return nil, fmt.Errorf("%w: %s has no manifest", ErrCorrupt, txnPath(id))
 	}
-	n := binary.LittleEndian.Uint64(hdr[9:])
-	if [4]byte(hdr[:4]) != recMagic || hdr[4] != recManifest || n > uint64(fi.Size()-recHeader) || n > maxManifest {
-		return nil, fmt.Errorf("%w: %s does not begin with a manifest", ErrCorrupt, txnPath(id))
+	kind, _, n, err := recordAt(f, 0, fi.Size())
+	if err == nil && (kind != recManifest || n > maxManifest) {
+		err = fmt.Errorf("%w: %s does not begin with a manifest", ErrCorrupt, txnPath(id))
+	}
+	if err != nil {
+		return nil, err
 	}
 	data := make([]byte, n)
 	if _, err := f.ReadAt(data, recHeader); err != nil {

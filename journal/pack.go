@@ -64,23 +64,33 @@ type packIndex map[[2]int]packEntry
 // allocate more than the file holds.
 func readPack(r io.ReaderAt, size int64) (packIndex, error) {
 	idx := packIndex{}
-	var hdr [recHeader]byte
 	for off := int64(0); size-off >= recHeader; {
-		if _, err := r.ReadAt(hdr[:], off); err != nil {
+		kind, op, n, err := recordAt(r, off, size)
+		if err != nil {
 			return idx, err
 		}
-		if [4]byte(hdr[:4]) != recMagic {
-			return idx, fmt.Errorf("%w: pack record at %d has a bad header", ErrCorrupt, off)
-		}
-		u := binary.LittleEndian.Uint64(hdr[9:])
-		if u > uint64(size-off-recHeader) {
-			return idx, fmt.Errorf("%w: pack record at %d is truncated", ErrCorrupt, off)
-		}
-		n := int64(u)
-		idx[[2]int{int(hdr[4]), int(binary.LittleEndian.Uint32(hdr[5:]))}] = packEntry{off + recHeader, n}
+		idx[[2]int{int(kind), op}] = packEntry{off + recHeader, n}
 		off += recHeader + n
 	}
 	return idx, nil
+}
+
+// recordAt reads the header of the record at off, in a file of size
+// bytes that holds at least a header there: its kind, op index and data
+// length, the length checked against what is left of the file.
+func recordAt(r io.ReaderAt, off, size int64) (kind byte, op int, n int64, err error) {
+	var hdr [recHeader]byte
+	if _, err := r.ReadAt(hdr[:], off); err != nil {
+		return 0, 0, 0, err
+	}
+	if [4]byte(hdr[:4]) != recMagic {
+		return 0, 0, 0, fmt.Errorf("%w: pack record at %d has a bad header", ErrCorrupt, off)
+	}
+	u := binary.LittleEndian.Uint64(hdr[9:])
+	if u > uint64(size-off-recHeader) {
+		return 0, 0, 0, fmt.Errorf("%w: pack record at %d is truncated", ErrCorrupt, off)
+	}
+	return hdr[4], int(binary.LittleEndian.Uint32(hdr[5:])), int64(u), nil
 }
 
 // Pack reads the records of one transaction's pack: it is opened and
