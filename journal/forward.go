@@ -163,9 +163,8 @@ func (j *Journal) markEnded(m *Manifest, rep *Report, state string) error {
 		// directory, as that txedit did).
 		at := aside + "/conflicts.json"
 		if legacy {
-			at = txnPath(m.ID) + "/conflicts.json"
-		}
-		if err := j.fs.Mkdir(aside, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			at = txnPath(m.ID) + "/conflicts.json" // the directory is there
+		} else if err := j.fs.Mkdir(aside, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
 		}
 		data, _ := json.MarshalIndent(rep.Conflicts, "", "  ")

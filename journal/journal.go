@@ -885,8 +885,9 @@ func (tx *Tx) renameOne(i int) error {
 		// Unnamed: linked at its name, which must not exist.
 		if err = tx.link(f, op.Path); errors.Is(err, fs.ErrExist) {
 			return &fsys.ConflictError{Op: "commit", Path: op.Path, Msg: "was created by someone else meanwhile"}
+		} else if err == nil {
+			tx.syncLinked(f)
 		}
-		tx.syncLinked(f, err)
 	case op.Old == nil:
 		err = createNoClobber(fsy, op.staged, op.Path)
 	default:
@@ -894,7 +895,7 @@ func (tx *Tx) renameOne(i int) error {
 			if err = tx.link(f, op.staged); err != nil {
 				break
 			}
-			tx.syncLinked(f, nil)
+			tx.syncLinked(f)
 		}
 		err = tx.swapIn(i)
 	}

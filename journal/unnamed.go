@@ -95,15 +95,15 @@ func (tx *Tx) link(f fsys.Unnamed, name string) error {
 }
 
 // syncLinked makes a just linked unnamed file's link count durable with
-// the rename round (its barrier waits for it), when linkErr is nil. Its
+// the rename round (its barrier waits for it). Its
 // data was synced before the link, with a link count of 0: a journaling
 // file system commits the new count with the directory's entry, but an
 // ext4 without a journal writes the file's inode only when it is synced
 // or written back, so a power loss between would leave an entry whose
 // inode says it has no link (unreadable until e2fsck repairs it).
 // docs/journal.md, "An ext4 without a journal".
-func (tx *Tx) syncLinked(f fsys.Unnamed, linkErr error) {
-	if linkErr != nil || tx.syncer == nil || brokenOrder.noLinkedSync {
+func (tx *Tx) syncLinked(f fsys.Unnamed) {
+	if tx.syncer == nil || brokenOrder.noLinkedSync {
 		return
 	}
 	tx.syncer.do(f.Sync)
