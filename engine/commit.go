@@ -114,9 +114,7 @@ func (o *op) commitWith(ctx context.Context, held *journal.Locked, m *journal.Ma
 		return "", wrapJournalErr(err)
 	}
 	o.w.phase("commit", &clock)
-	if _, err := l.GCIfNeeded(); err != nil {
-		warning = "committed; the journal's retention failed: " + err.Error()
-	}
+	warning = o.retention(l)
 	o.w.phase("gc", &clock)
 	return warning, nil
 }

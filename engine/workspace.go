@@ -77,6 +77,13 @@ type Options struct {
 	// ("plan", "edit", "lock", "stage", "commit"): for benchmarks and
 	// diagnostics.
 	Timings func(phase string, d time.Duration)
+	// BackgroundGC runs the journal's retention after a write has
+	// returned, in a goroutine that takes the lock again, instead of
+	// inside the write: for a long-lived server (txedit mcp), whose
+	// answer then does not wait for a batch of retirements. Close waits
+	// for a batch under way. A batch's failure is told, as a warning, to
+	// the next write.
+	BackgroundGC bool
 }
 
 // Durability chooses how a commit makes its phases durable.
@@ -130,6 +137,7 @@ type Workspace struct {
 	denyW     []*ignore.Glob
 	recovered []*journal.Report
 	slack     time.Duration // fsys.TimestampSlack of the root
+	bg        bgGC          // Options.BackgroundGC's state (bggc.go)
 }
 
 // Open opens the workspace rooted at dir. Unless it is read-only, it
@@ -273,6 +281,7 @@ func (w *Workspace) phase(name string, start *time.Time) {
 
 // Close releases the workspace.
 func (w *Workspace) Close() error {
+	w.stopGC()
 	if w.closer != nil {
 		return w.closer()
 	}
@@ -309,6 +318,7 @@ func (w *Workspace) begin() *op {
 // beginLocked takes the workspace lock and begins an operation under it:
 // a fresh view, whose directory handles are made under the lock.
 func (w *Workspace) beginLocked() (*op, *journal.Locked, error) {
+	w.waitGC()
 	o := w.begin()
 	l, err := o.j.Lock()
 	if err != nil {

@@ -393,10 +393,17 @@ func (j *Journal) Horizon() string {
 // journal, is paid once every Keep/16 commits, not on each (issue #22).
 // Between two runs up to a sixteenth more than Keep transactions are kept.
 func (l *Locked) GCIfNeeded() ([]string, error) {
-	j := l.j
-	t := l.tail
-	if t.known && t.count <= int64(j.opts.Keep+j.opts.Keep/16) && t.bytes <= j.opts.KeepBytes {
+	if !l.GCDue() {
 		return nil, nil
 	}
 	return l.GC()
+}
+
+// GCDue reports whether GCIfNeeded would run GC: the journal holds more
+// than its retention limits allow by more than a sixteenth, or its index
+// does not say.
+func (l *Locked) GCDue() bool {
+	j := l.j
+	t := l.tail
+	return !t.known || t.count > int64(j.opts.Keep+j.opts.Keep/16) || t.bytes > j.opts.KeepBytes
 }

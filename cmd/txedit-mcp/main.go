@@ -61,7 +61,11 @@ func run(args []string) int {
 		return 2
 	}
 	open := func(dir string) (*engine.Workspace, error) {
-		o := &engine.Options{DenyRead: cfg.DenyRead, DenyWrite: cfg.DenyWrite, AllowGit: cfg.AllowGit, ReadOnly: cfg.ReadOnly, Agent: cfg.Agent}
+		// BackgroundGC: the server lives across calls, so the journal's
+		// retention runs after an answer, not inside it (docs/journal.md,
+		// "Retention after the answer"); TXEDIT_GC=inline turns it off.
+		o := &engine.Options{DenyRead: cfg.DenyRead, DenyWrite: cfg.DenyWrite, AllowGit: cfg.AllowGit, ReadOnly: cfg.ReadOnly, Agent: cfg.Agent,
+			BackgroundGC: os.Getenv("TXEDIT_GC") != "inline"}
 		if o.Agent == "" {
 			o.Agent = "cli"
 		}

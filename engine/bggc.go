@@ -1,0 +1,129 @@
+package engine
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/txedit/txedit/fsys"
+	"github.com/txedit/txedit/journal"
+)
+
+// Background retention (Options.BackgroundGC; docs/journal.md, "Retention
+// after the answer"). A commit that leaves the journal over its retention
+// limits does not retire the oldest transactions itself: it starts one
+// goroutine that takes the lock again once the write has returned, and
+// retires them then. A server's next request comes seconds later (an
+// agent thinks between calls), so the write's answer no longer waits for
+// the unlinks, the directory sync and the index rewrite of a batch.
+//
+// The batch is the same GC, under the same lock, with the same crash
+// ordering as in the write (journal.Locked.GC); only when it runs moves.
+type bgGC struct {
+	// gate is held by the goroutine while it holds the lock: a write of
+	// this process that arrives meanwhile waits on it and goes on the
+	// moment the batch ends, instead of polling the lock file.
+	gate sync.Mutex
+
+	mu      sync.Mutex
+	running bool  // a goroutine is started and has not ended
+	closed  bool  // Close was called: no goroutine starts any more
+	err     error // the last batch's failure, for the next write's warning
+	wg      sync.WaitGroup
+}
+
+// testHookBackgroundGC, if set, runs in the goroutine before it takes
+// the lock.
+var testHookBackgroundGC func()
+
+// scheduleGC starts the background batch unless one is running or the
+// workspace is closing.
+func (w *Workspace) scheduleGC() {
+	b := &w.bg
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.running || b.closed {
+		return
+	}
+	b.running = true
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		err := w.runBackgroundGC()
+		b.mu.Lock()
+		b.running = false
+		if err != nil && !errors.Is(err, fsys.ErrBusy) {
+			// Busy: another process holds the lock (and runs its own
+			// retention when it commits); the next commit here tries
+			// again. Anything else is told to the next write.
+			b.err = err
+		}
+		b.mu.Unlock()
+	}()
+}
+
+func (w *Workspace) runBackgroundGC() error {
+	if testHookBackgroundGC != nil {
+		testHookBackgroundGC()
+	}
+	b := &w.bg
+	b.gate.Lock()
+	defer b.gate.Unlock()
+	o := w.begin()
+	defer o.end()
+	l, err := o.j.Lock()
+	if err != nil {
+		return err
+	}
+	defer l.Unlock()
+	clock := time.Now()
+	_, err = l.GCIfNeeded()
+	w.phase("gc", &clock)
+	return err
+}
+
+// waitGC lets a write of this process wait for a background batch that
+// holds the lock, without polling.
+func (w *Workspace) waitGC() {
+	if w.opts.BackgroundGC {
+		w.bg.gate.Lock()
+		//lint:ignore SA2001 an empty critical section: waiting is the point
+		w.bg.gate.Unlock()
+	}
+}
+
+// takeGCError returns and forgets the last background batch's failure.
+func (w *Workspace) takeGCError() error {
+	w.bg.mu.Lock()
+	defer w.bg.mu.Unlock()
+	err := w.bg.err
+	w.bg.err = nil
+	return err
+}
+
+// stopGC waits for a background batch to end and starts no other.
+func (w *Workspace) stopGC() {
+	w.bg.mu.Lock()
+	w.bg.closed = true
+	w.bg.mu.Unlock()
+	w.bg.wg.Wait()
+}
+
+// retention runs the journal's retention after a commit under l: at once,
+// or (Options.BackgroundGC) after the write, by scheduleGC. It returns the
+// warning the write carries, if any.
+func (o *op) retention(l *journal.Locked) string {
+	if !o.w.opts.BackgroundGC {
+		if _, err := l.GCIfNeeded(); err != nil {
+			return "committed; the journal's retention failed: " + err.Error()
+		}
+		return ""
+	}
+	if l.GCDue() {
+		o.w.scheduleGC()
+	}
+	if err := o.w.takeGCError(); err != nil {
+		return "committed; the journal's retention failed after an earlier write: " + err.Error()
+	}
+	return ""
+}

@@ -1,0 +1,169 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/txedit/txedit/fsys"
+	"github.com/txedit/txedit/fsys/faultfs"
+)
+
+// retainedTxns counts the transactions in dir's journal (the records in
+// txns/, not their marks).
+func retainedTxns(t *testing.T, dir string) int {
+	t.Helper()
+	ents, err := os.ReadDir(filepath.Join(dir, ".txedit", "txns"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range ents {
+		if !strings.Contains(e.Name(), ".") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestBackgroundGC: with Options.BackgroundGC, the write that puts the
+// journal over its retention returns before the batch runs (the batch is
+// held at its start here, and the write still answers), the next write of
+// the workspace waits for the batch rather than failing, and Close waits
+// for it: the journal is back to Keep transactions after it.
+func TestBackgroundGC(t *testing.T) {
+	const keep = 8
+	dir := primedWorkspace(t, keep)
+	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	testHookBackgroundGC = func() { once.Do(func() { close(started); <-release }) }
+	defer func() { testHookBackgroundGC = nil }()
+	w, err := Open(dir, &Options{Keep: keep, Durability: NotDurable, BackgroundGC: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(i int) {
+		t.Helper()
+		res := run(t, w, fmt.Sprintf(`{"command":"replace_lines","path":"f.txt","start_line":1,"end_line":1,"new_str":"%d"}`, i))
+		if !res.Success || len(res.Warnings) > 0 {
+			t.Fatalf("edit %d: %+v", i, res)
+		}
+	}
+	i := 2 // the primer's edit was the first
+	for ; ; i++ {
+		edit(i)
+		if i > keep+keep/16 {
+			// The batch is due: its goroutine reaches the hook.
+			select {
+			case <-started:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("no background batch started after %d transactions (keep %d)", i, keep)
+			}
+			break
+		}
+		select {
+		case <-started:
+			t.Fatalf("a batch started after %d transactions, under the limit (keep %d)", i, keep)
+		default:
+		}
+	}
+	if n := retainedTxns(t, dir); n != i {
+		t.Fatalf("the write that made retention due returned with %d transactions retained, want all %d (its batch has not run)", n, i)
+	}
+	// Another write while the batch is held: it must not wait for it
+	// (the batch has not taken the lock) and must not start a second one.
+	i++
+	edit(i)
+	close(release)
+	// The next write goes after the batch, whichever takes the lock first.
+	i++
+	edit(i)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := retainedTxns(t, dir); n > keep+keep/16 {
+		t.Errorf("after Close, %d transactions retained; want at most %d (the batch ran, and Close waited for it)", n, keep+keep/16)
+	}
+	if got := readTree(t, dir)["f.txt"]; got != fmt.Sprintf("%d\n", i) {
+		t.Errorf("f.txt = %q, want the last edit's %d", got, i)
+	}
+}
+
+// primedWorkspace is a workspace with one committed edit of f.txt, made
+// with GC inline: its journal's index knows its totals, so retention is
+// due only past the limits (a journal whose index says nothing runs GC at
+// its first commit, to write it).
+func primedWorkspace(t *testing.T, keep int) string {
+	t.Helper()
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"f.txt": "0\n"})
+	w, err := Open(dir, &Options{Keep: keep, Durability: NotDurable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := run(t, w, `{"command":"replace_lines","path":"f.txt","start_line":1,"end_line":1,"new_str":"1"}`); !res.Success {
+		t.Fatalf("primer: %+v", res)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestBackgroundGCFailureWarnsTheNextWrite: a batch that fails after the
+// write that started it has answered is told to the next write, as the
+// warning an inline batch's failure gives its own write.
+func TestBackgroundGCFailureWarnsTheNextWrite(t *testing.T) {
+	const keep = 4
+	dir := primedWorkspace(t, keep)
+	inner, err := fsys.NewOS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inner.Close()
+	ffs := &faultfs.FS{Inner: inner, Mode: faultfs.ModeErrorPersistent}
+	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	testHookBackgroundGC = func() { once.Do(func() { close(started); <-release }) }
+	defer func() { testHookBackgroundGC = nil }()
+	w, err := Open(dir, &Options{FS: ffs, Keep: keep, Durability: NotDurable, BackgroundGC: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	edit := func(i int) []string {
+		t.Helper()
+		res := run(t, w, fmt.Sprintf(`{"command":"replace_lines","path":"f.txt","start_line":1,"end_line":1,"new_str":"%d"}`, i))
+		if !res.Success {
+			t.Fatalf("edit %d: %+v", i, res)
+		}
+		return res.Warnings
+	}
+	i := 2
+	for ; i <= keep+keep/16+1; i++ {
+		if ws := edit(i); len(ws) > 0 {
+			t.Fatalf("edit %d warned: %v", i, ws)
+		}
+	}
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no background batch started")
+	}
+	// Every call of the batch fails from here (its lock, first).
+	ffs.FailAt = ffs.N() + 1
+	close(release)
+	w.stopGC() // the batch ended (and no other starts; enough for one more write)
+	ffs.Disarm()
+	ws := edit(i)
+	if len(ws) != 1 || !strings.Contains(ws[0], "retention failed after an earlier write") {
+		t.Fatalf("the write after a failed batch: warnings %q, want the batch's failure", ws)
+	}
+	if ws := edit(i + 1); len(ws) != 0 {
+		t.Errorf("the failure was told twice: %q", ws)
+	}
+}
