@@ -154,7 +154,7 @@ func (o *op) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Res
 	if err := o.editRest(ctx, p.DryRun, tasks, res, &budget, c, held != nil); err != nil {
 		return failResult(res, err)
 	}
-	o.w.phase("edit", &clock)
+	o.w.phase("recheck", &clock)
 	failures, firstErr := countFailures(tasks)
 	if p.DryRun {
 		dryRunTotals(res, tasks, st)

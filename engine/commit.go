@@ -73,6 +73,7 @@ func (o *op) commitWith(ctx context.Context, held *journal.Locked, m *journal.Ma
 		defer fresh.end()
 		defer locked.Unlock()
 		o, l = fresh, locked
+		o.w.phase("lock", &clock)
 	}
 	var tx *journal.Tx
 	for attempt := 0; ; attempt++ {
@@ -80,7 +81,7 @@ func (o *op) commitWith(ctx context.Context, held *journal.Locked, m *journal.Ma
 		if err != nil {
 			return "", wrapJournalErr(err)
 		}
-		o.w.phase("lock", &clock)
+		o.w.phase("begin", &clock)
 		prog := o.w.progress(ctx, "stage", len(units))
 		err = par.Do(ctx, len(units), o.w.opts.Workers, func(i int) error {
 			defer prog.add(1)

@@ -74,7 +74,10 @@ type Options struct {
 	// every transaction.
 	Agent string
 	// Timings, if set, is told how long each phase of a write took
-	// ("plan", "edit", "lock", "stage", "commit"): for benchmarks and
+	// ("edit": the edits computed before the lock; "lock": taking it;
+	// "plan"; "recheck": the files checked, or planned again, under it;
+	// "begin": the transaction's first record and round; "stage";
+	// "commit"; "gc"), each once per write: for benchmarks and
 	// diagnostics.
 	Timings func(phase string, d time.Duration)
 	// BackgroundGC runs the journal's retention after a write has

@@ -146,7 +146,7 @@ func (b *bench) phaseTable(measures []measure, samples map[key][]sample) {
 	if len(seen) == 0 {
 		return
 	}
-	order := []string{"lock", "plan", "edit", "stage", "commit", "gc"}
+	order := []string{"edit", "lock", "plan", "recheck", "begin", "stage", "commit", "gc"}
 	var phases []string
 	for _, p := range order {
 		if seen[p] {
