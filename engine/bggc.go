@@ -17,6 +17,9 @@ import (
 // agent thinks between calls), so the write's answer no longer waits for
 // the unlinks, the directory sync and the index rewrite of a batch.
 //
+// The goroutine starts when the write releases the lock
+// (journal.Locked.AfterUnlock), before the write's answer is sent.
+//
 // The batch is the same GC, under the same lock, with the same crash
 // ordering as in the write (journal.Locked.GC); only when it runs moves.
 type bgGC struct {
@@ -120,7 +123,9 @@ func (o *op) retention(l *journal.Locked) string {
 		return ""
 	}
 	if l.GCDue() {
-		o.w.scheduleGC()
+		// Started once this write releases the lock, so that its first
+		// try for the lock finds it free.
+		l.AfterUnlock(o.w.scheduleGC)
 	}
 	if err := o.w.takeGCError(); err != nil {
 		return "committed; the journal's retention failed after an earlier write: " + err.Error()

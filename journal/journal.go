@@ -160,6 +160,8 @@ type Locked struct {
 	// stale lists ended transactions whose pending entries wait for a
 	// sync of the transactions directory (forward.go).
 	stale []string
+	// after runs once the lock is released (AfterUnlock).
+	after []func()
 	// Recovered lists transactions that recovery rolled back when the lock
 	// was taken: their owners died mid-commit.
 	Recovered []*Report
@@ -235,7 +237,19 @@ func (j *Journal) Lock() (*Locked, error) {
 }
 
 // Unlock releases the lock.
-func (l *Locked) Unlock() error { return l.unlock() }
+func (l *Locked) Unlock() error {
+	err := l.unlock()
+	after := l.after
+	l.after = nil
+	for _, fn := range after {
+		fn()
+	}
+	return err
+}
+
+// AfterUnlock has fn run right after Unlock has released the lock: work
+// that needs the lock again, started the moment it is free.
+func (l *Locked) AfterUnlock(fn func()) { l.after = append(l.after, fn) }
 
 // init creates the journal's directories on first use (the lock file
 // lives in them, so this runs before the lock is taken; Mkdir is atomic,
