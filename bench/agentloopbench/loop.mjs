@@ -122,6 +122,7 @@ async function calls(task) {
     const ms = [];
     const cpu0 = cpuTicks(pid);
     for (const c of task.calls) {
+      if (task.think_ms > 0) await new Promise((r) => setTimeout(r, task.think_ms));
       const t0 = process.hrtime.bigint();
       await call(task, client, c);
       ms.push(Number(process.hrtime.bigint() - t0) / 1e6);

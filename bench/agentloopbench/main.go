@@ -48,6 +48,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/txedit/txedit/bench/internal/timing"
 	"github.com/txedit/txedit/engine"
@@ -69,6 +70,7 @@ type config struct {
 	fsKind                                   string
 	verbose                                  bool
 	profile                                  string
+	think                                    time.Duration
 }
 
 func main() {
@@ -88,6 +90,7 @@ func main() {
 	flag.StringVar(&only, "only", "", "run only the measures whose name matches this regexp (no goal lines then)")
 	flag.StringVar(&c.goals, "goals", "", "append the goal lines (goal, measured, pass/miss) to this file, for bench/run.sh's summary")
 	flag.BoolVar(&c.verbose, "v", false, "say how long each node task took")
+	flag.DurationVar(&c.think, "think", 0, "an agent's thinking time before each MCP edit (e.g. 20ms): the client waits that long, untimed, so an edit is measured from its request to its answer with the server idle before it (what a server does after an answer, such as txedit's retention, falls in the pause); 0: each edit sent as the last is answered")
 	flag.StringVar(&c.profile, "profile", "", "write a CPU profile of txedit's MCP server over each MCP run into this directory (TXEDIT_CPUPROFILE; go tool pprof -top BIN FILE); such a run's times carry the profiler's cost")
 	flag.Parse()
 	if c.sdk == "" {

@@ -95,6 +95,9 @@ func (b *bench) report(measures []measure, samples map[key][]sample, counts map[
 	fmt.Fprintf(w, "txedit: `txedit mcp` (toolset txedit: fs_write, command str_replace, answered with the diff; rows \"filesystem toolset\": --toolset filesystem, the official server's edit_file call and answer; the files read once first, untimed), and `txedit apply --json -`, a process per edit; client %s\n", sdk)
 	fmt.Fprintf(w, "journal: the transactions retained when the loop starts (TXEDIT_KEEP = that number, so each commit retires the oldest; at 0 the default %d); per edit: wall time over the edits; CPU: the server's (or the CLI processes') per edit; vs %d: txedit against itself at journal %d\n",
 		defaultKeep, k0, k0)
+	if b.think > 0 {
+		fmt.Fprintf(w, "think: %v before each MCP edit (-think), untimed: an MCP edit's time is from its request to its answer, the server idle before it; the CLI rows send each edit as the last ends\n", b.think)
+	}
 	width := len("measure")
 	for _, m := range measures {
 		width = max(width, len(m.name))

@@ -397,7 +397,8 @@ func (b *bench) mcpEdits(side string, k int, root string, edits []edit, dry bool
 	}
 	kept := -1 // the official server keeps no journal
 	task := map[string]any{"kind": "calls", "server": b.server(side, k, root, side != official),
-		"reads": reads(side, root, edits), "calls": calls, "expect": "@@", "timings": side != official}
+		"reads": reads(side, root, edits), "calls": calls, "expect": "@@", "timings": side != official,
+		"think_ms": float64(b.think) / float64(time.Millisecond)}
 	if b.profile != "" && side != official {
 		// A CPU profile of the server over the run (it writes it when
 		// its input ends: a graceful stop).
