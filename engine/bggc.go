@@ -35,6 +35,9 @@ type bgGC struct {
 	wg      sync.WaitGroup
 }
 
+// bgLockWait bounds how long a background batch waits for the lock.
+const bgLockWait = 100 * time.Millisecond
+
 // testHookBackgroundGC, if set, runs in the goroutine before it takes
 // the lock.
 var testHookBackgroundGC func()
@@ -74,7 +77,11 @@ func (w *Workspace) runBackgroundGC() error {
 	defer b.gate.Unlock()
 	o := w.begin()
 	defer o.end()
-	l, err := o.j.Lock()
+	// Not the workspace's lock timeout: a batch that finds the lock
+	// taken (by another process: this one's writes wait on the gate)
+	// leaves the work to the next commit rather than hold the gate, and
+	// this process's writes behind it, for that long.
+	l, err := o.j.LockWithin(bgLockWait)
 	if err != nil {
 		return err
 	}

@@ -167,3 +167,68 @@ func TestBackgroundGCFailureWarnsTheNextWrite(t *testing.T) {
 		t.Errorf("the failure was told twice: %q", ws)
 	}
 }
+
+// TestBackgroundGCLeavesABusyLock: a batch that finds the lock held by
+// another holder gives up within bgLockWait (it does not make this
+// process's writes wait behind it for the lock timeout), reports nothing,
+// and the next commit starts another.
+func TestBackgroundGCLeavesABusyLock(t *testing.T) {
+	const keep = 4
+	dir := primedWorkspace(t, keep)
+	other, err := Open(dir, &Options{Durability: NotDurable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	var held func() error
+	var once sync.Once
+	testHookBackgroundGC = func() {
+		once.Do(func() {
+			l, err := other.j.Lock()
+			if err != nil {
+				t.Errorf("the other holder's lock: %v", err)
+				return
+			}
+			held = l.Unlock
+		})
+	}
+	defer func() { testHookBackgroundGC = nil }()
+	w, err := Open(dir, &Options{Keep: keep, Durability: NotDurable, BackgroundGC: true, LockTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	edit := func(i int) {
+		t.Helper()
+		res := run(t, w, fmt.Sprintf(`{"command":"replace_lines","path":"f.txt","start_line":1,"end_line":1,"new_str":"%d"}`, i))
+		if !res.Success || len(res.Warnings) > 0 {
+			t.Fatalf("edit %d: %+v", i, res)
+		}
+	}
+	i := 2
+	for ; i <= keep+keep/16+1; i++ {
+		edit(i)
+	}
+	start := time.Now()
+	w.bg.wg.Wait() // the batch, with the lock held by the other
+	if waited := time.Since(start); waited > 10*bgLockWait {
+		t.Errorf("the batch waited %v for a busy lock, want about %v", waited, bgLockWait)
+	}
+	if held == nil {
+		t.Fatal("the other holder did not take the lock")
+	}
+	if n := retainedTxns(t, dir); n != i-1 {
+		t.Errorf("%d transactions retained after the batch that found the lock busy; want all %d", n, i-1)
+	}
+	if err := w.takeGCError(); err != nil {
+		t.Errorf("a busy lock was kept as a failure: %v", err)
+	}
+	if err := held(); err != nil {
+		t.Fatal(err)
+	}
+	edit(i) // starts the batch again
+	w.stopGC()
+	if n := retainedTxns(t, dir); n > keep+keep/16 {
+		t.Errorf("after the next commit's batch, %d transactions retained; want at most %d", n, keep+keep/16)
+	}
+}

@@ -170,11 +170,16 @@ type Locked struct {
 // Lock takes the workspace lock, creating the journal on first use, and
 // recovers transactions whose owners died. It returns ErrBusy if another
 // process holds the lock past the timeout.
-func (j *Journal) Lock() (*Locked, error) {
+func (j *Journal) Lock() (*Locked, error) { return j.LockWithin(j.opts.LockTimeout) }
+
+// LockWithin is Lock waiting at most timeout for another holder (not
+// Options.LockTimeout): for work that can as well be done later, such as
+// retention after a write (engine.Options.BackgroundGC).
+func (j *Journal) LockWithin(timeout time.Duration) (*Locked, error) {
 	if err := j.init(); err != nil {
 		return nil, err
 	}
-	unlock, err := j.fs.Lock(lockName, j.opts.LockTimeout)
+	unlock, err := j.fs.Lock(lockName, timeout)
 	if err != nil {
 		if fi, lerr := j.fs.Lstat(lockName); lerr == nil && !fi.Mode().IsRegular() {
 			return nil, fmt.Errorf("%w: %s is not a regular file (%v); run txedit recover", ErrCorrupt, lockName, fi.Mode().Type())
