@@ -78,7 +78,9 @@ type Options struct {
 	// "plan"; "recheck": the files checked, or planned again, under it;
 	// "begin": the transaction's first record and round; "stage";
 	// "commit"; "gc"), each once per write: for benchmarks and
-	// diagnostics.
+	// diagnostics. With BackgroundGC a batch's "gc" is told again by the
+	// goroutine that runs it, after the write: Timings must then be safe
+	// for concurrent use.
 	Timings func(phase string, d time.Duration)
 	// BackgroundGC runs the journal's retention after a write has
 	// returned, in a goroutine that takes the lock again, instead of
