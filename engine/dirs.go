@@ -110,6 +110,7 @@ func (o *op) makeDir(ctx context.Context, p string, c *caller) (*plan.Result, er
 		res.Success = true
 		return res, nil
 	}
+	o.w.waitGC()
 	l, err := o.j.Lock()
 	if err != nil {
 		return failResult(res, wrapJournalErr(err))

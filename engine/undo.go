@@ -735,6 +735,7 @@ func (w *Workspace) GC(ctx context.Context) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	w.waitGC()
 	l, err := w.j.Lock()
 	if err != nil {
 		return nil, wrapJournalErr(err)
