@@ -46,7 +46,12 @@ func TestAgentLoopBench(t *testing.T) {
 	profiles := t.TempDir()
 	text := runSh(t, []string{"AGENTLOOP_INSTALL=0", "AGENTLOOP_PEERS=" + peers, "AGENTLOOP_N=3", "JOURNALS=0,5",
 		"RUNS=1", "FS=disk", "DISK=" + disk, "TMPDIR=" + disk},
-		"agentloop", "-spawns", "1", "-dry-runs", "2", "-strace", "2", "-profile", profiles)
+		"agentloop", "-spawns", "1", "-dry-runs", "2", "-strace", "2", "-profile", profiles, "-think", "1ms")
+	// -think: the pause before each MCP edit is said in the header (the
+	// rows below are timed with it).
+	if !strings.Contains(text, "think: 1ms before each MCP edit") {
+		t.Errorf("no think line for -think 1ms")
+	}
 
 	// Every measure has a row at each journal size with txedit's time per
 	// edit, and its ratio to itself at journal 0.
