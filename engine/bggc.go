@@ -29,42 +29,64 @@ type bgGC struct {
 	gate sync.Mutex
 
 	mu      sync.Mutex
-	running bool  // a goroutine is started and has not ended
-	closed  bool  // Close was called: no goroutine starts any more
-	err     error // the last batch's failure, for the next write's warning
-	wg      sync.WaitGroup
+	running bool // a goroutine is started and has not ended
+	// again: a commit made retention due while a batch ran: the goroutine
+	// runs one more batch before it ends (the one running may have found
+	// the lock held by that very commit, and given up).
+	again  bool
+	closed bool  // Close was called: no goroutine starts any more
+	err    error // the last batch's failure, for the next write's warning
+	wg     sync.WaitGroup
 }
 
 // bgLockWait bounds how long a background batch waits for the lock.
 const bgLockWait = 100 * time.Millisecond
 
 // testHookBackgroundGC, if set, runs in the goroutine before it takes
-// the lock.
-var testHookBackgroundGC func()
+// the lock; testHookBackgroundGCDone after each batch, with its error.
+var (
+	testHookBackgroundGC     func()
+	testHookBackgroundGCDone func(error)
+)
 
-// scheduleGC starts the background batch unless one is running or the
-// workspace is closing.
+// scheduleGC starts the background batch, or, if one is running, has its
+// goroutine run another after it; none starts once the workspace is
+// closing.
 func (w *Workspace) scheduleGC() {
 	b := &w.bg
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.running || b.closed {
+	if b.running {
+		b.again = true
+		return
+	}
+	if b.closed {
 		return
 	}
 	b.running = true
 	b.wg.Add(1)
 	go func() {
 		defer b.wg.Done()
-		err := w.runBackgroundGC()
-		b.mu.Lock()
-		b.running = false
-		if err != nil && !errors.Is(err, fsys.ErrBusy) {
-			// Busy: another process holds the lock (and runs its own
-			// retention when it commits); the next commit here tries
-			// again. Anything else is told to the next write.
-			b.err = err
+		for {
+			err := w.runBackgroundGC()
+			if testHookBackgroundGCDone != nil {
+				testHookBackgroundGCDone(err)
+			}
+			b.mu.Lock()
+			if err != nil && !errors.Is(err, fsys.ErrBusy) {
+				// Busy: another holder kept the lock past bgLockWait;
+				// the next commit tries again. Anything else is told to
+				// the next write.
+				b.err = err
+			}
+			if !b.again {
+				b.running = false
+				b.mu.Unlock()
+				return
+			}
+			b.again = false
+			b.mu.Unlock()
 		}
-		b.mu.Unlock()
 	}()
 }
 

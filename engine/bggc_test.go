@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -230,5 +233,68 @@ func TestBackgroundGCLeavesABusyLock(t *testing.T) {
 	w.stopGC()
 	if n := retainedTxns(t, dir); n > keep+keep/16 {
 		t.Errorf("after the next commit's batch, %d transactions retained; want at most %d", n, keep+keep/16)
+	}
+}
+
+// TestBackgroundGCRunsAgainAfterABusyTry: a batch that found the lock
+// held by a write of this very process (one that passed the gate before
+// the batch took it, and held the lock past bgLockWait) gives up; that
+// write's commit, which made retention due again while the batch was
+// still running, has the goroutine run one more batch instead of being
+// dropped (CI once saw 9 transactions retained, want 8, after Close).
+func TestBackgroundGCRunsAgainAfterABusyTry(t *testing.T) {
+	const keep = 4
+	dir := primedWorkspace(t, keep)
+	var slow atomic.Bool
+	locked := make(chan struct{}, 1)
+	opts := &Options{Keep: keep, Durability: NotDurable, BackgroundGC: true, Timings: func(p string, d time.Duration) {
+		if p == "begin" && slow.CompareAndSwap(true, false) {
+			locked <- struct{}{}
+			time.Sleep(3 * bgLockWait) // under the lock
+		}
+	}}
+	started, release, editDone := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var first error
+	var once, onceDone sync.Once
+	testHookBackgroundGC = func() { once.Do(func() { close(started); <-release }) }
+	testHookBackgroundGCDone = func(err error) { onceDone.Do(func() { first = err; <-editDone }) }
+	defer func() { testHookBackgroundGC, testHookBackgroundGCDone = nil, nil }()
+	w, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	edit := func(i int) error {
+		res, err := w.Apply(context.Background(), mustParse(t, fmt.Sprintf(`{"command":"replace_lines","path":"f.txt","start_line":1,"end_line":1,"new_str":"%d"}`, i)))
+		if err == nil && (!res.Success || len(res.Warnings) > 0) {
+			err = fmt.Errorf("%+v", res)
+		}
+		return err
+	}
+	i := 2
+	for ; i <= keep+keep/16+1; i++ {
+		if err := edit(i); err != nil {
+			t.Fatalf("edit %d: %v", i, err)
+		}
+	}
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no background batch started")
+	}
+	slow.Store(true)
+	var editErr error
+	go func() { editErr = edit(i); close(editDone) }()
+	<-locked       // the write holds the lock
+	close(release) // the batch tries for it, and gives up
+	w.stopGC()     // the batch's end waits for the write to answer
+	if editErr != nil {
+		t.Fatalf("the write that held the lock: %v", editErr)
+	}
+	if !errors.Is(first, fsys.ErrBusy) {
+		t.Fatalf("the first batch ended with %v, want busy (the write held the lock past %v)", first, bgLockWait)
+	}
+	if n := retainedTxns(t, dir); n > keep+keep/16 {
+		t.Errorf("%d transactions retained after the batches; want at most %d (the write's commit, due while a batch ran, was dropped)", n, keep+keep/16)
 	}
 }
