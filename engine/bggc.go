@@ -114,14 +114,20 @@ func (w *Workspace) runBackgroundGC() error {
 	return err
 }
 
-// waitGC lets a write of this process wait for a background batch that
-// holds the lock, without polling.
-func (w *Workspace) waitGC() {
+// lockJournal takes the workspace lock through j, as every path of the
+// engine that takes it does: first, with BackgroundGC, it waits for a
+// background batch that holds the lock (on the gate, without polling).
+func (w *Workspace) lockJournal(j *journal.Journal) (*journal.Locked, error) {
 	if w.opts.BackgroundGC {
 		w.bg.gate.Lock()
 		//lint:ignore SA2001 an empty critical section: waiting is the point
 		w.bg.gate.Unlock()
 	}
+	l, err := j.Lock()
+	if err != nil {
+		return nil, wrapJournalErr(err)
+	}
+	return l, nil
 }
 
 // takeGCError returns and forgets the last background batch's failure.

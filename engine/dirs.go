@@ -110,10 +110,9 @@ func (o *op) makeDir(ctx context.Context, p string, c *caller) (*plan.Result, er
 		res.Success = true
 		return res, nil
 	}
-	o.w.waitGC()
-	l, err := o.j.Lock()
+	l, err := o.w.lockJournal(o.j)
 	if err != nil {
-		return failResult(res, wrapJournalErr(err))
+		return failResult(res, err)
 	}
 	defer l.Unlock()
 	missing, err := o.missingDirs(p, rel)

@@ -735,10 +735,9 @@ func (w *Workspace) GC(ctx context.Context) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	w.waitGC()
-	l, err := w.j.Lock()
+	l, err := w.lockJournal(w.j)
 	if err != nil {
-		return nil, wrapJournalErr(err)
+		return nil, err
 	}
 	defer l.Unlock()
 	ids, err := l.GC()

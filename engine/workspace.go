@@ -323,12 +323,11 @@ func (w *Workspace) begin() *op {
 // beginLocked takes the workspace lock and begins an operation under it:
 // a fresh view, whose directory handles are made under the lock.
 func (w *Workspace) beginLocked() (*op, *journal.Locked, error) {
-	w.waitGC()
 	o := w.begin()
-	l, err := o.j.Lock()
+	l, err := w.lockJournal(o.j)
 	if err != nil {
 		o.end()
-		return nil, nil, wrapJournalErr(err)
+		return nil, nil, err
 	}
 	return o, l, nil
 }
