@@ -135,11 +135,12 @@ func main() {
 		}
 		return err
 	}
-	lib := func(name string, mode engine.Durability) timing.Method {
+	libWith := func(name string, mode engine.Durability, setup func() error) timing.Method {
 		return timing.Method{Name: name, Setup: setup, Teardown: teardown, Run: func() error {
 			return applyRequest(root, mode, reqJSON)
 		}}
 	}
+	lib := func(name string, mode engine.Durability) timing.Method { return libWith(name, mode, setup) }
 	child := func(name string, argv ...string) timing.Method {
 		return timing.Method{Name: name, Setup: setup, Teardown: teardown, Cmd: func() *exec.Cmd {
 			cmd := exec.Command(argv[0], argv[1:]...)
@@ -170,9 +171,7 @@ func main() {
 		// commit after a workspace's first costs. The method above also
 		// pays for making the journal (its directories, key, .gitignore:
 		// several syncs in a row), once per workspace.
-		{Name: "txedit library (durable, journal in use)", Setup: func() error { return setupWith(true) }, Teardown: teardown, Run: func() error {
-			return applyRequest(root, engine.DurableAuto, reqJSON)
-		}},
+		libWith("txedit library (durable, journal in use)", engine.DurableAuto, func() error { return setupWith(true) }),
 		lib("txedit library (durable, syncfs)", engine.DurableSyncFS),
 		lib("txedit library (durable, fsync each)", engine.DurableFsync),
 		lib("txedit library (no sync)", engine.NotDurable),
