@@ -33,6 +33,20 @@ func retainedTxns(t *testing.T, dir string) int {
 	return n
 }
 
+// lineEdit is the request that sets f.txt's one line to i.
+func lineEdit(i int) string {
+	return fmt.Sprintf(`{"command":"replace_lines","path":"f.txt","start_line":1,"end_line":1,"new_str":"%d"}`, i)
+}
+
+// mustEdit applies lineEdit(i) and fails the test unless it succeeded
+// without a warning.
+func mustEdit(t *testing.T, w *Workspace, i int) {
+	t.Helper()
+	if res := run(t, w, lineEdit(i)); !res.Success || len(res.Warnings) > 0 {
+		t.Fatalf("edit %d: %+v", i, res)
+	}
+}
+
 // TestBackgroundGC: with Options.BackgroundGC, the write that puts the
 // journal over its retention returns before the batch runs (the batch is
 // held at its start here, and the write still answers), the next write of
@@ -49,13 +63,7 @@ func TestBackgroundGC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	edit := func(i int) {
-		t.Helper()
-		res := run(t, w, fmt.Sprintf(`{"command":"replace_lines","path":"f.txt","start_line":1,"end_line":1,"new_str":"%d"}`, i))
-		if !res.Success || len(res.Warnings) > 0 {
-			t.Fatalf("edit %d: %+v", i, res)
-		}
-	}
+	edit := func(i int) { t.Helper(); mustEdit(t, w, i) }
 	i := 2 // the primer's edit was the first
 	for ; ; i++ {
 		edit(i)
@@ -108,7 +116,7 @@ func primedWorkspace(t *testing.T, keep int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := run(t, w, `{"command":"replace_lines","path":"f.txt","start_line":1,"end_line":1,"new_str":"1"}`); !res.Success {
+	if res := run(t, w, lineEdit(1)); !res.Success {
 		t.Fatalf("primer: %+v", res)
 	}
 	if err := w.Close(); err != nil {
@@ -140,7 +148,7 @@ func TestBackgroundGCFailureWarnsTheNextWrite(t *testing.T) {
 	defer w.Close()
 	edit := func(i int) []string {
 		t.Helper()
-		res := run(t, w, fmt.Sprintf(`{"command":"replace_lines","path":"f.txt","start_line":1,"end_line":1,"new_str":"%d"}`, i))
+		res := run(t, w, lineEdit(i))
 		if !res.Success {
 			t.Fatalf("edit %d: %+v", i, res)
 		}
@@ -201,13 +209,7 @@ func TestBackgroundGCLeavesABusyLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	edit := func(i int) {
-		t.Helper()
-		res := run(t, w, fmt.Sprintf(`{"command":"replace_lines","path":"f.txt","start_line":1,"end_line":1,"new_str":"%d"}`, i))
-		if !res.Success || len(res.Warnings) > 0 {
-			t.Fatalf("edit %d: %+v", i, res)
-		}
-	}
+	edit := func(i int) { t.Helper(); mustEdit(t, w, i) }
 	i := 2
 	for ; i <= keep+keep/16+1; i++ {
 		edit(i)
@@ -265,7 +267,7 @@ func TestBackgroundGCRunsAgainAfterABusyTry(t *testing.T) {
 	}
 	defer w.Close()
 	edit := func(i int) error {
-		res, err := w.Apply(context.Background(), mustParse(t, fmt.Sprintf(`{"command":"replace_lines","path":"f.txt","start_line":1,"end_line":1,"new_str":"%d"}`, i)))
+		res, err := w.Apply(context.Background(), mustParse(t, lineEdit(i)))
 		if err == nil && (!res.Success || len(res.Warnings) > 0) {
 			err = fmt.Errorf("%+v", res)
 		}
