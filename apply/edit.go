@@ -284,12 +284,27 @@ func (e *editor) lineEdits(st style, body, cur []byte, exists bool) []byte {
 func (e *editor) strReplace(st style, body []byte, op *plan.Op, hints *hinter) []byte {
 	out := e.out
 	old, repl := st.convert(op.Old), st.convert(op.Text)
-	n := bytes.Count(body, []byte(old))
-	if n == 0 && old != op.Old {
+	at := bytes.Index(body, []byte(old))
+	if at < 0 && old != op.Old {
 		// A mixed file: the text may sit on lines that end in bare LF.
-		if m := bytes.Count(body, []byte(op.Old)); m > 0 {
-			old, repl, n = op.Old, op.Text, m
+		if m := bytes.Index(body, []byte(op.Old)); m >= 0 {
+			old, repl, at = op.Old, op.Text, m
 		}
+	}
+	if at >= 0 && !op.All && bytes.Index(body[at+len(old):], []byte(old)) < 0 {
+		// The common case, a unique match: one scan of body instead of
+		// counting it and then replacing (which counts again).
+		out.Applied++
+		out.Occurrences++
+		out.Replacements++
+		res := make([]byte, 0, len(body)-len(old)+len(repl))
+		res = append(res, body[:at]...)
+		res = append(res, repl...)
+		return append(res, body[at+len(old):]...)
+	}
+	n := 0
+	if at >= 0 {
+		n = 1 + bytes.Count(body[at+len(old):], []byte(old))
 	}
 	switch {
 	case n == 0:

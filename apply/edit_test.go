@@ -172,6 +172,39 @@ func TestHint(t *testing.T) {
 	}
 }
 
+// TestStrReplaceCounts pins what each kind of str_replace counts: a unique
+// match (found with one scan, apply/edit.go), first and replace_all over
+// several, a CRLF file, and a mixed file found through its bare-LF lines.
+func TestStrReplaceCounts(t *testing.T) {
+	for _, c := range []struct {
+		in, edits, want string
+		occ, repl       int
+	}{
+		{"a x b\n", `[{"command":"str_replace","old_str":"x","new_str":"yy"}]`, "a yy b\n", 1, 1},
+		{"x\n", `[{"command":"str_replace","old_str":"x","new_str":""}]`, "\n", 1, 1},
+		{"ab x\n", `[{"command":"str_replace","old_str":"ab x\n","new_str":"z"}]`, "z", 1, 1},
+		{"x\n", `[{"command":"str_replace","old_str":"x","new_str":"y","first":true}]`, "y\n", 1, 1},
+		{"x x x\n", `[{"command":"str_replace","old_str":"x","new_str":"y","replace_all":true}]`, "y y y\n", 3, 3},
+		{"x\n", `[{"command":"str_replace","old_str":"x","new_str":"y","replace_all":true}]`, "y\n", 1, 1},
+		{"xx x\n", `[{"command":"str_replace","old_str":"xx","new_str":"y"}]`, "y x\n", 1, 1},
+		{"a\r\nb\r\n", `[{"command":"str_replace","old_str":"a\nb","new_str":"c\nd"}]`, "c\r\nd\r\n", 1, 1},
+		{"a\r\nb\nc\r\n", `[{"command":"str_replace","old_str":"b\nc","new_str":"B\nC"}]`, "a\r\nB\nC\r\n", 1, 1},
+		{"aaaa\n", `[{"command":"str_replace","old_str":"aa","new_str":"b","replace_all":true}]`, "bb\n", 2, 2},
+	} {
+		out := Edit(compile(t, c.edits), []byte(c.in), true)
+		if !out.OK() || string(out.Content) != c.want || out.Occurrences != c.occ || out.Replacements != c.repl || out.Applied != 1 {
+			t.Errorf("%q with %s: content %q, occurrences %d, replacements %d, applied %d, failed %v; want %q, %d, %d, 1",
+				c.in, c.edits, out.Content, out.Occurrences, out.Replacements, out.Applied, out.Failed, c.want, c.occ, c.repl)
+		}
+	}
+	// Two matches without first or replace_all: ambiguous, counted right
+	// when the first match is not at the start.
+	out := Edit(compile(t, `[{"command":"str_replace","old_str":"x","new_str":"y"}]`), []byte("a x\nx\nx\n"), true)
+	if out.OK() || len(out.Failed) != 1 || !strings.Contains(out.Failed[0].Msg, "occurs 3 times (at lines 1, 2, 3)") {
+		t.Errorf("ambiguous: %v; want occurs 3 times at lines 1, 2, 3", out.Failed)
+	}
+}
+
 // TestOccurrences: first replaces one occurrence and counts them all.
 func TestOccurrences(t *testing.T) {
 	out := Edit(compile(t, `[{"command":"str_replace","old_str":"x","new_str":"y","first":true}]`), []byte("x x\nx\n"), true)
