@@ -90,26 +90,33 @@ type Journal struct {
 	fs   fsys.FS
 	opts Options
 	// tr caches what manifests are verified with, once the key exists
-	// (it never changes then); nil until loaded.
-	tr atomic.Pointer[trust]
+	// (it never changes then); nil until loaded. Shared with the
+	// journal's views, so that each lock does not read the key again.
+	tr *atomic.Pointer[trust]
 	// noUnnamed is set once a staged file could not be made unnamed
 	// (unnamed.go); shared with the journal's views.
 	noUnnamed *atomic.Bool
+	// swept is set once a lock found .gitignore right and removed a
+	// temporary file an interrupted rewrite of it may have left; shared
+	// with the journal's views (ensureGitignore).
+	swept *atomic.Bool
 }
 
 // WithFS returns the same journal working through another view of its file
 // system (one that caches directory handles, say).
 func (j *Journal) WithFS(fsy fsys.FS) *Journal {
-	c := &Journal{fs: fsy, opts: j.opts, noUnnamed: j.noUnnamed}
-	c.tr.Store(j.tr.Load())
-	return c
+	return &Journal{fs: fsy, opts: j.opts, tr: j.tr, noUnnamed: j.noUnnamed, swept: j.swept}
 }
 
 // trust returns what manifests are verified with (nil: the journal has no
-// key yet, see trust.go).
+// key yet, see trust.go). The key is read again only when the key file is
+// not the one it was read from (removed and made again, by another
+// process say): one stat instead of two file reads.
 func (j *Journal) trust() (*trust, error) {
 	if t := j.tr.Load(); t != nil {
-		return t, nil
+		if fi, err := j.fs.Lstat(keyName); err == nil && fsys.SameVersion(fsys.IdentityOf(fi), t.file) {
+			return t, nil
+		}
 	}
 	t, err := j.loadTrust()
 	if t != nil {
@@ -121,7 +128,7 @@ func (j *Journal) trust() (*trust, error) {
 // New returns the journal of the workspace fsy is rooted at. Nothing is
 // written until the first Lock.
 func New(fsy fsys.FS, opts *Options) *Journal {
-	j := &Journal{fs: fsy, noUnnamed: new(atomic.Bool)}
+	j := &Journal{fs: fsy, tr: new(atomic.Pointer[trust]), noUnnamed: new(atomic.Bool), swept: new(atomic.Bool)}
 	if opts != nil {
 		j.opts = *opts
 	}
@@ -300,10 +307,15 @@ const gitignore = "*\n"
 func (j *Journal) ensureGitignore() error {
 	name := Dir + "/.gitignore"
 	if data, _, err := fsys.ReadFile(j.fs, name, 1<<10); err == nil && string(data) == gitignore {
-		// A crash of an earlier write may have left its temporary file.
+		// A crash of an earlier write may have left its temporary file
+		// (a rewrite removes it first): looked for once per Journal.
+		if j.swept.Load() {
+			return nil
+		}
 		if err := j.fs.Remove(name + ".tmp"); err != nil && !fsys.Gone(err) {
 			return err
 		}
+		j.swept.Store(true)
 		return nil
 	}
 	return fsys.WriteFileAtomic(j.fs, name, []byte(gitignore), 0o644, j.opts.Sync != SyncNone)

@@ -47,6 +47,7 @@ var ErrUntrusted = errors.New("journal record cannot be verified as txedit's own
 type trust struct {
 	key    []byte
 	legacy map[string]hash.Sum // id → checksum of a trusted pre-key manifest
+	file   fsys.Identity       // the key file it was read from (zero: made here)
 }
 
 // loadTrust reads the key and the legacy list. A journal without a key
@@ -54,7 +55,7 @@ type trust struct {
 // manifest that decodes: it has nothing to verify with, and the first
 // Lock makes the key and lists them.
 func (j *Journal) loadTrust() (*trust, error) {
-	data, _, err := fsys.ReadFile(j.fs, keyName, 256)
+	data, fi, err := fsys.ReadFile(j.fs, keyName, 256)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -65,7 +66,7 @@ func (j *Journal) loadTrust() (*trust, error) {
 	if err != nil || len(key) != keyLen {
 		return nil, fmt.Errorf("%w: %s is not a key (run txedit recover)", ErrCorrupt, keyName)
 	}
-	t := &trust{key: key, legacy: map[string]hash.Sum{}}
+	t := &trust{key: key, legacy: map[string]hash.Sum{}, file: fsys.IdentityOf(fi)}
 	if data, _, err := fsys.ReadFile(j.fs, legacyName, 0); err == nil {
 		for line := range strings.SplitSeq(string(data), "\n") {
 			id, sum, ok := strings.Cut(line, " ")
