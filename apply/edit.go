@@ -291,7 +291,7 @@ func (e *editor) strReplace(st style, body []byte, op *plan.Op, hints *hinter) [
 			old, repl, at = op.Old, op.Text, m
 		}
 	}
-	if at >= 0 && !op.All && bytes.Index(body[at+len(old):], []byte(old)) < 0 {
+	if at >= 0 && !op.All && !bytes.Contains(body[at+len(old):], []byte(old)) {
 		// The common case, a unique match: one scan of body instead of
 		// counting it and then replacing (which counts again).
 		out.Applied++
