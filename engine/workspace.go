@@ -275,12 +275,13 @@ func (p *progress) end() {
 	}
 }
 
-// phase reports a phase's duration to Options.Timings and starts the next.
+// phase reports a phase's duration to Options.Timings and starts the next
+// once the report is made: what the report costs (txedit mcp prints a line
+// to stderr) is no phase's.
 func (w *Workspace) phase(name string, start *time.Time) {
 	if w.opts.Timings != nil {
-		now := time.Now()
-		w.opts.Timings(name, now.Sub(*start))
-		*start = now
+		w.opts.Timings(name, time.Since(*start))
+		*start = time.Now()
 	}
 }
 
