@@ -89,23 +89,28 @@ type Options struct {
 type Journal struct {
 	fs   fsys.FS
 	opts Options
+	*shared
+}
+
+// shared is what a journal learns once and its views (WithFS) share.
+type shared struct {
 	// tr caches what manifests are verified with, once the key exists
-	// (it never changes then); nil until loaded. Shared with the
-	// journal's views, so that each lock does not read the key again.
-	tr *atomic.Pointer[trust]
+	// (it never changes then); nil until loaded. Shared, so that each
+	// lock, which goes through a fresh view, does not read the key again.
+	tr atomic.Pointer[trust]
 	// noUnnamed is set once a staged file could not be made unnamed
-	// (unnamed.go); shared with the journal's views.
-	noUnnamed *atomic.Bool
+	// (unnamed.go).
+	noUnnamed atomic.Bool
 	// swept is set once a lock found .gitignore right and removed a
-	// temporary file an interrupted rewrite of it may have left; shared
-	// with the journal's views (ensureGitignore).
-	swept *atomic.Bool
+	// temporary file an interrupted rewrite of it may have left
+	// (ensureGitignore).
+	swept atomic.Bool
 }
 
 // WithFS returns the same journal working through another view of its file
 // system (one that caches directory handles, say).
 func (j *Journal) WithFS(fsy fsys.FS) *Journal {
-	return &Journal{fs: fsy, opts: j.opts, tr: j.tr, noUnnamed: j.noUnnamed, swept: j.swept}
+	return &Journal{fs: fsy, opts: j.opts, shared: j.shared}
 }
 
 // trust returns what manifests are verified with (nil: the journal has no
@@ -128,7 +133,7 @@ func (j *Journal) trust() (*trust, error) {
 // New returns the journal of the workspace fsy is rooted at. Nothing is
 // written until the first Lock.
 func New(fsy fsys.FS, opts *Options) *Journal {
-	j := &Journal{fs: fsy, tr: new(atomic.Pointer[trust]), noUnnamed: new(atomic.Bool), swept: new(atomic.Bool)}
+	j := &Journal{fs: fsy, shared: &shared{}}
 	if opts != nil {
 		j.opts = *opts
 	}

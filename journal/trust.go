@@ -47,7 +47,7 @@ var ErrUntrusted = errors.New("journal record cannot be verified as txedit's own
 type trust struct {
 	key    []byte
 	legacy map[string]hash.Sum // id → checksum of a trusted pre-key manifest
-	file   fsys.Identity       // the key file it was read from (zero: made here)
+	file   fsys.Identity       // the key file it was read from
 }
 
 // loadTrust reads the key and the legacy list. A journal without a key
