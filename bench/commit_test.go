@@ -53,7 +53,7 @@ func benchCommit(b *testing.B, mode engine.Durability) {
 	const files = 1000
 	phases := map[string]time.Duration{}
 	defer func() {
-		for _, p := range []string{"edit", "lock", "plan", "recheck", "begin", "stage", "commit", "gc"} {
+		for _, p := range engine.TimingPhases() {
 			b.ReportMetric(float64(phases[p].Microseconds())/float64(b.N)/1000, p+"-ms/op")
 		}
 	}()

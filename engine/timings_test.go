@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -27,6 +28,9 @@ func TestTimingsLeaveTheReportOut(t *testing.T) {
 		t.Fatalf("phases reported: %v; want edit, lock, … commit", got)
 	}
 	for i, d := range durs {
+		if !slices.Contains(TimingPhases(), got[i]) {
+			t.Errorf("phase %q is not one of TimingPhases %v", got[i], TimingPhases())
+		}
 		if d >= report {
 			t.Errorf("phase %s took %v: it includes the %v report of the phase before it (phases %v)", got[i], d, report, got)
 		}

@@ -77,7 +77,7 @@ type Options struct {
 	// ("edit": the edits computed before the lock; "lock": taking it;
 	// "plan"; "recheck": the files checked, or planned again, under it;
 	// "begin": the transaction's first record and round; "stage";
-	// "commit"; "gc"), each once per write: for benchmarks and
+	// "commit"; "gc": TimingPhases), each once per write: for benchmarks and
 	// diagnostics. With BackgroundGC a batch's "gc" is told again by the
 	// goroutine that runs it, after the write: Timings must then be safe
 	// for concurrent use.
@@ -89,6 +89,12 @@ type Options struct {
 	// for a batch under way. A batch's failure is told, as a warning, to
 	// the next write.
 	BackgroundGC bool
+}
+
+// TimingPhases returns the phases Options.Timings is told of, in the
+// order a write goes through them.
+func TimingPhases() []string {
+	return []string{"edit", "lock", "plan", "recheck", "begin", "stage", "commit", "gc"}
 }
 
 // Durability chooses how a commit makes its phases durable.

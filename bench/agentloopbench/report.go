@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/txedit/txedit/bench/internal/timing"
+	"github.com/txedit/txedit/engine"
 )
 
 // packageVersion reads an npm package directory's version.
@@ -149,7 +150,7 @@ func (b *bench) phaseTable(measures []measure, samples map[key][]sample) {
 	if len(seen) == 0 {
 		return
 	}
-	order := []string{"edit", "lock", "plan", "recheck", "begin", "stage", "commit", "gc"}
+	order := engine.TimingPhases()
 	var phases []string
 	for _, p := range order {
 		if seen[p] {
