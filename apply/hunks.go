@@ -160,7 +160,11 @@ func ApplyBlocks(path string, content []byte, hunks []plan.Hunk) *HunkOutcome {
 		st = bomChange(st, []*placed{p})
 		want, eof := m.wantFinalNL(p.h), p.end == t.n()
 		region := m.region(p, st.nl())
-		t.splice(p.pos, p.end, region)
+		fresh := make([]bool, len(region))
+		for j, i := range p.pairing() {
+			fresh[j] = i < 0 || t.freshIn(p.pos+i, 1) // added, or kept from an earlier block's
+		}
+		t.splice(p.pos, p.end, region, fresh)
 		closeLines(t.raws, p.pos-1, p.pos+len(region), st.nl())
 		if eof {
 			endFile(t.raws, want, st)
@@ -298,6 +302,10 @@ func (m *hunkMatcher) oldOrNew(p *placed, ends []int, start, shift int) (*placed
 		}
 		return p, nil
 	}
+	if m.blocks {
+		return nil, m.fail(p.k, plan.CodeAmbiguous, "the SEARCH text is at %s and the REPLACE text already stands at %s (not written by an earlier block): it may be already applied there, or meant for here; add surrounding lines to SEARCH so one place fits",
+			spanText(p.pos+1, p.end), spanText(q+1, q+len(p.new)))
+	}
 	return nil, m.fail(p.k, plan.CodeAmbiguous, "the hunk's old lines are at %s and its new lines already stand at %s: it may be already applied there, or meant for here; add context lines, or an @@ line naming the enclosing function, so one place fits",
 		spanText(p.pos+1, p.end), spanText(q+1, q+len(p.new)))
 }
@@ -325,6 +333,11 @@ func (m *hunkMatcher) locate(h *plan.Hunk, pat *pattern, ends []int, start, shif
 		lo = max(lo, n-size)
 	}
 	ok := func(i int) bool { // the final newline is what the hunk's side says
+		if newSide && t.freshIn(i, size) {
+			// Written by an earlier block of this request: no sign
+			// that this one was applied before (ApplyBlocks).
+			return false
+		}
 		if h.OldNoEOL == h.NewNoEOL {
 			return true
 		}
@@ -456,7 +469,7 @@ func (m *hunkMatcher) newAround(p *placed, r, start int) (int, bool) {
 		if !slices.Equal(nw[d:d+len(o)], o) || blank(nw[:d]) && blank(nw[d+len(o):]) {
 			continue
 		}
-		if q := p.pos - d; q >= start {
+		if q := p.pos - d; q >= start && !m.t.freshIn(q, len(nw)) {
 			if np == nil {
 				np = newPattern(m.t, nw)
 			}

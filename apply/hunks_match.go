@@ -80,6 +80,11 @@ type hunkText struct {
 	// spliced: lines were replaced since the text was read (blocks),
 	// which the positions of keys do not follow.
 	spliced bool
+	// fresh marks the lines an earlier block of the same request wrote
+	// (nil until the first splice). Such a line is no evidence that a
+	// later block was applied before: the request itself put it there
+	// (see hunkMatcher.locate and newAround).
+	fresh []bool
 	// work counts the places looked at and builds the rung indexes
 	// made, for tests of the cost.
 	work, builds int
@@ -194,11 +199,17 @@ func (t *hunkText) lacks(r int, p *pattern) bool {
 // only; their prefix hashes are recomputed from pos when next used. A
 // SEARCH/REPLACE block costs the lines it touches, not a rebuild of every
 // rung (issue #27: 10,000 blocks on one file took 40 s).
-func (t *hunkText) splice(pos, end int, raws []string) {
+// splice replaces lines [pos, end) by raws; fresh says which of raws the
+// request wrote (the others are old lines it kept).
+func (t *hunkText) splice(pos, end int, raws []string, fresh []bool) {
 	lines := make([]string, len(raws))
 	for i, r := range raws {
 		lines[i] = trimEOL(r)
 	}
+	if t.fresh == nil {
+		t.fresh = make([]bool, len(t.lines))
+	}
+	t.fresh = slices.Replace(t.fresh, pos, end, fresh...)
 	t.spliced = true
 	t.raws = slices.Replace(t.raws, pos, end, raws...)
 	old := slices.Clone(t.lines[pos:end])
@@ -238,6 +249,15 @@ func (t *hunkText) splice(pos, end int, raws []string) {
 		ix.dirty = min(ix.dirty, pos)
 		ix.pos = nil
 	}
+}
+
+// freshIn reports whether any of lines [i, i+n) was written by an
+// earlier block of the request.
+func (t *hunkText) freshIn(i, n int) bool {
+	if t.fresh == nil {
+		return false
+	}
+	return slices.Contains(t.fresh[max(i, 0):min(i+n, len(t.fresh))], true)
 }
 
 // positions returns the ascending indexes of the lines whose rung-r key is

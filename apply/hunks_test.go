@@ -195,6 +195,17 @@ var blockCases = []hunkCase{
 	{name: "retried append-after block", in: "foo()\nbar()\n", hunks: []plan.Hunk{{Old: L("foo()"), New: L("foo()\nbar()")}}, want: "foo()\nbar()\n", already: true},
 	{name: "partly applied blocks", in: "A\nb\nc\n", hunks: []plan.Hunk{{Old: L("a"), New: L("A")}, {Old: L("c"), New: L("C")}}, errs: []string{"conflict:0:this block is already applied (its new lines stand at line 1) but block 2 is not"}},
 	{name: "block not found", in: "a\n", hunks: []plan.Hunk{{Old: L("q q"), New: L("r")}}, errs: []string{"not_found:0:the SEARCH text (first line: \"q q\") is not in the file"}},
+	// What an earlier block of the request wrote is no sign that a later
+	// one was applied before (FuzzApplyBlocks found the first).
+	{name: "two blocks write the same line", in: "b\n0\n", hunks: []plan.Hunk{{Old: L("b"), New: L("X")}, {Old: L("0"), New: L("X")}}, want: "X\nX\n", lines: "1 2"},
+	{name: "a block's REPLACE written only by an earlier block: not found, not already applied", in: "b\nc\n", hunks: []plan.Hunk{{Old: L("b"), New: L("X")}, {Old: L("q"), New: L("X")}},
+		errs: []string{`not_found:1:the SEARCH text (first line: "q") is not in the file`}},
+	{name: "an insertion after a line an earlier block inserted", in: "a\nb\n", hunks: []plan.Hunk{{Old: L("a"), New: L("a\nc")}, {Old: L("b"), New: L("c\nb")}}, want: "a\nc\nc\nb\n"},
+	{name: "an append that an earlier block's line looks like", in: "foo()\nz\n", hunks: []plan.Hunk{{Old: L("z"), New: L("bar()")}, {Old: L("foo()"), New: L("foo()\nbar()")}}, want: "foo()\nbar()\nbar()\n"},
+	{name: "a REPLACE text the file held before the request still makes the place ambiguous", in: "X\nb\n0\n", hunks: []plan.Hunk{{Old: L("b"), New: L("Y")}, {Old: L("0"), New: L("X")}},
+		errs: []string{"ambiguous:1:the SEARCH text is at line 3 and the REPLACE text already stands at line 1 (not written by an earlier block)"}},
+	{name: "a line an earlier block kept is the file's own", in: "X\na\n0\n", hunks: []plan.Hunk{{Old: L("X\na"), New: L("X\nA")}, {Old: L("0"), New: L("X")}},
+		errs: []string{"ambiguous:1:the REPLACE text already stands at line 1"}},
 	{name: "failed block skipped, later ones still evaluated", in: "a\nb\n", hunks: []plan.Hunk{{Old: L("zz"), New: L("r")}, {Old: L("b"), New: L("B")}, {Old: L("b"), New: L("X")}},
 		errs: []string{"not_found:0:", "not_found:2:"}},
 }
