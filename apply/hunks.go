@@ -280,7 +280,9 @@ func (m *hunkMatcher) place(k int, h *plan.Hunk, start, shift int) (*placed, *pl
 // does not guess.
 func (m *hunkMatcher) oldOrNew(p *placed, ends []int, start, shift int) (*placed, *plan.Error) {
 	h := p.h
-	if h.Line > 0 || !h.Changes() || len(p.new) == 0 {
+	if h.Line > 0 || !h.Changes() || len(p.new) == 0 || blank(p.new) {
+		// Blank new lines stand in most files: where they do says
+		// nothing (SPEC §13's proof likewise needs a non-blank line).
 		return p, nil
 	}
 	np := newPattern(m.t, p.new)
