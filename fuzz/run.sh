@@ -8,9 +8,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 time="${1:-30s}"
 filter="${2:-.}"
-grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' . | sed 's#^\./##; s#/[^/]*_test.go:func # #' | sort -u |
+# A failing target does not stop the others; the script exits 1 at the
+# end if any failed, naming them.
+failed=()
 while read -r dir target; do
 	[[ "$target" =~ $filter ]] || continue
 	echo "== $target (./$dir, $time)"
-	go test "./$dir" -run '^$' -fuzz "^$target\$" -fuzztime "$time" 2>&1 | grep -E '^(fuzz: elapsed.*execs|ok|FAIL|--- FAIL)|Failing input' | tail -3
-done
+	if ! out=$(go test "./$dir" -run '^$' -fuzz "^$target\$" -fuzztime "$time" 2>&1); then
+		failed+=("$target")
+	fi
+	grep -E '^(fuzz: elapsed.*execs|ok|FAIL|--- FAIL)|Failing input' <<<"$out" | tail -3 || true
+done < <(grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' . | sed 's#^\./##; s#/[^/]*_test.go:func # #' | sort -u)
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "failed: ${failed[*]}"
+	exit 1
+fi
