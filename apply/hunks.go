@@ -287,7 +287,10 @@ func (m *hunkMatcher) oldOrNew(p *placed, ends []int, start, shift int) (*placed
 	}
 	np := newPattern(m.t, p.new)
 	newCands, r := m.locate(h, np, ends, start, shift, true)
-	if len(newCands) != 1 || newCands[0] == p.pos {
+	if len(newCands) != 1 || newCands[0] == p.pos || r > p.rung {
+		// A match of the new lines looser than the old lines' own (say
+		// only with trailing spaces ignored, where the old lines
+		// matched exactly) is no sign the hunk was applied there.
 		return p, nil
 	}
 	q := newCands[0]

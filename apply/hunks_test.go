@@ -54,6 +54,7 @@ var hunkCases = []hunkCase{
 		hunks: []plan.Hunk{{Anchors: L("def main():"), Old: L("    print('old')"), New: L("    print('new')")}},
 		want:  "def main():\n    print('new')\n\ndef other():\n    print('old')\n", already: true},
 	{name: "blank new lines standing elsewhere say nothing", in: "x\n\nold\n", hunks: []plan.Hunk{{Old: L("old"), New: []string{""}}}, want: "x\n\n\n", lines: "3"},
+	{name: "new lines standing only on a looser rung than the old ones say nothing", in: "x = new() \ny\nx = old()\n", hunks: []plan.Hunk{{Old: L("x = old()"), New: L("x = new()")}}, want: "x = new() \ny\nx = new()\n", lines: "3"},
 	{name: "old and new lines both stand, no anchor, no line: not guessed", in: "x = new()\ny\nx = old()\n",
 		hunks: []plan.Hunk{{Old: L("x = old()"), New: L("x = new()")}}, errs: []string{"ambiguous:0:its new lines already stand at line 1"}},
 	{name: "stacked anchors", in: "class A:\n  def f():\n    pass\nclass B:\n  def f():\n    pass\n",
@@ -208,6 +209,7 @@ var blockCases = []hunkCase{
 	{name: "a line an earlier block kept is the file's own", in: "X\na\n0\n", hunks: []plan.Hunk{{Old: L("X\na"), New: L("X\nA")}, {Old: L("0"), New: L("X")}},
 		errs: []string{"ambiguous:1:the REPLACE text already stands at line 1"}},
 	{name: "a REPLACE of blank lines where the file has a blank line", in: "b\n\n0\n", hunks: []plan.Hunk{{Old: L("b"), New: L("1")}, {Old: L("0"), New: L(" ")}}, want: "1\n\n \n"},
+	{name: "a REPLACE text standing only with a trailing space", in: "0 \nb", hunks: []plan.Hunk{{Old: L("b"), New: L("0")}, {Old: L("0"), New: L("1")}}, want: "0 \n1"},
 	{name: "failed block skipped, later ones still evaluated", in: "a\nb\n", hunks: []plan.Hunk{{Old: L("zz"), New: L("r")}, {Old: L("b"), New: L("B")}, {Old: L("b"), New: L("X")}},
 		errs: []string{"not_found:0:", "not_found:2:"}},
 }
