@@ -450,7 +450,7 @@ func (m *hunkMatcher) placeBlock(k int, h *plan.Hunk) (*placed, *plan.Error) {
 	if t.n() == 0 {
 		return p, nil
 	}
-	if len(p.new) == t.n() && t.at(rungTrailing, newPattern(t, p.new), 0) {
+	if len(p.new) == t.n() && !t.freshIn(0, t.n()) && t.at(rungTrailing, newPattern(t, p.new), 0) {
 		p.already, p.end = true, t.n()
 		return p, nil
 	}

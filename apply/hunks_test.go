@@ -210,6 +210,8 @@ var blockCases = []hunkCase{
 		errs: []string{"ambiguous:1:the REPLACE text already stands at line 1"}},
 	{name: "a REPLACE of blank lines where the file has a blank line", in: "b\n\n0\n", hunks: []plan.Hunk{{Old: L("b"), New: L("1")}, {Old: L("0"), New: L(" ")}}, want: "1\n\n \n"},
 	{name: "a REPLACE text standing only with a trailing space", in: "0 \nb", hunks: []plan.Hunk{{Old: L("b"), New: L("0")}, {Old: L("0"), New: L("1")}}, want: "0 \n1"},
+	{name: "an empty SEARCH whose REPLACE an earlier block made the file", in: "a\n", hunks: []plan.Hunk{{Old: L("a"), New: L("b")}, {New: L("b")}},
+		errs: []string{"ambiguous:1:an empty SEARCH on a file that has content"}},
 	{name: "failed block skipped, later ones still evaluated", in: "a\nb\n", hunks: []plan.Hunk{{Old: L("zz"), New: L("r")}, {Old: L("b"), New: L("B")}, {Old: L("b"), New: L("X")}},
 		errs: []string{"not_found:0:", "not_found:2:"}},
 }
