@@ -287,10 +287,13 @@ func (m *hunkMatcher) oldOrNew(p *placed, ends []int, start, shift int) (*placed
 	}
 	np := newPattern(m.t, p.new)
 	newCands, r := m.locate(h, np, ends, start, shift, true)
-	if len(newCands) != 1 || newCands[0] == p.pos || r > p.rung {
+	if len(newCands) != 1 || newCands[0] == p.pos || r > p.rung || m.t.freshIn(p.pos, p.end-p.pos) {
 		// A match of the new lines looser than the old lines' own (say
 		// only with trailing spaces ignored, where the old lines
-		// matched exactly) is no sign the hunk was applied there.
+		// matched exactly) is no sign the hunk was applied there; nor
+		// is anything when an earlier block of the request wrote some
+		// of the old lines (the block could not have been applied
+		// before the request: its old text was not there).
 		return p, nil
 	}
 	q := newCands[0]
@@ -463,8 +466,8 @@ func (m *hunkMatcher) placeBlock(k int, h *plan.Hunk) (*placed, *plan.Error) {
 // It returns where New starts.
 func (m *hunkMatcher) newAround(p *placed, r, start int) (int, bool) {
 	o, nw := p.old, p.new
-	if len(nw) <= len(o) {
-		return 0, false
+	if len(nw) <= len(o) || m.t.freshIn(p.pos, len(o)) {
+		return 0, false // no insertion to retry, or old lines the request wrote
 	}
 	var np *pattern
 	for d := 0; d+len(o) <= len(nw); d++ {

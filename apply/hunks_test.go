@@ -212,6 +212,8 @@ var blockCases = []hunkCase{
 	{name: "a REPLACE text standing only with a trailing space", in: "0 \nb", hunks: []plan.Hunk{{Old: L("b"), New: L("0")}, {Old: L("0"), New: L("1")}}, want: "0 \n1"},
 	{name: "an empty SEARCH whose REPLACE an earlier block made the file", in: "a\n", hunks: []plan.Hunk{{Old: L("a"), New: L("b")}, {New: L("b")}},
 		errs: []string{"ambiguous:1:an empty SEARCH on a file that has content"}},
+	{name: "a block on an earlier block's lines is no retry, whatever stands elsewhere", in: "b\n0", hunks: []plan.Hunk{{Old: L("b"), New: L("@")}, {Old: L("@"), New: L("0")}}, want: "0\n0"},
+	{name: "an insertion around an earlier block's line is no retry", in: "c\nb\nx\n", hunks: []plan.Hunk{{Old: L("b"), New: L("@")}, {Old: L("@"), New: L("c\n@")}}, want: "c\nc\n@\nx\n"},
 	{name: "failed block skipped, later ones still evaluated", in: "a\nb\n", hunks: []plan.Hunk{{Old: L("zz"), New: L("r")}, {Old: L("b"), New: L("B")}, {Old: L("b"), New: L("X")}},
 		errs: []string{"not_found:0:", "not_found:2:"}},
 }
