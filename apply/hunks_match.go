@@ -194,13 +194,12 @@ func (t *hunkText) lacks(r int, p *pattern) bool {
 	return false
 }
 
-// splice replaces lines [pos, end) with raws. The rung indexes built so
-// far are kept current: keys, hashes and counts of the lines replaced
-// only; their prefix hashes are recomputed from pos when next used. A
-// SEARCH/REPLACE block costs the lines it touches, not a rebuild of every
-// rung (issue #27: 10,000 blocks on one file took 40 s).
-// splice replaces lines [pos, end) by raws; fresh says which of raws the
-// request wrote (the others are old lines it kept).
+// splice replaces lines [pos, end) with raws; fresh says which of raws
+// the request wrote (the others are old lines a block kept). The rung
+// indexes built so far are kept current: keys, hashes and counts of the
+// lines replaced only; their prefix hashes are recomputed from pos when
+// next used. A SEARCH/REPLACE block costs the lines it touches, not a
+// rebuild of every rung (issue #27: 10,000 blocks on one file took 40 s).
 func (t *hunkText) splice(pos, end int, raws []string, fresh []bool) {
 	lines := make([]string, len(raws))
 	for i, r := range raws {
