@@ -250,8 +250,14 @@ func main() {
 	// the least a journaled commit does (minimal_linux.go), against the
 	// bare write and against txedit (docs/journal.md, "What the
 	// protocol itself costs").
-	if bare, least, lib := index(methods, "bare durable write"), index(methods, "minimal journaled commit (journal round"), index(methods, "txedit library (durable, journal in use)"); bare >= 0 && least >= 0 {
-		fmt.Printf("the least journaled commit is %.2fx the bare durable write", timing.Ratio(samples[least], samples[bare]))
+	least := -1 // the fastest of its shapes in this run
+	for i, m := range methods {
+		if strings.HasPrefix(m.Name, "minimal journaled commit") && (least < 0 || timing.Ratio(samples[i], samples[least]) < 1) {
+			least = i
+		}
+	}
+	if bare, lib := index(methods, "bare durable write"), index(methods, "txedit library (durable, journal in use)"); bare >= 0 && least >= 0 {
+		fmt.Printf("the least journaled commit here %s is %.2fx the bare durable write", strings.TrimPrefix(methods[least].Name, "minimal journaled commit "), timing.Ratio(samples[least], samples[bare]))
 		if lib >= 0 {
 			fmt.Printf("; txedit (journal in use) is %.2fx it", timing.Ratio(samples[lib], samples[least]))
 		}
