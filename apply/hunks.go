@@ -277,23 +277,23 @@ func (m *hunkMatcher) place(k int, h *plan.Hunk, start, shift int) (*placed, *pl
 // (new lines first: already applied, as when a patch is sent twice —
 // otherwise the first old lines after the anchor would take the edit to
 // the next function); without one, either could be meant, and txedit
-// does not guess. SEARCH/REPLACE blocks are not settled so: a block
-// whose SEARCH text stands once goes there, as in Aider, whose format it
-// is (a retry is still harmless: once applied, its SEARCH text is gone
-// unless someone wrote it again).
+// does not guess.
 func (m *hunkMatcher) oldOrNew(p *placed, ends []int, start, shift int) (*placed, *plan.Error) {
 	h := p.h
-	if m.blocks || h.Line > 0 || !h.Changes() || len(p.new) == 0 || blank(p.new) {
+	if h.Line > 0 || !h.Changes() || len(p.new) == 0 || blank(p.new) {
 		// Blank new lines stand in most files: where they do says
 		// nothing (SPEC §13's proof likewise needs a non-blank line).
 		return p, nil
 	}
 	np := newPattern(m.t, p.new)
 	newCands, r := m.locate(h, np, ends, start, shift, true)
-	if len(newCands) != 1 || newCands[0] == p.pos || r > p.rung {
+	if len(newCands) != 1 || newCands[0] == p.pos || r > p.rung || m.t.freshIn(p.pos, p.end-p.pos) {
 		// A match of the new lines looser than the old lines' own (say
 		// only with trailing spaces ignored, where the old lines
-		// matched exactly) is no sign the hunk was applied there.
+		// matched exactly) is no sign the hunk was applied there; nor
+		// is anything when an earlier block of the request wrote some
+		// of the old lines (the block could not have been applied
+		// before the request: its old text was not there).
 		return p, nil
 	}
 	q := newCands[0]
@@ -309,6 +309,10 @@ func (m *hunkMatcher) oldOrNew(p *placed, ends []int, start, shift int) (*placed
 			p.already, p.pos, p.end, p.rung = true, q, q+len(p.new), max(p.rung, r)
 		}
 		return p, nil
+	}
+	if m.blocks {
+		return nil, m.fail(p.k, plan.CodeAmbiguous, "the SEARCH text is at %s and the REPLACE text already stands at %s (not written by an earlier block): it may be already applied there, or meant for here; add surrounding lines to SEARCH so one place fits",
+			spanText(p.pos+1, p.end), spanText(q+1, q+len(p.new)))
 	}
 	return nil, m.fail(p.k, plan.CodeAmbiguous, "the hunk's old lines are at %s and its new lines already stand at %s: it may be already applied there, or meant for here; add context lines, or an @@ line naming the enclosing function, so one place fits",
 		spanText(p.pos+1, p.end), spanText(q+1, q+len(p.new)))
