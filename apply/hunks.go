@@ -159,9 +159,9 @@ func ApplyBlocks(path string, content []byte, hunks []plan.Hunk) *HunkOutcome {
 		// Apply the block now: the next one looks in the result.
 		st = bomChange(st, []*placed{p})
 		want, eof := m.wantFinalNL(p.h), p.end == t.n()
-		region := m.region(p, st.nl())
+		region, pair := m.region(p, st.nl())
 		fresh := make([]bool, len(region))
-		for j, i := range p.pairing() {
+		for j, i := range pair {
 			fresh[j] = i < 0 || t.freshIn(p.pos+i, 1) // added, or kept from an earlier block's
 		}
 		t.splice(p.pos, p.end, region, fresh)

@@ -31,7 +31,8 @@ func (m *hunkMatcher) render(st style, ps []*placed) []byte {
 			continue // unreachable: hunks are placed in order
 		}
 		out.raws = append(out.raws, t.raws[cur:p.pos]...)
-		out.raws = append(out.raws, m.region(p, st.nl())...)
+		region, _ := m.region(p, st.nl())
+		out.raws = append(out.raws, region...)
 		cur = p.end
 		if p.end == t.n() {
 			atEOF = p
@@ -46,14 +47,15 @@ func (m *hunkMatcher) render(st style, ps []*placed) []byte {
 }
 
 // region returns the lines that replace p's region: the hunk's new lines,
-// context lines as the file has them, added lines ending with nl.
-func (m *hunkMatcher) region(p *placed, nl string) []string {
-	pair := p.pairing()
+// context lines as the file has them, added lines ending with nl; and the
+// pairing it went by (pair[j]: the old line new line j keeps, or -1).
+func (m *hunkMatcher) region(p *placed, nl string) (out []string, pair []int) {
+	pair = p.pairing()
 	indent := noIndent
 	if p.rung >= rungTrim {
 		indent = indentShift(m.t.lines[p.pos:p.end], p.old, p.new, m.t.lines)
 	}
-	out := make([]string, len(p.new))
+	out = make([]string, len(p.new))
 	for j, l := range p.new {
 		if i := pair[j]; i >= 0 {
 			out[j] = m.t.raws[p.pos+i]
@@ -61,7 +63,7 @@ func (m *hunkMatcher) region(p *placed, nl string) []string {
 			out[j] = indent(l) + nl
 		}
 	}
-	return out
+	return out, pair
 }
 
 // wantFinalNL says whether the file must end with a line break after a
