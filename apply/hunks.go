@@ -466,8 +466,8 @@ func (m *hunkMatcher) placeBlock(k int, h *plan.Hunk) (*placed, *plan.Error) {
 // It returns where New starts.
 func (m *hunkMatcher) newAround(p *placed, r, start int) (int, bool) {
 	o, nw := p.old, p.new
-	if len(nw) <= len(o) || m.t.freshIn(p.pos, len(o)) {
-		return 0, false // no insertion to retry, or old lines the request wrote
+	if len(nw) <= len(o) {
+		return 0, false
 	}
 	var np *pattern
 	for d := 0; d+len(o) <= len(nw); d++ {
@@ -477,6 +477,8 @@ func (m *hunkMatcher) newAround(p *placed, r, start int) (int, bool) {
 		if !slices.Equal(nw[d:d+len(o)], o) || blank(nw[:d]) && blank(nw[d+len(o):]) {
 			continue
 		}
+		// New standing at q holds the old lines: if the request wrote
+		// any of them (or of New there), it is no earlier application.
 		if q := p.pos - d; q >= start && !m.t.freshIn(q, len(nw)) {
 			if np == nil {
 				np = newPattern(m.t, nw)
