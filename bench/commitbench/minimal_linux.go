@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/txedit/txedit/internal/par"
 	"golang.org/x/sys/unix"
 )
 
@@ -53,9 +55,11 @@ func minimalJournaled(root string, contents map[string][]byte, how staging) erro
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	// each runs f for every file, 32 at a time, as the bare write does.
+	each := func(f func(int) error) error { return par.Do(context.Background(), len(names), 32, f) }
 	// The old contents, read as any editor must (32 at once).
 	olds := make([][]byte, len(names))
-	if err := inFlight(len(names), func(i int) (err error) {
+	if err := each(func(i int) (err error) {
 		olds[i], err = os.ReadFile(filepath.Join(root, names[i]))
 		return err
 	}); err != nil {
@@ -137,7 +141,7 @@ func minimalJournaled(root string, contents map[string][]byte, how staging) erro
 				jerr = syncDir(jdir)
 			}
 		})
-		err := inFlight(len(names), stage)
+		err := each(stage)
 		wg.Wait()
 		if err == nil {
 			err = jerr
@@ -153,7 +157,7 @@ func minimalJournaled(root string, contents map[string][]byte, how staging) erro
 		if err := syncDir(jdir); err != nil {
 			return err
 		}
-		if err := inFlight(len(names), stage); err != nil {
+		if err := each(stage); err != nil {
 			return err
 		}
 	}
@@ -186,7 +190,7 @@ func minimalJournaled(root string, contents map[string][]byte, how staging) erro
 	var wg sync.WaitGroup
 	if unnamed {
 		wg.Go(func() {
-			lerr = inFlight(len(names), func(i int) error { return staged[i].Sync() })
+			lerr = each(func(i int) error { return staged[i].Sync() })
 		})
 	}
 	var err error
@@ -221,26 +225,6 @@ func (s staging) String() string {
 
 // minimalJournalDir is minimalJournaled's journal, beside the corpus.
 const minimalJournalDir = ".minj"
-
-// inFlight runs f(0..n-1), 32 at a time, and returns the first error.
-func inFlight(n int, f func(int) error) error {
-	sem := make(chan struct{}, 32)
-	errs := make(chan error, n)
-	for i := range n {
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem }()
-			errs <- f(i)
-		}()
-	}
-	var first error
-	for range n {
-		if err := <-errs; err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
 
 func closeAll(fs []*os.File) {
 	for _, f := range fs {
