@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/txedit/txedit/internal/grep"
 	"github.com/txedit/txedit/plan"
@@ -24,10 +26,17 @@ import (
 // of g (every match of a line), i or I (ignore case) and a number N (only
 // the Nth match; with g, the Nth and those after it).
 type Sed struct {
-	re     *regexp.Regexp // line-scoped, leftmost-longest
-	scan   *regexp.Regexp // (?m) variant that finds candidate lines fast
-	lit    []byte         // the literal searched for, when literal
+	re *regexp.Regexp // line-scoped, leftmost-longest
+	// lines finds the lines the regex may match with grep's engine (its
+	// literal and required-substring prefilters, its vector search):
+	// finding the files a tree-wide substitution changes costs what a
+	// search for the pattern costs. scan is the fallback, for a regex
+	// grep refuses (one with a line break, which matches no line).
+	lines  *grep.Matcher
+	scan   *regexp.Regexp // (?m) variant that finds candidate lines
+	lit    []byte         // the literal searched for: literal mode, or a regex that is a plain string
 	find   *grep.Literal  // finds lit, when lit is not empty
+	rep    []byte         // the replacement, when lit is set (no groups to fill in)
 	pieces []piece
 	global bool
 	nth    int // 1-based; 1 when no number was given
@@ -94,9 +103,6 @@ func ParseSed(expr string, literal bool) (*Sed, error) {
 		prefix = "(?i)"
 		s.lit = nil
 	}
-	if len(s.lit) > 0 {
-		s.find = grep.NewLiteral(s.lit)
-	}
 	if s.re, err = regexp.Compile(prefix + pat); err != nil {
 		return nil, sedErr("bad regular expression: %v", err)
 	}
@@ -108,8 +114,42 @@ func ParseSed(expr string, literal bool) (*Sed, error) {
 		if s.pieces, err = parseReplacement(repl, d, s.re.NumSubexp()); err != nil {
 			return nil, err
 		}
+		if lit, ok := plainString(pat); ok && !ci {
+			// A regex that is a plain string (errors\.New) is found and
+			// replaced as one: its matches are its occurrences.
+			s.lit = lit
+		}
+	}
+	if len(s.lit) > 0 {
+		s.find = grep.NewLiteral(s.lit)
+		for _, p := range s.pieces {
+			if p.group == 0 {
+				s.rep = append(s.rep, s.lit...)
+			} else {
+				s.rep = append(s.rep, p.lit...)
+			}
+		}
+	}
+	if m, err := grep.Compile(pat, grep.Options{IgnoreCase: ci}); err == nil {
+		s.lines = m
 	}
 	return s, nil
+}
+
+// plainString returns the string a regex stands for when it is nothing
+// but one (no operator, no class, no group, no flag), so that its matches
+// are exactly that string's occurrences. A literal holding U+FFFD is not
+// one: the regexp engine matches it at every byte of invalid UTF-8.
+func plainString(pat string) ([]byte, bool) {
+	re, err := syntax.Parse(pat, syntax.Perl)
+	if err != nil {
+		return nil, false
+	}
+	re = re.Simplify()
+	if re.Op != syntax.OpLiteral || re.Flags&syntax.FoldCase != 0 || len(re.Rune) == 0 || slices.Contains(re.Rune, utf8.RuneError) {
+		return nil, false
+	}
+	return []byte(string(re.Rune)), true
 }
 
 // sedPart reads a part of the expression up to the unescaped delimiter
@@ -239,6 +279,9 @@ func (s *Sed) Apply(content []byte) ([]byte, int) {
 // the caller reuses) and returns it. With no match nothing is appended
 // and dst comes back as it was.
 func (s *Sed) AppendApply(dst, content []byte) ([]byte, int) {
+	if s.find == nil && s.lines != nil {
+		return s.appendLines(dst, content)
+	}
 	out, start := dst, len(dst)
 	n, done := 0, 0 // done: content[:done] is already in out
 	for pos := 0; pos < len(content); {
@@ -286,13 +329,43 @@ func (s *Sed) AppendApply(dst, content []byte) ([]byte, int) {
 	return append(out, content[done:]...), n
 }
 
+// appendLines is AppendApply for a regex, its candidate lines found by
+// grep's engine: a line it passes over holds no match of the regex.
+func (s *Sed) appendLines(dst, content []byte) ([]byte, int) {
+	out, start := dst, len(dst)
+	n, done := 0, 0 // done: content[:done] is already in out
+	s.lines.Lines(content, func(b grep.Block) bool {
+		ls, le := b.Start, b.End
+		if le > ls && content[le-1] == '\n' {
+			le--
+		}
+		if n == 0 {
+			// Room for the content and some growth, once.
+			out = slices.Grow(out, len(content)+len(content)/32+64)
+		}
+		mark := len(out)
+		var k int
+		if out, k = s.appendLine(append(out, content[done:ls]...), content[ls:le]); k > 0 {
+			done = le
+			n += k
+		} else {
+			out = out[:mark]
+		}
+		return true
+	})
+	if n == 0 {
+		return dst[:start], 0
+	}
+	return append(out, content[done:]...), n
+}
+
 // appendLine appends line l (without its newline) substituted to out; with
 // no substitution (0) what it appended is to be dropped by the caller.
 func (s *Sed) appendLine(out, l []byte) ([]byte, int) {
 	if s.find != nil && s.nth == 1 {
 		// A literal: no regex needed to find its occurrences, which
 		// cannot overlap as the regex's leftmost matches do not.
-		rep := s.pieces[0].lit
+		rep := s.rep
 		n, last := 0, 0
 		for {
 			i := s.find.Index(l[last:])

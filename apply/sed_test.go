@@ -65,6 +65,13 @@ var sedConformance = []string{
 	`s/[a-z]+/(&)/3g`,
 	`s/\./DOT/g`,
 	`s/%/ percent/`,
+	`s/(fo+) (ba[rz])/\2-\1/g`,
+	`s/wor|lin/#/g`,
+	`s/o.e/[&]/g`,
+	`s/foo$/END/`,
+	`s/^foo/START/`,
+	`s/ba[rz] /<\0>/g`,
+	`s/foo/[&]/2`,
 }
 
 // gnuSed is the path of GNU sed; without it the test fails in CI and is
@@ -219,4 +226,42 @@ func FuzzSed(f *testing.F) {
 			t.Fatalf("no replacement but the content changed")
 		}
 	})
+}
+
+// TestSedFindsLinesWithGrep: a regex's candidate lines come from grep's
+// engine (its prefilters), and a regex that is a plain string is found
+// and replaced as one; what both give is checked against GNU sed by
+// TestSedMatchesGNUSed.
+func TestSedFindsLinesWithGrep(t *testing.T) {
+	for _, c := range []struct {
+		pat   string
+		plain string // the string found, when the regex is one
+	}{
+		{`s/errors\.New/E/g`, "errors.New"},
+		{`s/foo/[&]/`, "foo"},
+		{`s/errors\.New\(/E/`, "errors.New("},
+		{`s/fo+/X/g`, ""},
+		{`s/foo/X/i`, ""},
+		{`s/a|b/X/`, ""},
+		{"s/\xef\xbf\xbd/X/", ""},
+	} {
+		s, err := ParseSed(c.pat, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.lines == nil {
+			t.Errorf("%s: no grep matcher", c.pat)
+		}
+		if string(s.lit) != c.plain {
+			t.Errorf("%s: found as the string %q, want %q", c.pat, s.lit, c.plain)
+		}
+	}
+	s, err := ParseSed(`s/errors\.New/x&y/g`, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, n := s.Apply([]byte("a errors.New b errors.New\nerrorsxNew\n"))
+	if want := "a xerrors.Newy b xerrors.Newy\nerrorsxNew\n"; string(got) != want || n != 2 {
+		t.Errorf("got %q (%d), want %q (2)", got, n, want)
+	}
 }

@@ -453,6 +453,13 @@ func (s *Matcher) Search(buf []byte, emit func(Block) bool) int {
 	return s.search(buf, 1, true, emit)
 }
 
+// Lines is Search without line numbers (every Block's Line is 0), for
+// callers that only need where the matching lines are (a sed-style
+// substitution's candidate lines).
+func (s *Matcher) Lines(buf []byte, emit func(Block) bool) int {
+	return s.search(buf, 1, false, emit)
+}
+
 // search is Search with the number of buf's first line given; without
 // lines, the blocks' Line is not worked out (and is 0).
 func (s *Matcher) search(buf []byte, line int, lines bool, emit func(Block) bool) int {
