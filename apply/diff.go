@@ -231,6 +231,9 @@ func writeHunks(w *strings.Builder, a, b []string, off int) (st Stat) {
 		st.Removed += e.A1 - e.A0
 		st.Added += e.B1 - e.B0
 	}
+	// The diff's size, known before it is written: the builder grows
+	// once, not by doubling through copies of a large file's diff.
+	w.Grow(hunksSize(edits, a, b))
 	for i := 0; i < len(edits); {
 		j := i
 		for j+1 < len(edits) && edits[j+1].A0-edits[j].A1 <= 2*context {
@@ -253,6 +256,38 @@ func writeHunks(w *strings.Builder, a, b []string, off int) (st Stat) {
 		i = j + 1
 	}
 	return st
+}
+
+// hunksSize is about what writeHunks writes for edits (exactly, but for
+// the hunk headers' numbers and the missing-newline markers, which it
+// allows for generously).
+func hunksSize(edits []edit, a, b []string) int {
+	n := 0
+	size := func(ls []string) {
+		for _, l := range ls {
+			n += len(l) + 1
+		}
+	}
+	for i := 0; i < len(edits); {
+		j := i
+		for j+1 < len(edits) && edits[j+1].A0-edits[j].A1 <= 2*context {
+			j++
+		}
+		first, last := edits[i], edits[j]
+		a0 := max(0, first.A0-context)
+		a1 := min(len(a), last.A1+context)
+		n += 64 // the header, and a missing newline's marker
+		pos := a0
+		for _, e := range edits[i : j+1] {
+			size(a[pos:e.A0])
+			size(a[e.A0:e.A1])
+			size(b[e.B0:e.B1])
+			pos = e.A1
+		}
+		size(a[pos:a1])
+		i = j + 1
+	}
+	return n
 }
 
 // hunkRange formats a hunk side: a side with no lines names the line before

@@ -230,19 +230,27 @@ func (d *diffReader) finish(f *File, old, nw string, start int, git bool) (*File
 	}
 	switch f.Op {
 	case OpAdd:
-		var b strings.Builder
+		size := 0
 		for _, h := range hunks {
 			if len(h.old) > 0 || h.line > 1 {
 				return nil, errAt(h.at, f.Path, "a new file's hunk can only add lines (and must be @@ -0,0 +1,N @@)")
 			}
+			for _, l := range h.new {
+				size += len(l) + 1
+			}
+		}
+		// One allocation of the content's size (a new file may be most
+		// of a large diff).
+		b := make([]byte, 0, size)
+		for _, h := range hunks {
 			for i, l := range h.new {
-				b.WriteString(l)
+				b = append(b, l...)
 				if i < len(h.new)-1 || !h.newNoEOL {
-					b.WriteByte('\n')
+					b = append(b, '\n')
 				}
 			}
 		}
-		f.Content = []byte(b.String())
+		f.Content = b
 	case OpDelete:
 		for _, h := range hunks {
 			if len(h.new) > 0 {
@@ -280,6 +288,9 @@ func noCR(ls []string) []string {
 	if len(ls) == 0 {
 		return nil
 	}
+	if !slices.ContainsFunc(ls, func(l string) bool { return strings.HasSuffix(l, "\r") }) {
+		return ls // no copy: the lines are the diff's own
+	}
 	out := make([]string, len(ls))
 	for i, l := range ls {
 		out[i] = strings.TrimSuffix(l, "\r")
@@ -303,6 +314,9 @@ func (d *diffReader) hunks(path string) ([]diffHunk, error) {
 				return nil, errAt(d.i+1, path, "%q: a number is out of range", clip(l))
 			}
 			oldLeft, newLeft = oc, nc
+			if oc+nc <= len(d.lines)-d.i { // room for what the counts promise, once
+				h.old, h.new, h.marks = make([]string, 0, oc), make([]string, 0, nc), make([]byte, 0, oc+nc)
+			}
 			h.line = max(os, 1)
 			if oc == 0 {
 				h.line = os + 1 // "-5,0": insert after line 5
