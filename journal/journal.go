@@ -188,7 +188,13 @@ func (j *Journal) Lock() (*Locked, error) { return j.LockWithin(j.opts.LockTimeo
 // Options.LockTimeout): for work that can as well be done later, such as
 // retention after a write (engine.Options.BackgroundGC).
 func (j *Journal) LockWithin(timeout time.Duration) (*Locked, error) {
-	if err := j.init(); err != nil {
+	fresh, err := j.makeDirs()
+	if err == nil && fresh && j.opts.Sync != SyncNone {
+		// The new directories durable before any file is made in them,
+		// both syncs at once.
+		err = j.each(2, func(i int) error { return j.fs.SyncDir([]string{Dir, "."}[i]) })
+	}
+	if err != nil {
 		return nil, err
 	}
 	unlock, err := j.fs.Lock(lockName, timeout)
@@ -205,7 +211,13 @@ func (j *Journal) LockWithin(timeout time.Duration) (*Locked, error) {
 			unlock() // recovery failed or panicked: do not keep the lock
 		}
 	}()
-	if err := j.ensureGitignore(); err != nil {
+	// A journal this call made writes its first files (.gitignore, the
+	// legacy list, the key) in one round (freshFiles, makeKey), not in
+	// two rounds each.
+	var batch []atomicWrite
+	if fresh {
+		batch = j.freshFiles()
+	} else if err := j.ensureGitignore(); err != nil {
 		return nil, err
 	}
 	// The transactions that may need recovery: those pending/ names, or,
@@ -229,8 +241,12 @@ func (j *Journal) LockWithin(timeout time.Duration) (*Locked, error) {
 			all, err = j.scan()
 		}
 		if err == nil {
-			l.tr, err = j.makeKey(all.ids)
+			l.tr, err = j.makeKey(all.ids, batch)
+			batch = nil
 		}
+	}
+	if err == nil && len(batch) > 0 {
+		err = j.writeFilesAtomic(batch, nil)
 	}
 	if err != nil {
 		return nil, err
@@ -268,37 +284,51 @@ func (l *Locked) Unlock() error {
 // that needs the lock again, started the moment it is free.
 func (l *Locked) AfterUnlock(fn func()) { l.after = append(l.after, fn) }
 
-// init creates the journal's directories on first use (the lock file
-// lives in them, so this runs before the lock is taken; Mkdir is atomic,
-// so racing processes are harmless).
+// init creates the journal's directories on first use, durably.
 func (j *Journal) init() error {
+	fresh, err := j.makeDirs()
+	if err != nil || !fresh || j.opts.Sync == SyncNone {
+		return err
+	}
+	if err := j.fs.SyncDir(Dir); err != nil {
+		return err
+	}
+	return j.fs.SyncDir(".")
+}
+
+// makeDirs creates the journal's directories on first use (the lock file
+// lives in them, so this runs before the lock is taken; Mkdir is atomic,
+// so racing processes are harmless). fresh reports that it made them (or
+// found them half made): they are not durable yet.
+func (j *Journal) makeDirs() (fresh bool, err error) {
 	if _, err := j.fs.Lstat(txnsDir); err == nil {
-		return nil
+		return false, nil
 	}
 	if err := j.fs.Mkdir(Dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
+		return false, err
 	}
 	if err := j.fs.Mkdir(txnsDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
+		return false, err
 	}
 	// A new journal has nothing pending to find by listing: it starts
 	// with pending/ (an older one is given it under the lock).
 	if err := j.fs.Mkdir(pendingDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
+		return false, err
 	}
 	// The file marks are links to (marks.go), durable with the rest.
 	if f, err := j.fs.Create(markName, 0o600); err == nil {
 		f.Close()
 	} else if !errors.Is(err, fs.ErrExist) {
-		return err
+		return false, err
 	}
-	if j.opts.Sync != SyncNone {
-		if err := j.fs.SyncDir(Dir); err != nil {
-			return err
-		}
-		return j.fs.SyncDir(".")
-	}
-	return nil
+	return true, nil
+}
+
+// freshFiles is what a journal just made writes with its directories'
+// syncs: its .gitignore (written again if it exists: a half-made journal
+// a crash left may hold its temporary file, which the write removes).
+func (j *Journal) freshFiles() []atomicWrite {
+	return []atomicWrite{{name: Dir + "/.gitignore", data: []byte(gitignore), perm: 0o644}}
 }
 
 // gitignore is the journal's own .gitignore: the journal ignores itself,
@@ -313,12 +343,17 @@ func (j *Journal) ensureGitignore() error {
 	name := Dir + "/.gitignore"
 	if data, _, err := fsys.ReadFile(j.fs, name, 1<<10); err == nil && string(data) == gitignore {
 		// A crash of an earlier write may have left its temporary file
-		// (a rewrite removes it first): looked for once per Journal.
+		// (a rewrite removes it first): looked for once per Journal. So
+		// are the key's and the legacy list's: a new journal writes them
+		// in one round (freshFiles), so a power loss may keep the key and
+		// a temporary file of the list, which no later lock writes again.
 		if j.swept.Load() {
 			return nil
 		}
-		if err := j.fs.Remove(name + ".tmp"); err != nil && !fsys.Gone(err) {
-			return err
+		for _, tmp := range []string{name + ".tmp", keyName + ".tmp", legacyName + ".tmp"} {
+			if err := j.fs.Remove(tmp); err != nil && !fsys.Gone(err) {
+				return err
+			}
 		}
 		j.swept.Store(true)
 		return nil

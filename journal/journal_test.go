@@ -84,7 +84,10 @@ var threeFiles = map[string]string{"a/x": "old x\n", "c/z": "z\n", "c/keep": "k\
 // finishes a transaction whose files are all new: forward.go), and whose
 // pending entry therefore stays (until the next begin round). The
 // journal's own small files are
-// new files written whole, fdatasynced in both modes.
+// new files written whole, fdatasynced in both modes. A new journal's
+// directories are synced at once, and its .gitignore, legacy list and key
+// written in one round (their fdatasyncs, then the renames and one sync
+// of the journal's directory), where each took two rounds of its own.
 func TestDurabilityTrace(t *testing.T) {
 	for mode, sync := range map[journal.SyncMode]string{journal.SyncAuto: "fdatasync", journal.SyncData: "fdatasync", journal.SyncFile: "fsync"} {
 		_, inner := setup(t, threeFiles)
@@ -119,19 +122,17 @@ lock .txedit/LOCK
 remove .txedit/.gitignore.tmp
 create .txedit/.gitignore.tmp
 write .txedit/.gitignore.tmp
-fdatasync .txedit/.gitignore.tmp
-rename .txedit/.gitignore.tmp .txedit/.gitignore
-syncdir .txedit
 remove .txedit/legacy.tmp
 create .txedit/legacy.tmp
 write .txedit/legacy.tmp
-fdatasync .txedit/legacy.tmp
-rename .txedit/legacy.tmp .txedit/legacy
-syncdir .txedit
 remove .txedit/key.tmp
 create .txedit/key.tmp
 write .txedit/key.tmp
+fdatasync .txedit/.gitignore.tmp
+fdatasync .txedit/legacy.tmp
 fdatasync .txedit/key.tmp
+rename .txedit/.gitignore.tmp .txedit/.gitignore
+rename .txedit/legacy.tmp .txedit/legacy
 rename .txedit/key.tmp .txedit/key
 syncdir .txedit
 link .txedit/mark .txedit/pending/ID

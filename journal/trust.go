@@ -86,7 +86,10 @@ func (j *Journal) loadTrust() (*trust, error) {
 // then recovered as before. The list is written before the key, so a
 // crash between the two leaves no key, and the next Lock makes both again;
 // the temporary files such a crash leaves are Recover's (journalTemps).
-func (j *Journal) makeKey(ids []string) (*trust, error) {
+//
+// with are other files to write in the same round (a new journal's
+// .gitignore).
+func (j *Journal) makeKey(ids []string, with []atomicWrite) (*trust, error) {
 	var legacy bytes.Buffer
 	signed := false
 	for _, id := range ids {
@@ -110,13 +113,22 @@ func (j *Journal) makeKey(ids []string) (*trust, error) {
 		legacy.Reset()
 	}
 	sync := j.opts.Sync != SyncNone
-	if err := fsys.WriteFileAtomic(j.fs, legacyName, legacy.Bytes(), 0o600, sync); err != nil {
-		return nil, err
-	}
 	key := make([]byte, keyLen)
 	rand.Read(key)
-	if err := fsys.WriteFileAtomic(j.fs, keyName, []byte(hex.EncodeToString(key)+"\n"), 0o600, sync); err != nil {
+	keyFile := atomicWrite{name: keyName, data: []byte(hex.EncodeToString(key) + "\n"), perm: 0o600}
+	files := append(with, atomicWrite{name: legacyName, data: legacy.Bytes(), perm: 0o600})
+	if legacy.Len() == 0 {
+		// An empty list may become durable after the key: a key without
+		// its list trusts no old manifest, which is what the list says.
+		files = append(files, keyFile)
+	}
+	if err := j.writeFilesAtomic(files, nil); err != nil {
 		return nil, err
+	}
+	if legacy.Len() > 0 {
+		if err := fsys.WriteFileAtomic(j.fs, keyName, keyFile.data, 0o600, sync); err != nil {
+			return nil, err
+		}
 	}
 	return j.loadTrust()
 }
