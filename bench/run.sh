@@ -27,6 +27,11 @@
 #                                 the same read as a tool against a Go hello world
 #                                 built in the same run, less the cost of a spawn
 #                                 (/bin/true) (bench/startbench; not in all)
+#   bench/run.sh realdiff [flags] real diffs (consecutive releases of Go modules from
+#                                 the module proxy; bench/realdiffbench/corpus.sh builds
+#                                 them, once) applied by txedit apply and by git apply,
+#                                 each to a fresh export, the 20 with most files
+#                                 (bench/realdiffbench; not in all)
 #   bench/run.sh fscost [flags]   single file-system calls a commit is made of (create,
 #                                 mkdir, link, O_TMPFILE, unlink, fsync, fdatasync, parallel
 #                                 fsyncs), on disk and on tmpfs (bench/fscostbench; not in all)
@@ -49,6 +54,8 @@
 #   (where npm installs the official server and the MCP SDK, kept for the next
 #   run)  AGENTLOOP_INSTALL=0 (install nothing: without the official server
 #   txedit runs alone; the SDK may then come from cmd/txedit/testdata/mcpclient)
+#   REALDIFF_CORPUS=$DISK/txedit-realdiff-corpus (built there when missing: go mod
+#   download, so the module proxy or the module cache is needed once)
 #   SOAK_SAVES=10000 (the soak stops after this many outside saves on each
 #   file system; -duration 5m stops it by time) KEEP=1 (keep the soak's tree)
 # Peers: rg, fd (fdfind), git, sd, cat, dd, GNU time (peak RSS); bench/deps.sh installs them.
@@ -70,6 +77,7 @@ JOURNALS=${JOURNALS:-0,200,1000}
 AGENTLOOP_PEERS=${AGENTLOOP_PEERS:-/tmp/txedit-agentloop}
 AGENTLOOP_INSTALL=${AGENTLOOP_INSTALL:-1}
 SOAK_SAVES=${SOAK_SAVES:-10000}
+REALDIFF_CORPUS=${REALDIFF_CORPUS:-$DISK/txedit-realdiff-corpus}
 # The official MCP filesystem server, pinned; the SDK (the client) at the
 # version cmd/txedit/testdata/mcpclient pins.
 FS_SERVER_VERSION=2026.8.31
@@ -135,7 +143,7 @@ cleanup() {
 }
 trap cleanup EXIT
 build() {
-	go build -o "$bin/" ./cmd/txedit ./cmd/txedit-mcp ./bench/commitbench ./bench/replacebench ./bench/searchbench ./bench/agentloopbench ./bench/soakbench ./bench/startbench
+	go build -o "$bin/" ./cmd/txedit ./cmd/txedit-mcp ./bench/commitbench ./bench/replacebench ./bench/searchbench ./bench/agentloopbench ./bench/soakbench ./bench/startbench ./bench/realdiffbench
 }
 scratch() { # scratch BASE NAME sets dir, the program's directory under BASE
 	dir=$1/txedit-$2
@@ -161,8 +169,7 @@ commit() {
 		base=$(fsdir "$fs") || continue
 		scratch "$base" commitbench
 		for n in $COMMIT_FILES; do
-			g=()
-			[ "$n" = 1000 ] && g=(-goals "$goals") # the goals are for 1,000 files
+			g=(-goals "$goals") # 1,000 files against sd and git apply, fewer against the least journaled commit
 			section "commit: $n files, $fs ($base), quiet"
 			"$bin/commitbench" -files "$n" -edits 1 -dir "$dir" -txedit "$bin/txedit" "${g[@]}" "${runs[@]}" "$@"
 			if [ "$fs" = tmpfs ]; then
@@ -184,6 +191,23 @@ replace() {
 		scratch "$base" replacebench
 		section "replace: pattern_replace, $fs ($base)"
 		"$bin/replacebench" -dir "$dir" -txedit "$bin/txedit" "${files[@]}" -goals "$goals" "${runs[@]}" "$@"
+	done
+}
+
+# realdiff runs bench/realdiffbench on each file system, on the corpus in
+# $REALDIFF_CORPUS (built first when it holds no diff).
+realdiff() {
+	local fs base dir
+	if ! ls "$REALDIFF_CORPUS"/*/patch.diff >/dev/null 2>&1; then
+		echo "run.sh: building the real-diffs corpus in $REALDIFF_CORPUS (bench/realdiffbench/corpus.sh)" >&2
+		bench/realdiffbench/corpus.sh "$REALDIFF_CORPUS"
+	fi
+	for fs in ${FS//,/ }; do
+		base=$(fsdir "$fs") || continue
+		scratch "$base" realdiffbench
+		section "realdiff: txedit apply vs git apply, real diffs, $fs ($base)"
+		"$bin/realdiffbench" -corpus "$REALDIFF_CORPUS" -dir "$dir" -txedit "$bin/txedit" -goals "$goals" ${RUNS:+-runs "$RUNS"} "$@"
+		rm -rf "$dir"
 	done
 }
 
@@ -271,7 +295,7 @@ summary() {
 }
 
 case "$what" in
-search | commit | replace | memory)
+search | commit | replace | memory | realdiff)
 	peers
 	machine
 	build

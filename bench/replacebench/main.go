@@ -36,6 +36,11 @@ import (
 const (
 	find = "errors.New("
 	repl = "errors.Newf("
+	// The regex replacement (issue #40: finding the files that change
+	// costs what a search costs): a regex that is a plain string, as an
+	// agent writes it, and a name nothing in the tree uses.
+	findRE = `errors\.New`
+	replRE = "errors.NewErr"
 )
 
 func main() {
@@ -126,20 +131,54 @@ func main() {
 			return cmd
 		}}
 	}
+	// The same replacement as a regex, through txedit replace and as a
+	// JSON request (issue #40's rows), and its dry run.
+	requestRE := fmt.Sprintf(`{"directory":".","file_pattern":"*.go","sed_pattern":"s/%s/%s/g"}`, strings.ReplaceAll(findRE, `\`, `\\`), replRE)
+	txRE := func(name string, flags ...string) timing.Method {
+		args := append(append([]string{"replace"}, flags...), "--glob", "*.go", "s/"+findRE+"/"+replRE+"/g")
+		return timing.Method{Name: name, Setup: reset, Teardown: count(name), Cmd: func() *exec.Cmd {
+			cmd := exec.Command(txedit, args...)
+			cmd.Dir = corpus
+			return cmd
+		}}
+	}
 	methods := []timing.Method{tx("txedit replace --literal (journal, durable)"),
 		req("txedit apply - (pattern_replace request)", "apply", "-"),
-		req("txedit tool fs_write (pattern_replace request)", "tool", "--toolset", "txedit", "fs_write")}
+		req("txedit tool fs_write (pattern_replace request)", "tool", "--toolset", "txedit", "fs_write"),
+		txRE("txedit replace, regex (journal, durable)"),
+		{Name: "txedit apply -, regex request", Setup: reset, Teardown: count("txedit apply -, regex request"), Cmd: func() *exec.Cmd {
+			cmd := exec.Command(txedit, "apply", "-")
+			cmd.Dir = corpus
+			cmd.Stdin = strings.NewReader(requestRE)
+			return cmd
+		}},
+		txRE("txedit replace --dry-run, regex", "--dry-run"),
+	}
+	const (
+		iLiteral, iRequest, iTool, iRegex, iRegexRequest, iDryRun = 0, 1, 2, 3, 4, 5
+	)
 	if *modes {
 		methods = append(methods, tx("txedit replace --literal --dry-run", "--dry-run"), tx("txedit replace --literal --json", "--json"),
 			tx("txedit replace --literal --json --dry-run", "--json", "--dry-run"))
 	}
 	sd := timing.SdLiteral()
+	// The durable floor of what rg | sd does: the same writes, then the
+	// changed files and their directories synced (coreutils sync: an
+	// fdatasync of each file, an fsync of each directory), all at once.
+	const list = "rg -l -g '*.go' '" + findRE + "' >.rg-list"
+	sdRE := "xargs sd '" + findRE + "' '" + replRE + "' <.rg-list"
 	methods = append(methods,
 		sh("find -name '*.go' -type f | xargs sed -i", `find . -name '*.go' -type f -print0 | xargs -0 sed -i 's/errors\.New(/errors.Newf(/g'`),
+		sh("rg -l | xargs sd, regex (no journal)", list+" && "+sdRE+"; rm -f .rg-list"),
+		sh("rg -l | xargs sd, regex, then sync of the changed files", list+" && "+sdRE+" && xargs sync -d <.rg-list && xargs -n 64 dirname <.rg-list | sort -u | xargs sync; rm -f .rg-list"),
+		sh("rg -l, regex (finding the files only)", "rg -l -g '*.go' '"+findRE+"' >/dev/null"),
+		sh("rg -l | xargs sd -p, regex (the dry run's peer: nothing written)", list+" && xargs sd -p '"+findRE+"' '"+replRE+"' <.rg-list >/dev/null; rm -f .rg-list"),
 		sh("rg -l -F | xargs sd "+sd+" (no journal)", `rg -l -F -g '*.go' 'errors.New(' | xargs sd `+sd+` 'errors.New(' 'errors.Newf('`))
 	samples, err := timing.Interleaved(*runs, methods)
 	check(err)
 	check(reset())
+	peer := len(methods) - 1
+	iSdRE, iSdSync, iRg, iSdPreview := peer-4, peer-3, peer-2, peer-1
 
 	kind := timing.FSKind(*dir)
 	fmt.Printf("literal replacement errors.New( -> errors.Newf( in %s, on %s (%s); %d cores, median of %d runs, load average %s\n",
@@ -148,20 +187,46 @@ func main() {
 	for _, m := range methods {
 		names = append(names, fmt.Sprintf("%s [%d files]", m.Name, changed[m.Name]))
 	}
-	peer := len(methods) - 1
-	timing.Report(os.Stdout, names, samples, timing.Ref{Label: "vs rg | sd", Index: peer})
+	timing.Report(os.Stdout, names, samples, timing.Ref{Label: "vs rg | sd", Index: peer}, timing.Ref{Label: "vs sd regex", Index: iSdRE},
+		timing.Ref{Label: "vs sd+sync", Index: iSdSync})
 	if changed[methods[0].Name] != changed[methods[peer].Name] {
 		fmt.Printf("note: txedit changed %d files, rg | sd %d: not the same work\n", changed[methods[0].Name], changed[methods[peer].Name])
 	}
-	r := timing.Ratio(samples[0], samples[peer])
-	check(timing.Goal(*goals, fmt.Sprintf("pattern_replace within 1.2x of rg -l | xargs sd (%s, %s)", what, kind), fmt.Sprintf("%.2fx", r), r <= 1.2))
+	if changed[methods[iRegex].Name] != changed[methods[iSdRE].Name] {
+		fmt.Printf("note: txedit's regex replacement changed %d files, rg | sd's %d: not the same work\n", changed[methods[iRegex].Name], changed[methods[iSdRE].Name])
+	}
+	// The bounds of SPEC §11: within 1.3x of rg | sd on disk, 1.0x on a
+	// tmpfs; the dry run within 1.5x of rg -l plus what sd needs (sd's
+	// own preview of the same files).
+	bound := 1.3
+	if kind == "tmpfs" {
+		bound = 1.0
+	}
+	for _, g := range []struct {
+		i, peer int
+		what    string
+		bound   float64
+	}{
+		{iLiteral, peer, "txedit replace --literal", bound},
+		{iRequest, peer, "the pattern_replace request (txedit apply -), literal", bound},
+		{iRegex, iSdRE, "txedit replace, regex", bound},
+		{iRegexRequest, iSdRE, "the pattern_replace request (txedit apply -), regex", bound},
+	} {
+		r := timing.Ratio(samples[g.i], samples[g.peer])
+		check(timing.Goal(*goals, fmt.Sprintf("%s within %.1fx of rg -l | xargs sd (%s, %s)", g.what, g.bound, what, kind), fmt.Sprintf("%.2fx", r), r <= g.bound))
+	}
+	r := timing.Ratio(samples[iDryRun], samples[iSdPreview])
+	check(timing.Goal(*goals, fmt.Sprintf("txedit replace --dry-run within 1.5x of rg -l | xargs sd -p (%s, %s)", what, kind), fmt.Sprintf("%.2fx", r), r <= 1.5))
+	rg, _ := timing.Medians(samples[iRg])
+	fmt.Printf("(rg -l alone %s; the durable floor, rg | sd and a sync of what it changed, is %.2fx rg | sd; txedit's regex replacement is %.2fx that floor; load average after %s)\n",
+		timing.Ms(rg.Wall), timing.Ratio(samples[iSdSync], samples[iSdRE]), timing.Ratio(samples[iRegex], samples[iSdSync]), timing.LoadAvg())
 	if *modes {
-		// The output modes are methods 0 and 3-5 (1 and 2 are the same
+		// The output modes are methods 0 and 6-8 (1 and 2 are the same
 		// request through apply and fs_write: their own goal lines).
 		for _, m := range []struct {
 			i    int
 			mode string
-		}{{0, "plain"}, {3, "--dry-run"}, {4, "--json"}, {5, "--json --dry-run"}, {1, "txedit apply -"}, {2, "txedit tool fs_write"}} {
+		}{{0, "plain"}, {6, "--dry-run"}, {7, "--json"}, {8, "--json --dry-run"}, {1, "txedit apply -"}, {2, "txedit tool fs_write"}} {
 			i, mode := m.i, m.mode
 			_, peak := timing.Medians(samples[i])
 			check(timing.Goal(*goals, fmt.Sprintf("pattern_replace peak RSS under 200 MiB, %s output (%s, %s)", mode, what, kind),

@@ -1,0 +1,217 @@
+// Command realdiffbench times `txedit apply` of real diffs against `git
+// apply` of the same diffs: the diffs between consecutive releases of
+// modules from the Go module proxy (corpus.sh builds them), the N with
+// most files, each applied to a fresh export of the older release on
+// every run (bench/README.md, "Real diffs").
+//
+//	go run ./bench/realdiffbench -corpus DIR [-dir DIR] [-top 20] [-runs 3] [-goals FILE]
+//
+// For each diff both methods run side by side, interleaved, -runs times;
+// before each run the older tree is copied afresh (untimed, then sync(2)),
+// so txedit always makes a new journal (its first commit) and neither
+// method finds the other's files in the page cache more than the copy
+// left there. The first run of each method is checked: the tree must equal
+// the newer release afterwards. It prints a row per diff (files, hunks,
+// medians, the ratio of medians) and, under the table, the median of the
+// per-diff ratios and the ratio of the sums, which the goal is about
+// (1.5x on disk, 2x on tmpfs).
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/txedit/txedit/bench/internal/timing"
+)
+
+type entry struct {
+	name, dir   string
+	files, hunk int
+	bytes       int64
+}
+
+func main() {
+	corpus := flag.String("corpus", "", "the corpus: directories each holding old/, new/ and patch.diff (bench/realdiffbench/corpus.sh builds it)")
+	dir := flag.String("dir", "", "scratch directory, on the file system to measure (default: a temp dir)")
+	bin := flag.String("txedit", "", "txedit binary (default: built from this module)")
+	top := flag.Int("top", 20, "the diffs with most files to run")
+	runs := flag.Int("runs", 3, "runs of each method per diff")
+	only := flag.String("only", "", "run only the diffs whose name matches this regexp")
+	goals := flag.String("goals", "", "append the goal line to this file, for bench/run.sh's summary")
+	flag.Parse()
+	if *corpus == "" {
+		fmt.Fprintln(os.Stderr, "realdiffbench: -corpus DIR is required (bench/realdiffbench/corpus.sh DIR builds it)")
+		os.Exit(2)
+	}
+	if *dir == "" {
+		d, err := os.MkdirTemp("", "realdiffbench")
+		check(err)
+		defer os.RemoveAll(d)
+		*dir = d
+	}
+	check(os.MkdirAll(*dir, 0o755))
+	txedit := *bin
+	if txedit == "" {
+		var err error
+		txedit, err = timing.BuildTxedit(*dir)
+		check(err)
+	} else if abs, err := filepath.Abs(txedit); err == nil {
+		txedit = abs
+	}
+	entries := list(*corpus)
+	if *only != "" {
+		re := regexp.MustCompile(*only)
+		var keep []entry
+		for _, e := range entries {
+			if re.MatchString(e.name) {
+				keep = append(keep, e)
+			}
+		}
+		entries = keep
+	}
+	if len(entries) > *top {
+		entries = entries[:*top]
+	}
+	if len(entries) == 0 {
+		fmt.Fprintln(os.Stderr, "realdiffbench: no diffs in", *corpus)
+		os.Exit(1)
+	}
+	work := filepath.Join(*dir, "work")
+	kind := timing.FSKind(*dir)
+	bound := 1.5
+	if kind == "tmpfs" {
+		bound = 2
+	}
+	fmt.Printf("real diffs (%s), the %d with most files, applied to a fresh export on %s (%s); %d cores, median of %d runs each, load average %s\n",
+		*corpus, len(entries), kind, *dir, runtime.NumCPU(), *runs, timing.LoadAvg())
+	fmt.Printf("%-52s %6s %6s %9s %10s %10s %7s %10s %10s\n", "diff", "files", "hunks", "KiB", "txedit", "git apply", "ratio", "CPU tx", "CPU git")
+	var ratios []float64
+	var sumTx, sumGit time.Duration
+	for _, e := range entries {
+		patch := filepath.Join(e.dir, "patch.diff")
+		fresh := func() error {
+			if err := os.RemoveAll(work); err != nil {
+				return err
+			}
+			if out, err := exec.Command("cp", "-a", filepath.Join(e.dir, "old"), work).CombinedOutput(); err != nil {
+				return fmt.Errorf("cp: %v: %s", err, out)
+			}
+			syscall.Sync()
+			return nil
+		}
+		verified := map[string]bool{}
+		verify := func(name string) func() error {
+			return func() error {
+				if verified[name] {
+					return nil
+				}
+				verified[name] = true
+				out, err := exec.Command("diff", "-r", "-q", "--exclude=.txedit", "--no-dereference", filepath.Join(e.dir, "new"), work).CombinedOutput()
+				if err != nil {
+					return fmt.Errorf("%s of %s: the tree is not the newer release's: %v\n%s", name, e.name, err, firstLines(out, 10))
+				}
+				return nil
+			}
+		}
+		cmd := func(name string, args ...string) func() *exec.Cmd {
+			return func() *exec.Cmd {
+				c := exec.Command(name, args...)
+				c.Dir = work
+				return c
+			}
+		}
+		methods := []timing.Method{
+			{Name: "txedit apply", Setup: fresh, Teardown: verify("txedit apply"), Cmd: cmd(txedit, "apply", patch)},
+			{Name: "git apply", Setup: fresh, Teardown: verify("git apply"), Cmd: cmd("git", "apply", patch)},
+		}
+		samples, err := timing.Interleaved(*runs, methods)
+		check(err)
+		tx, _ := timing.Medians(samples[0])
+		gt, _ := timing.Medians(samples[1])
+		r := timing.Ratio(samples[0], samples[1])
+		ratios = append(ratios, r)
+		sumTx += tx.Wall
+		sumGit += gt.Wall
+		fmt.Printf("%-52s %6d %6d %9.0f %10s %10s %6.2fx %10s %10s\n", trunc(e.name, 52), e.files, e.hunk, float64(e.bytes)/1024,
+			timing.Ms(tx.Wall), timing.Ms(gt.Wall), r, timing.Ms(tx.CPU), timing.Ms(gt.CPU))
+	}
+	os.RemoveAll(work)
+	sort.Float64s(ratios)
+	med := ratios[len(ratios)/2]
+	if len(ratios)%2 == 0 {
+		med = (ratios[len(ratios)/2-1] + ratios[len(ratios)/2]) / 2
+	}
+	sum := float64(sumTx) / float64(max(sumGit, 1))
+	fmt.Printf("median of the per-diff ratios %.2fx (%.2f-%.2fx); sums %s against %s, %.2fx; load average after %s\n",
+		med, ratios[0], ratios[len(ratios)-1], timing.Ms(sumTx), timing.Ms(sumGit), sum, timing.LoadAvg())
+	check(timing.Goal(*goals, fmt.Sprintf("real diffs: txedit apply within %.1fx of git apply (median of per-diff ratios, %d diffs, %s)", bound, len(entries), kind),
+		fmt.Sprintf("%.2fx", med), med <= bound))
+}
+
+// list reads the corpus, most files first.
+func list(corpus string) []entry {
+	des, err := os.ReadDir(corpus)
+	check(err)
+	var out []entry
+	for _, de := range des {
+		d := filepath.Join(corpus, de.Name())
+		data, err := os.ReadFile(filepath.Join(d, "patch.diff"))
+		if err != nil {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(d, "old")); err != nil {
+			continue
+		}
+		e := entry{name: de.Name(), dir: d, bytes: int64(len(data))}
+		for _, l := range bytes.Split(data, []byte{'\n'}) {
+			switch {
+			case bytes.HasPrefix(l, []byte("diff --git ")):
+				e.files++
+			case bytes.HasPrefix(l, []byte("@@ ")):
+				e.hunk++
+			}
+		}
+		if e.files > 0 {
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].files != out[j].files {
+			return out[i].files > out[j].files
+		}
+		return out[i].name < out[j].name
+	})
+	return out
+}
+
+func trunc(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+func firstLines(b []byte, n int) string {
+	ls := strings.SplitN(string(b), "\n", n+1)
+	if len(ls) > n {
+		ls = ls[:n]
+	}
+	return strings.Join(ls, "\n")
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "realdiffbench:", err)
+		os.Exit(1)
+	}
+}
