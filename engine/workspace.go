@@ -43,10 +43,11 @@ type Options struct {
 	MaxFileSize int64
 	// MemoryBudget bounds the file contents (as read, and as edited)
 	// held between planning and commit; beyond it files are read again
-	// and their edits computed again when they are staged (default 1
-	// MiB: a request of a few files reads each once, and a big one
-	// re-reads from the page cache rather than grow the heap by twice
-	// what it changes, which costs more in page faults than the reads).
+	// and their edits computed again when they are staged (default 4
+	// MiB: a request of a few files, or a release's diff of a hundred,
+	// reads and patches each once, and a big one re-reads from the page
+	// cache rather than grow the heap by twice what it changes, which
+	// costs more in page faults than the reads).
 	MemoryBudget int64
 	// DenyRead and DenyWrite are globs (gitignore-like: without a "/" they
 	// match a base name at any depth; "**" crosses directories) of paths
@@ -167,7 +168,7 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 		o.MaxFileSize = 64 << 20
 	}
 	if o.MemoryBudget <= 0 {
-		o.MemoryBudget = 1 << 20
+		o.MemoryBudget = 4 << 20
 	}
 	abs, err := filepath.Abs(expandHome(dir))
 	if err != nil {
