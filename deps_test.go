@@ -45,6 +45,7 @@ var allowed = map[string][]string{
 	"bench/soakbench":       {"*"},
 	"bench/startbench":      {"*"},
 	"bench/fscostbench":     {"*"},
+	"bench/realdiffbench":   {"*"},
 	"bench/internal/timing": {"*"},
 	"internal/buildinfo":    {},
 	"internal/mcpcli":       {"engine", "plan", "tools"},
