@@ -2,6 +2,7 @@ package apply
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io/fs"
 	"sort"
 	"strconv"
@@ -124,15 +125,9 @@ func appendLines(dst []string, s string) []string {
 // context after the last, found by comparing bytes from both ends, not
 // by splitting every line. off is the number of lines before the window.
 func window(old, new []byte) (oldW, newW []byte, off int) {
-	n := 0
-	for n < len(old) && n < len(new) && old[n] == new[n] {
-		n++
-	}
+	n := commonPrefix(old, new)
 	p := bytes.LastIndexByte(old[:n], '\n') + 1 // the first differing line
-	s := 0
-	for s < len(old)-p && s < len(new)-p && old[len(old)-1-s] == new[len(new)-1-s] {
-		s++
-	}
+	s := commonSuffix(old[p:], new[p:])
 	oe, ne := len(old)-s, len(new)-s // the common suffix, moved to a line start
 	if (oe > 0 && old[oe-1] != '\n') || (ne > 0 && new[ne-1] != '\n') {
 		if i := bytes.IndexByte(old[oe:], '\n'); i >= 0 {
@@ -155,6 +150,33 @@ func window(old, new []byte) (oldW, newW []byte, off int) {
 		oe, ne = oe+i+1, ne+i+1
 	}
 	return old[q:oe], new[q:ne], bytes.Count(old[:q], []byte{'\n'})
+}
+
+// commonPrefix is the length of the longest common prefix of a and b,
+// compared eight bytes at a time.
+func commonPrefix(a, b []byte) int {
+	m := min(len(a), len(b))
+	n := 0
+	for n+8 <= m && binary.LittleEndian.Uint64(a[n:]) == binary.LittleEndian.Uint64(b[n:]) {
+		n += 8
+	}
+	for n < m && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// commonSuffix is the length of the longest common suffix of a and b.
+func commonSuffix(a, b []byte) int {
+	m := min(len(a), len(b))
+	s := 0
+	for s+8 <= m && binary.LittleEndian.Uint64(a[len(a)-s-8:]) == binary.LittleEndian.Uint64(b[len(b)-s-8:]) {
+		s += 8
+	}
+	for s < m && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	return s
 }
 
 func gitMode(m fs.FileMode) string {

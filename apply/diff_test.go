@@ -423,3 +423,32 @@ func fullContext(diff string, oldLines int) string {
 	}
 	return ""
 }
+
+// TestCommonPrefixSuffix: the word-at-a-time comparisons window cuts
+// with agree with a byte-by-byte count, at every length and offset.
+func TestCommonPrefixSuffix(t *testing.T) {
+	base := []byte("0123456789abcdefghijklmnopqrstuvwxyz0123456789")
+	for n := 0; n <= len(base); n++ {
+		for d := 0; d <= n; d++ {
+			a := append([]byte(nil), base[:n]...)
+			b := append([]byte(nil), base[:n]...)
+			if d < n {
+				b[d] = '!'
+			}
+			want := d
+			if got := commonPrefix(a, b); got != want {
+				t.Fatalf("commonPrefix(%q, %q) = %d, want %d", a, b, got, want)
+			}
+			want = n - d - 1
+			if d == n {
+				want = n
+			}
+			if got := commonSuffix(a, b); got != want {
+				t.Fatalf("commonSuffix(%q, %q) = %d, want %d", a, b, got, want)
+			}
+			if got := commonPrefix(a, b[:n/2]); got != min(d, n/2) {
+				t.Fatalf("commonPrefix(%q, %q) = %d, want %d", a, b[:n/2], got, min(d, n/2))
+			}
+		}
+	}
+}
