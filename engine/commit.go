@@ -138,7 +138,10 @@ func (o *op) stage(tx *journal.Tx, u *unit, keepDiff bool) error {
 		}
 	}
 	for k, i := range u.ops {
-		s := journal.Staging{Ident: cur.ident}
+		// stagedCurrent checked cur against the unit's old state and
+		// newBytes the new bytes against its new hash: the journal need
+		// not hash them again.
+		s := journal.Staging{Ident: cur.ident, Checked: true}
 		if m.Ops[i].Old != nil {
 			s.Old = cur.data
 		}
@@ -207,6 +210,9 @@ func (u *unit) newBytes(m *journal.Manifest, cur *fileInfo) ([]byte, error) {
 		newData := u.kept
 		switch {
 		case newData != nil:
+			// Kept from pass 1, whose hash is u.newSum (replan sets
+			// both): nothing to check again.
+			return newData, nil
 		case u.load != nil:
 			var err error
 			if newData, err = u.load(); err != nil {

@@ -548,3 +548,37 @@ append .txedit/index`)
 		t.Errorf("durability trace:\n%s\n\nwant:\n%s", g, want)
 	}
 }
+
+// TestStageChecksHashes: Stage refuses a before-image or new content that
+// does not hash to the manifest's state, unless the caller says it
+// checked them (Staging.Checked: the engine has, under the lock, and the
+// journal does not hash the bytes a second time).
+func TestStageChecksHashes(t *testing.T) {
+	_, fsy := setup(t, map[string]string{"a": "old\n"})
+	j := journal.New(fsy, &journal.Options{Sync: journal.SyncNone})
+	l, err := j.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	m := &journal.Manifest{Command: "test", Ops: []*journal.Op{{Path: "a", Kind: journal.Modify, Old: state("old\n", 0o644), New: state("new\n", 0o644)}}}
+	tx, err := l.Begin(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Abort()
+	fi, err := fsy.Lstat("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := fsys.IdentityOf(fi)
+	if err := tx.Stage(0, journal.Staging{Old: []byte("other\n"), Ident: id, New: []byte("new\n")}); err == nil || !strings.Contains(err.Error(), "before-image does not match") {
+		t.Errorf("a before-image of other bytes: %v, want refused", err)
+	}
+	if err := tx.Stage(0, journal.Staging{Old: []byte("old\n"), Ident: id, New: []byte("newer\n")}); err == nil || !strings.Contains(err.Error(), "new content does not match") {
+		t.Errorf("new content of other bytes: %v, want refused", err)
+	}
+	if err := tx.Stage(0, journal.Staging{Old: []byte("old\n"), Ident: id, New: []byte("new\n"), Checked: true}); err != nil {
+		t.Errorf("checked staging: %v", err)
+	}
+}
