@@ -43,6 +43,11 @@ type task struct {
 	// the workspace lock the commit holds, so staging need not read the
 	// file again.
 	curLocked bool
+	// curStable: cur's bytes were read before the lock, and kept, from a
+	// file whose change time was well before the read (stableRead):
+	// staging takes them if the file's identity is still the one read,
+	// instead of reading the file again.
+	curStable bool
 	// charged is what the task's kept bytes took from the memory budget.
 	charged int64
 
@@ -513,7 +518,17 @@ func (o *op) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, locked 
 		t.release(budget)
 		return
 	}
-	t.keep(cur, newData, budget, locked)
+	t.keep(cur, newData, budget, locked, o.stableRead(cur))
+}
+
+// stableRead reports whether cur, read before the lock, was last changed
+// well before it was read: then a file whose identity (inode, size, times)
+// is the same under the lock holds the same bytes, and staging need not
+// read it again. A file changed within the file system's timestamp slack
+// of the read may have changed within one clock tick of it, keeping its
+// identity (git calls such entries racily clean): it is read again.
+func (o *op) stableRead(cur *fileInfo) bool {
+	return cur.exists && !cur.readAt.IsZero() && cur.ident.Ctime < cur.readAt.Add(-o.w.racyWindow()).UnixNano()
 }
 
 // current is the file a task edits, as read: by a pattern_replace's walk
@@ -617,7 +632,7 @@ func (t *task) noteChange(cur *fileInfo, newData []byte) {
 
 // keep holds on to a changed task's bytes for staging, as far as the
 // memory budget allows.
-func (t *task) keep(cur *fileInfo, newData []byte, budget *atomic.Int64, locked bool) {
+func (t *task) keep(cur *fileInfo, newData []byte, budget *atomic.Int64, locked, stable bool) {
 	if locked && t.curLocked {
 		// The bytes were read under the commit's lock: keep them and
 		// the new ones, and staging reads nothing again.
@@ -634,8 +649,19 @@ func (t *task) keep(cur *fileInfo, newData []byte, budget *atomic.Int64, locked 
 		return
 	}
 	// Staging reads the file again under the lock and verifies it: keep
-	// the new bytes only, if the budget allows.
+	// the new bytes only, if the budget allows; with the file's own bytes
+	// too, if they are stable (stableRead), and staging reads nothing
+	// again unless the file's identity changed.
 	t.release(budget)
+	if stable {
+		need := int64(len(cur.data) + len(newData))
+		if budget.Add(-need) >= 0 {
+			t.cur = cur
+			t.kept, t.out.Content, t.charged, t.curStable = newData, newData, need, true
+			return
+		}
+		budget.Add(need)
+	}
 	// A replaced destination (overwriteUnit) takes its bytes from here:
 	// they are kept whatever the budget says.
 	if budget.Add(-int64(len(newData))) >= 0 || t.dstCur != nil {
@@ -654,7 +680,7 @@ func (t *task) release(budget *atomic.Int64) {
 		c := *t.cur
 		c.data = nil
 		t.cur = &c
-		t.curLocked = false
+		t.curLocked, t.curStable = false, false
 	}
 	if t.out != nil {
 		t.out.Content = nil
@@ -835,7 +861,7 @@ func (o *op) unitsFor(tasks []*task, p *plan.Plan, c *caller) ([]*unit, *journal
 			content: func(cur []byte, exists bool) []byte { out, _ := t.produce(cur, exists); return out.Content },
 			render:  func(old, new []byte) (string, apply.Stat) { return renderDiff(t, old, new) },
 			done:    func() { t.release(nil) }}
-		if t.curLocked && t.cur.data != nil {
+		if (t.curLocked || t.curStable) && t.cur.data != nil {
 			u.cur = t.cur
 		}
 		if len(t.out.Failed) == 0 {

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -379,5 +381,73 @@ func TestPatternUnreadable(t *testing.T) {
 	}
 	if got := readTree(t, dir); got["a.txt"] != "FOO\n" || got["ok/nested.txt"] != "FOO FOO\n" || got["big.txt"] != big {
 		t.Errorf("atomic: false wrote:\n%s", treeString(got))
+	}
+}
+
+// TestApplyReadsStableFilesOnce: a request's file read before the lock
+// and unchanged since (its change time well before the read, its
+// identity the same under the lock) is staged from that read, not read
+// again; a file changed so recently that its identity does not prove what
+// was read is read again at staging; and a file written between planning
+// and the commit is read again and planned again, whichever it was.
+func TestApplyReadsStableFilesOnce(t *testing.T) {
+	req := `{"fileEdits":[{"path":"a.txt","edits":[{"command":"str_replace","old_str":"two","new_str":"TWO"}]},` +
+		`{"path":"b.txt","edits":[{"command":"str_replace","old_str":"two","new_str":"TWO"}]}]}`
+	for _, c := range []struct {
+		name   string
+		window time.Duration
+		write  bool // another writer changes b.txt before the commit
+		reads  int
+	}{
+		{"stable", -time.Hour, false, 1},
+		{"racy", time.Hour, false, 2},
+		// b.txt's change makes the commit plan again, which reads every
+		// file (replan) and stages from those reads: a.txt's read before
+		// the lock, replan's, and staging's again (it was 4).
+		{"stable, written meanwhile", -time.Hour, true, 3},
+	} {
+		dir := t.TempDir()
+		writeTree(t, dir, map[string]string{"a.txt": "one\ntwo\n", "b.txt": "one\ntwo\n"})
+		osfs, err := fsys.NewOS(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer osfs.Close()
+		rec := &faultfs.FS{Inner: osfs, Record: true}
+		racyWindow = c.window
+		if c.write {
+			testHookBeforeCommit = func() {
+				testHookBeforeCommit = nil
+				if err := os.WriteFile(filepath.Join(dir, "b.txt"), []byte("uno\ntwo\n"), 0o644); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+		w := openWS(t, dir, &Options{FS: rec})
+		res := run(t, w, req)
+		racyWindow, testHookBeforeCommit = 0, nil
+		if !res.Success || res.FilesModified != 2 {
+			t.Fatalf("%s: %+v", c.name, res)
+		}
+		rec.Disarm()
+		reads := map[string]int{}
+		for _, call := range rec.Calls {
+			if f := strings.Fields(call); len(f) == 2 && f[0] == "open" && strings.HasSuffix(f[1], ".txt") {
+				reads[f[1]]++
+			}
+		}
+		if reads["a.txt"] != c.reads {
+			t.Errorf("%s: a.txt read %d times, want %d", c.name, reads["a.txt"], c.reads)
+		}
+		want := map[string]string{"a.txt": "one\nTWO\n", "b.txt": "one\nTWO\n"}
+		if c.write {
+			want["b.txt"] = "uno\nTWO\n" // planned again on the writer's bytes
+			if reads["b.txt"] < 2 {
+				t.Errorf("%s: b.txt read %d times, want it read again after the write", c.name, reads["b.txt"])
+			}
+		}
+		if got := readTree(t, dir); got["a.txt"] != want["a.txt"] || got["b.txt"] != want["b.txt"] {
+			t.Errorf("%s: tree %q, want %q", c.name, got, want)
+		}
 	}
 }

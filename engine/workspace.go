@@ -636,6 +636,9 @@ type fileInfo struct {
 	data   []byte
 	ident  fsys.Identity
 	mode   fs.FileMode
+	// readAt is when the read began (readFile), for stableRead; zero
+	// when not known.
+	readAt time.Time
 }
 
 // readFile reads a resolved path for editing: only regular files with one
@@ -656,6 +659,7 @@ func (o *op) readFile(named, rel string, forEdit bool) (*fileInfo, error) {
 var errSwapped = errors.New("file was replaced while it was being opened")
 
 func (o *op) readFileOnce(named, rel string, forEdit bool) (*fileInfo, error) {
+	readAt := time.Now()
 	fi, err := o.fsy.Lstat(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &fileInfo{}, nil
@@ -689,7 +693,7 @@ func (o *op) readFileOnce(named, rel string, forEdit bool) (*fileInfo, error) {
 	if err != nil {
 		return nil, ioErr(named, err)
 	}
-	return &fileInfo{exists: true, data: data, ident: oid, mode: ofi.Mode()}, nil
+	return &fileInfo{exists: true, data: data, ident: oid, mode: ofi.Mode(), readAt: readAt}, nil
 }
 
 func (w *Workspace) checkRegular(named string, fi fs.FileInfo, forEdit bool) error {
