@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/txedit/txedit/apply/patch"
 	"github.com/txedit/txedit/tools"
 )
 
@@ -82,6 +83,21 @@ func TestGCPercentByCommand(t *testing.T) {
 	} {
 		if got := gcPercent(strings.Fields(args)); got != want {
 			t.Errorf("gcPercent(%s) = %d, want %d", args, got, want)
+		}
+	}
+	// txedit apply sets it again once the request is parsed: 150 for
+	// edits and patches, the command's 100 for a pattern_replace.
+	for js, want := range map[string]int{
+		`{"path":"a","command":"str_replace","old_str":"x","new_str":"y"}`: 0,
+		`{"directory":".","sed_pattern":"s/a/b/","file_pattern":"*.go"}`:   -1,
+		"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n":      0,
+	} {
+		req, _, err := patch.Compile(patch.FormatAuto, []byte(js))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := applyGCPercent(req); (want == 0 && got != 150) || (want < 0 && got != 0) {
+			t.Errorf("applyGCPercent(%s) = %d", js, got)
 		}
 	}
 	// txedit tool sets it once the tool is known: 0 keeps the command's 400.
