@@ -41,6 +41,15 @@ type Options struct {
 	Workers int
 	// MaxFileSize refuses bigger files with too_large (default 64 MiB).
 	MaxFileSize int64
+	// TimestampSlack is how far behind the clock the root's file system
+	// may stamp a change time (0: fsys.TimestampSlack's guess for it). A
+	// file changed within it of a read may have changed again within one
+	// clock tick, keeping its identity, so it is read again before a
+	// commit relies on what was read; one changed earlier is trusted by
+	// its identity. Negative trusts every identity (the kill tests, whose
+	// files are written just before: their call counts must not depend on
+	// how fast the machine is).
+	TimestampSlack time.Duration
 	// MemoryBudget bounds the file contents (as read, and as edited)
 	// held between planning and commit; beyond it files are read again
 	// and their edits computed again when they are staged (default 4
@@ -179,7 +188,10 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 	if r, err := filepath.EvalSymlinks(abs); err == nil {
 		w.rootReal = r
 	}
-	w.slack = fsys.TimestampSlack(w.rootReal)
+	w.slack = o.TimestampSlack
+	if w.slack == 0 {
+		w.slack = fsys.TimestampSlack(w.rootReal)
+	}
 	if o.FS != nil {
 		w.base = o.FS
 	} else {
