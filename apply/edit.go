@@ -165,7 +165,7 @@ func (e *editor) create(cur []byte, exists bool) (style, []byte) {
 func (e *editor) refuseBinary(base []byte) *Outcome {
 	for _, op := range e.f.AllOps() {
 		if op.Command == plan.Insert || op.Command == plan.ReplaceLines || op.Command == plan.StrReplace || op.Command == plan.Append || op.Command == plan.AppendText ||
-			(op.Command == plan.Patch && len(op.Hunks) > 0) {
+			(op.Command == plan.Patch && len(op.Hunks) > 0) || (op.Command == plan.TextEdits && len(op.TextEdits) > 0) {
 			e.fail(op, plan.CodeBinaryFile, "file is binary (NUL byte in its first 8000 bytes): text edits are refused")
 		}
 	}
@@ -366,6 +366,18 @@ func patches(f *plan.FileOps, content []byte, exists bool, out *Outcome) []byte 
 	first, all := len(out.Failed) == 0, true
 	offset := 0
 	for _, op := range f.Patches {
+		if op.Command == plan.TextEdits {
+			// Positions, not content: never already applied.
+			all = false
+			res, errs := textEdits(f.Path, content, op)
+			if len(errs) > 0 {
+				out.Failed = append(out.Failed, errs...)
+				continue
+			}
+			out.Applied++
+			content, exists = res, true
+			continue
+		}
 		if len(op.Hunks) == 0 { // a mode change alone
 			out.Applied++
 			all = false

@@ -27,13 +27,14 @@ const (
 	Delete       Command = "delete"
 	Move         Command = "move"
 	Copy         Command = "copy"
+	TextEdits    Command = "text_edits"
 )
 
 // commandNamed is the command of that wire name, or "" (a switch, not a
 // package-level map: docs/design.md, "Process start").
 func commandNamed(name string) Command {
 	switch c := Command(name); c {
-	case Create, Write, StrReplace, Insert, Append, AppendText, Patch, ReplaceLines, Delete, Move, Copy:
+	case Create, Write, StrReplace, Insert, Append, AppendText, Patch, ReplaceLines, Delete, Move, Copy, TextEdits:
 		return c
 	}
 	return ""
@@ -58,6 +59,9 @@ type Op struct {
 	Start, End int
 	Hash       *hash.Token // edit-level precondition, if any
 	NewPath    string      // move, copy
+	// text_edits: the edits and the encoding of their positions.
+	TextEdits []TextEdit
+	Encoding  PositionEncoding
 }
 
 // FileOps is the compiled plan of one file: its operations grouped in the
@@ -72,8 +76,9 @@ type FileOps struct {
 	NumEdits int
 	// Create is the create or write that sets the base content.
 	Create *Op
-	// Patches are the patch edits, in request order, each placed in the
-	// result of the ones before (after Create, before the line edits).
+	// Patches are the patch and text_edits edits, in request order, each
+	// placed in the result of the ones before (after Create, before the
+	// line edits).
 	Patches     []*Op
 	LineEdits   []*Op // ascending by position; see [FileOps.LineEdits]
 	StrReplaces []*Op
@@ -230,7 +235,7 @@ func compileFile(entry int, fe FileEdit) *FileOps {
 			f.StrReplaces = append(f.StrReplaces, op)
 		case Append, AppendText:
 			f.Appends = append(f.Appends, op)
-		case Patch:
+		case Patch, TextEdits:
 			f.Patches = append(f.Patches, op)
 		default: // Delete, Move, Copy
 			if f.Final != nil {
@@ -277,7 +282,7 @@ var allowedFields = sync.OnceValue(func() map[Command]map[string]bool {
 	for cmd, names := range map[Command]string{
 		Create: "file_text if_absent mode", Write: "file_text if_absent mode", StrReplace: "old_str new_str replace_all first", Insert: "insert_line new_str content_hash",
 		Append: "new_str", AppendText: "new_str", ReplaceLines: "start_line end_line new_str content_hash", Delete: "missing_ok", Move: "new_path overwrite", Copy: "new_path overwrite",
-		Patch: "hunks blocks mode",
+		Patch: "hunks blocks mode", TextEdits: "text_edits position_encoding",
 	} {
 		m[cmd] = map[string]bool{}
 		for _, n := range strings.Fields(names) {
@@ -339,6 +344,7 @@ func presentFields(e Edit) fields {
 		{"replace_all", e.ReplaceAll}, {"first", e.First}, {"insert_line", e.InsertLine != nil}, {"start_line", e.StartLine != nil},
 		{"end_line", e.EndLine != nil}, {"content_hash", e.ContentHash != ""}, {"new_path", e.NewPath != ""},
 		{"hunks", e.Hunks != nil}, {"blocks", e.Blocks}, {"if_absent", e.IfAbsent}, {"missing_ok", e.MissingOK}, {"overwrite", e.Overwrite}, {"mode", e.Mode != ""},
+		{"text_edits", e.TextEdits != nil}, {"position_encoding", e.PositionEncoding != ""},
 	}
 }
 
@@ -385,6 +391,8 @@ func (op *Op) takeFields(e Edit, present fields) string {
 		op.Hunks, op.Blocks = e.Hunks, e.Blocks
 	case Delete:
 		op.MissingOK = e.MissingOK
+	case TextEdits:
+		return op.takeTextEdits(e)
 	case StrReplace:
 		if m := need("old_str") + need("new_str"); m != "" {
 			return m
@@ -432,6 +440,34 @@ func (op *Op) takeFields(e Edit, present fields) string {
 		}
 		op.NewPath, op.Overwrite = e.NewPath, e.Overwrite
 	}
+	return ""
+}
+
+// takeTextEdits checks a text_edits edit's encoding and ranges (each
+// start before its end, nothing negative); where the positions fall is
+// apply's to check, on the content.
+func (op *Op) takeTextEdits(e Edit) string {
+	if e.TextEdits == nil {
+		return "text_edits needs text_edits (an empty list changes nothing)"
+	}
+	enc, err := ParsePositionEncoding(e.PositionEncoding)
+	if err != nil {
+		return err.(*Error).Msg
+	}
+	for i, te := range e.TextEdits {
+		r := te.Range
+		where := te.Where
+		if where == "" {
+			where = fmt.Sprintf("text_edits[%d]", i)
+		}
+		if r.Start.Line < 0 || r.Start.Character < 0 || r.End.Line < 0 || r.End.Character < 0 {
+			return fmt.Sprintf("%s: range %s has a negative line or character (they are 0-based)", where, r)
+		}
+		if r.End.Line < r.Start.Line || r.End.Line == r.Start.Line && r.End.Character < r.Start.Character {
+			return fmt.Sprintf("%s: range %s ends before it starts", where, r)
+		}
+	}
+	op.TextEdits, op.Encoding = e.TextEdits, enc
 	return ""
 }
 

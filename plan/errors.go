@@ -29,6 +29,10 @@ const (
 	CodeIOError          Code = "io_error"
 	// CodeNotRead: a write to a file the session has not read (docs/agents.md).
 	CodeNotRead Code = "not_read"
+	// CodeNeedsConfirmation: an LSP WorkspaceEdit carries a change
+	// annotation that asks for confirmation, and none was given
+	// (docs/lsp.md, "Annotations").
+	CodeNeedsConfirmation Code = "needs_confirmation"
 	// CodeCommitUnknown is not a failure: the transaction committed (its
 	// files changed, the journal lists it committed, the result says
 	// success), but the last sync of its commit mark failed, so a power

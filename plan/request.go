@@ -41,6 +41,9 @@ type Request struct {
 	// repeated edit with its own failure (Claude Code, deepagents): the
 	// command line and the txedit toolset set it.
 	ProveRetries bool `json:"-"`
+	// Dirs, if set, are directories the request changes beside its files
+	// (a format whose operations name directories: an LSP WorkspaceEdit).
+	Dirs *DirChanges `json:"-"`
 }
 
 // FileEdit is one entry of fileEdits: a file and its edits.
@@ -62,6 +65,7 @@ type FileEdit struct {
 //	append_text   new_str
 //	replace_lines start_line, end_line, new_str, content_hash
 //	patch         hunks, blocks, mode
+//	text_edits    text_edits, position_encoding
 //	delete        missing_ok
 //	move, copy    new_path, overwrite
 //
@@ -79,7 +83,10 @@ type FileEdit struct {
 // a missing file already applied when txedit's journal shows a transaction
 // in effect deleted it (a retried patch), file_not_found otherwise; overwrite
 // lets move and copy replace the destination (Codex's Move to); mode sets
-// the permission bits ("100755", "0755").
+// the permission bits ("100755", "0755"). text_edits applies an LSP
+// TextDocumentEdit's edits, whose ranges all refer to the content the
+// edits before it in the file left (positions in position_encoding,
+// utf-16 by default; docs/lsp.md): an LSP WorkspaceEdit compiles to it.
 type Edit struct {
 	Command     string  `json:"command,omitempty"`
 	FileText    *string `json:"file_text,omitempty"`
@@ -98,6 +105,9 @@ type Edit struct {
 	MissingOK   bool    `json:"missing_ok,omitempty"`
 	Overwrite   bool    `json:"overwrite,omitempty"`
 	Mode        string  `json:"mode,omitempty"`
+	// TextEdits and PositionEncoding are text_edits' (see [TextEdit]).
+	TextEdits        []TextEdit `json:"text_edits,omitempty"`
+	PositionEncoding string     `json:"position_encoding,omitempty"`
 }
 
 // IsAtomic reports the request's atomic setting (default true).
