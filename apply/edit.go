@@ -104,8 +104,14 @@ func (e *editor) refuseFile(cur []byte, exists bool) bool {
 		return true
 	}
 	if c := f.Create; c != nil && c.IfAbsent && exists {
-		if string(cur) == c.Text {
+		switch {
+		case string(cur) == c.Text && !f.TextEdits() && f.Final == nil:
 			e.out.AlreadyApplied, e.out.Content = true, cur
+			return true
+		case string(cur) == c.Text:
+			// Its content is where the request starts from, not what it
+			// makes (an LSP CreateFile followed by edits).
+			e.failAll(plan.CodeConflict, "already exists: the request creates it, and will not replace it")
 			return true
 		}
 		e.failAll(plan.CodeConflict, "already exists with other content: the patch creates it, and will not replace it")

@@ -106,6 +106,13 @@ func (o *op) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Res
 	if err != nil {
 		return failResult(res, err)
 	}
+	if req.Dirs != nil && c.dirs == nil {
+		d, err := o.requestDirs(req.Dirs)
+		if err != nil {
+			return failResult(res, err)
+		}
+		c = &caller{agent: c.agent, session: c.session, dirs: d}
+	}
 	if !p.DryRun {
 		if err := o.w.readOnly("writing"); err != nil {
 			return failResult(res, err)
@@ -864,7 +871,7 @@ func (o *op) unitsFor(tasks []*task, p *plan.Plan, c *caller) ([]*unit, *journal
 		if (t.curLocked || t.curStable) && t.cur.data != nil {
 			u.cur = t.cur
 		}
-		if len(t.out.Failed) == 0 {
+		if len(t.out.Failed) == 0 && !t.fo.Positional() {
 			u.replan = func(cur *fileInfo) error { return o.replanTask(t, u, cur, c) }
 		}
 		add := func(op *journal.Op) {

@@ -96,6 +96,19 @@ func (f *FileOps) TextEdits() bool {
 	return len(f.LineEdits)+len(f.StrReplaces)+len(f.Appends)+len(f.Patches) > 0
 }
 
+// Positional reports whether the file's edits name positions in the
+// content they were planned on (text_edits): on other content they would
+// land elsewhere, so a file changed meanwhile is refused, never planned
+// again.
+func (f *FileOps) Positional() bool {
+	for _, op := range f.Patches {
+		if op.Command == TextEdits {
+			return true
+		}
+	}
+	return false
+}
+
 // Plan is a compiled request.
 type Plan struct {
 	Files   []*FileOps
@@ -167,7 +180,7 @@ func Compile(r *Request) (*Plan, error) {
 		}
 		p.Pattern = pat
 	}
-	if len(p.Files) == 0 && p.Pattern == nil {
+	if len(p.Files) == 0 && p.Pattern == nil && (r.Dirs == nil || len(r.Dirs.Make)+len(r.Dirs.Remove) == 0) {
 		return nil, Errorf(CodeInvalidRequest, "", "request has no edits")
 	}
 	for _, f := range p.Files {

@@ -6,8 +6,10 @@ import (
 )
 
 // Detect tells input's format from its content, or returns "" when it
-// cannot: JSON (an object or array) is FormatResponses when it holds
-// apply_patch_call items or operations and FormatJSON otherwise; text whose
+// cannot: a JSON object with changes or documentChanges (or a
+// workspace/applyEdit holding one) is FormatLSP; JSON (an object or
+// array) is FormatResponses when it holds apply_patch_call items or
+// operations and FormatJSON otherwise; text whose
 // first non-blank lines (within three, to allow a heredoc or fence line)
 // include "*** Begin Patch" is FormatApplyPatch; text with a line opening
 // a SEARCH block (<<<<<<< SEARCH, ------- SEARCH) is FormatSearchReplace;
@@ -20,6 +22,9 @@ func Detect(input []byte) Format {
 		return ""
 	}
 	if s[0] == '{' || s[0] == '[' {
+		if s[0] == '{' && isWorkspaceEdit(s) {
+			return FormatLSP
+		}
 		if isResponses(s) {
 			return FormatResponses
 		}

@@ -21,10 +21,11 @@ const (
 	FormatResponses     Format = "responses"      // OpenAI Responses apply_patch_call operations
 	FormatDiff          Format = "diff"           // unified and git diffs
 	FormatSearchReplace Format = "search_replace" // Aider and Cline SEARCH/REPLACE blocks
+	FormatLSP           Format = "lsp"            // an LSP WorkspaceEdit (CompileWith; docs/lsp.md)
 )
 
 // Formats lists the formats a user may name, FormatAuto first.
-var Formats = []Format{FormatAuto, FormatJSON, FormatApplyPatch, FormatResponses, FormatDiff, FormatSearchReplace}
+var Formats = []Format{FormatAuto, FormatJSON, FormatApplyPatch, FormatResponses, FormatDiff, FormatSearchReplace, FormatLSP}
 
 // ParseFormat returns the format named s ("" means auto).
 func ParseFormat(s string) (Format, error) {
@@ -129,10 +130,16 @@ func Parse(f Format, input []byte) ([]*File, error) {
 		return parseSearchReplace(input)
 	case FormatJSON:
 		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "the input is a JSON request, which plan.Parse reads, not an edit format")
+	case FormatLSP:
+		return nil, errNeedsTree()
 	case "":
 		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "cannot tell the input's format: expected a JSON request, an apply_patch envelope (*** Begin Patch … *** End Patch), a unified diff (---, +++ and @@ lines) or SEARCH/REPLACE blocks (<<<<<<< SEARCH, =======, >>>>>>> REPLACE)")
 	}
 	return nil, plan.Errorf(plan.CodeInvalidRequest, "", "unknown format %q", f)
+}
+
+func errNeedsTree() *plan.Error {
+	return plan.Errorf(plan.CodeInvalidRequest, "", "the input is an LSP WorkspaceEdit, which compiles against the workspace: use CompileWith (or CompileLSP) with a Tree")
 }
 
 // lines splits input into lines without "\n" (a "\r" before it is kept),

@@ -70,14 +70,36 @@ func Request(f Format, files []*File) (*plan.Request, error) {
 }
 
 // Compile detects (for FormatAuto) and parses input and compiles it into a
-// write request. JSON input is an ordinary request (plan.Parse).
+// write request. JSON input is an ordinary request (plan.Parse). An LSP
+// WorkspaceEdit needs the workspace: CompileWith compiles it.
 func Compile(f Format, input []byte) (*plan.Request, Format, error) {
+	req, f, _, err := CompileWith(f, input, LSPOptions{})
+	return req, f, err
+}
+
+// CompileWith is Compile for every format, an LSP WorkspaceEdit too,
+// which it compiles with o (o.Tree is the workspace; it returns the parsed
+// edit, whose Warnings a caller shows). Other formats ignore o.
+func CompileWith(f Format, input []byte, o LSPOptions) (*plan.Request, Format, *WorkspaceEdit, error) {
 	if f == FormatAuto || f == "" {
 		f = Detect(input)
 		if f == "" {
-			return nil, f, plan.Errorf(plan.CodeInvalidRequest, "", "cannot tell the format of the input: want a JSON request, an apply_patch envelope (*** Begin Patch), an apply_patch_call, a unified or git diff, or SEARCH/REPLACE blocks")
+			return nil, f, nil, plan.Errorf(plan.CodeInvalidRequest, "", "cannot tell the format of the input: want a JSON request, an apply_patch envelope (*** Begin Patch), an apply_patch_call, a unified or git diff, SEARCH/REPLACE blocks, or an LSP WorkspaceEdit")
 		}
 	}
+	if f == FormatLSP {
+		if o.Tree == nil {
+			return nil, f, nil, errNeedsTree()
+		}
+		req, we, err := CompileLSP(input, o)
+		return req, f, we, err
+	}
+	req, f, err := compileText(f, input)
+	return req, f, nil, err
+}
+
+// compileText compiles the formats that need nothing but the input.
+func compileText(f Format, input []byte) (*plan.Request, Format, error) {
 	if f == FormatJSON {
 		req, err := plan.Parse(input)
 		return req, f, err
