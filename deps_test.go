@@ -34,7 +34,7 @@ var allowed = map[string][]string{
 	"internal/walk":         {"fsys", "internal/ignore", "internal/par", "github.com/sourcegraph/conc"},
 	"journal":               {"fsys", "hash", "internal/par"},
 	"engine":                {"plan", "apply", "hash", "journal", "fsys", "internal/par", "internal/walk", "internal/ignore", "internal/grep"},
-	"tools":                 {"engine", "plan", "apply", "apply/patch", "hash", "journal", "fsys", "internal/grep", "internal/jsonenc"},
+	"tools":                 {"engine", "plan", "apply", "apply/patch", "hash", "journal", "fsys", "internal/grep", "internal/jsonenc", "internal/lsp"},
 	"tools/mcpserver":       {"tools", "engine", "plan", "github.com/modelcontextprotocol/go-sdk"},
 	"cmd/txedit":            {"*"},
 	"bench":                 {"*"},
@@ -55,7 +55,12 @@ var allowed = map[string][]string{
 	"internal/testlong":     {},
 	"bench/patchpeers":      {"*"},
 	"internal/clientconfig": {"apply", "github.com/google/renameio/v2", "golang.org/x/sys"},
-	"":                      {},
+	// The LSP client: JSON-RPC over a server's stdio, nothing of the
+	// module (the rename in tools drives it; the engine never sees it).
+	"internal/lsp": {},
+	// Builds the pinned gopls for the tests (internal/tools/gopls).
+	"internal/goplstest": {},
+	"":                   {},
 }
 
 // io lists the packages that do I/O: pure packages import none of them,
@@ -143,7 +148,7 @@ func TestPurePackagesDoNoIO(t *testing.T) {
 // the MCP SDK or the command line.
 func TestEngineKnowsNoDialect(t *testing.T) {
 	for _, d := range goList(t, "-deps", "./engine") {
-		if strings.HasPrefix(d, module+"/tools") || strings.HasPrefix(d, module+"/cmd") || strings.Contains(d, "modelcontextprotocol") {
+		if strings.HasPrefix(d, module+"/tools") || strings.HasPrefix(d, module+"/cmd") || strings.Contains(d, "modelcontextprotocol") || d == module+"/internal/lsp" {
 			t.Errorf("engine depends on %s", d)
 		}
 	}
@@ -184,6 +189,25 @@ func TestCommandLinksLittle(t *testing.T) {
 	}
 	if !found {
 		t.Error("cmd/txedit -tags txedit_pprof does not link runtime/pprof: TXEDIT_CPUPROFILE would write nothing")
+	}
+}
+
+// TestNoLanguageServerLinked: the binaries talk to a language server the
+// user brings; they never link one, and gopls (which the tests build from
+// their own module, internal/tools/gopls) is no requirement of txedit's
+// module.
+func TestNoLanguageServerLinked(t *testing.T) {
+	for _, bin := range []string{"./cmd/txedit", "./cmd/txedit-mcp"} {
+		for _, d := range goList(t, "-deps", bin) {
+			if strings.HasPrefix(d, "golang.org/x/tools/gopls") {
+				t.Errorf("%s links %s", bin, d)
+			}
+		}
+	}
+	for _, m := range goList(t, "-m", "all") {
+		if strings.HasPrefix(m, "golang.org/x/tools/gopls ") {
+			t.Errorf("the module requires %s: gopls belongs to internal/tools/gopls's module", m)
+		}
 	}
 }
 

@@ -33,6 +33,10 @@ const (
 	// annotation that asks for confirmation, and none was given
 	// (docs/lsp.md, "Annotations").
 	CodeNeedsConfirmation Code = "needs_confirmation"
+	// CodeRefused: a language server refused the operation (a rename
+	// onto a name that conflicts, say); the message is the server's own
+	// (docs/lsp.md).
+	CodeRefused Code = "refused"
 	// CodeCommitUnknown is not a failure: the transaction committed (its
 	// files changed, the journal lists it committed, the result says
 	// success), but the last sync of its commit mark failed, so a power

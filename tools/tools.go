@@ -71,6 +71,10 @@ type Env struct {
 	ExecTimeout time.Duration
 	// MaxOutput caps each of a command's stdout and stderr (default 1 MiB).
 	MaxOutput int
+	// LanguageServer is the command rename_symbol starts (nil: one by the
+	// file's language, gopls serve for Go, found on PATH). It is the
+	// person's choice: no tool argument names a program.
+	LanguageServer []string
 }
 
 // Result is a tool's outcome.

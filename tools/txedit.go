@@ -18,7 +18,7 @@ import (
 // txeditToolset builds the txedit toolset (tools.go, toolsets).
 func txeditToolset() *Toolset {
 	return &Toolset{Name: "txedit", Description: "txedit's own tools: batch reads with content hashes, transactional writes, search, undo",
-		Tools: []*Tool{fsReadTool(false), fsWriteTool(false), applyPatchTool(), globTool(), grepTool(), undoTool(), historyTool(), allowedDirsTool()}}
+		Tools: []*Tool{fsReadTool(false), fsWriteTool(false), applyPatchTool(), renameSymbolTool(), globTool(), grepTool(), undoTool(), historyTool(), allowedDirsTool()}}
 }
 
 const hashAdvice = "Reads return content_hash for what they returned (HEX for a whole file, HEX@S-E for lines S..E); send it back with an edit and the edit only applies if those bytes are unchanged, so concurrent changes are never overwritten. On stale_hash, read again."
@@ -338,20 +338,26 @@ func applyPatchTool() *Tool {
 	return &Tool{
 		Name: "apply_patch",
 		Description: "Apply a change written in an agent's native edit format: a Codex apply_patch envelope (*** Begin Patch), an OpenAI apply_patch_call, " +
-			"a unified or git diff, or SEARCH/REPLACE blocks (a path line, then <<<<<<< SEARCH / ======= / >>>>>>> REPLACE). The format is detected. " +
+			"a unified or git diff, SEARCH/REPLACE blocks (a path line, then <<<<<<< SEARCH / ======= / >>>>>>> REPLACE), or an LSP WorkspaceEdit " +
+			"(changes or documentChanges, positions in UTF-16 unless position_encoding says otherwise). The format is detected. " +
 			"All files commit as one transaction, or none; hunks are placed by content (exact, then ignoring whitespace, then Unicode punctuation; " +
 			"the result says which per hunk); context that matches twice is refused as ambiguous; a patch already applied is reported, not applied twice.",
 		Schema: object([]string{"input"}, map[string]any{
-			"input":   str("The patch text."),
-			"format":  enum("The format (default auto: detected).", "auto", "json", "apply_patch", "responses", "diff", "search_replace"),
-			"dry_run": flag("Preview: return the diff; write nothing."),
+			"input":             str("The patch text (or the WorkspaceEdit's JSON)."),
+			"format":            enum("The format (default auto: detected).", "auto", "json", "apply_patch", "responses", "diff", "search_replace", "lsp"),
+			"dry_run":           flag("Preview: return the diff; write nothing."),
+			"position_encoding": enum("lsp: what a position's character counts (default utf-16, the protocol's).", "utf-8", "utf-16", "utf-32"),
+			"confirm":           flag("lsp: confirm the changes whose annotation needs confirmation (preview them first)."),
 		}),
-		Examples: []string{`{"input":"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n"}`},
+		Examples: []string{`{"input":"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n"}`,
+			`{"input":"{\"changes\":{\"file:///src/app/a.go\":[{\"range\":{\"start\":{\"line\":3,\"character\":5},\"end\":{\"line\":3,\"character\":8}},\"newText\":\"Bar\"}]}}","dry_run":true}`},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {
 			var a struct {
-				Input  string
-				Format string
-				DryRun bool `json:"dry_run"`
+				Input            string
+				Format           string
+				DryRun           bool   `json:"dry_run"`
+				PositionEncoding string `json:"position_encoding"`
+				Confirm          bool   `json:"confirm"`
 			}
 			if err := decode(args, &a); err != nil {
 				return failure(err, nil)
@@ -360,12 +366,20 @@ func applyPatchTool() *Tool {
 			if err != nil {
 				return failure(err, nil) // already an invalid_request: wrapping it again printed the code twice
 			}
-			req, _, err := patch.Compile(f, []byte(a.Input))
+			enc, err := plan.ParsePositionEncoding(a.PositionEncoding)
+			if err != nil {
+				return failure(err, nil)
+			}
+			o := patch.LSPOptions{Tree: env.W.Workspace().Tree(), Encoding: enc, Confirm: a.Confirm, DryRun: a.DryRun}
+			req, _, we, err := patch.CompileWith(f, []byte(a.Input), o)
 			if err != nil {
 				return failure(err, nil)
 			}
 			req.DryRun = req.DryRun || a.DryRun
 			res, _ := env.W.Apply(ctx, req)
+			if we != nil {
+				res.Warnings = append(we.Warnings, res.Warnings...)
+			}
 			return Result{Value: res, OK: res.Success, Code: res.Code}
 		},
 		Compact: func(a map[string]any) string { return fmt.Sprint(orDash(a["format"])) },

@@ -18,13 +18,15 @@ import (
 )
 
 func applyCmd() *command {
-	var dryRun bool
-	var format string
+	var dryRun, confirm bool
+	var format, encoding string
 	return &command{
 		name: "apply",
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&dryRun, "dry-run", false, "preview only: print the diff, write nothing")
-			fs.StringVar(&format, "format", "auto", "the input's format: auto, json, apply_patch, responses, diff or search_replace")
+			fs.StringVar(&format, "format", "auto", "the input's format: "+strings.Join(formatNames(), ", "))
+			fs.StringVar(&encoding, "position-encoding", "utf-16", "lsp: what a position's character counts: utf-8, utf-16 or utf-32")
+			fs.BoolVar(&confirm, "confirm", false, "lsp: confirm the changes whose annotation needs confirmation")
 		},
 		run: func(ctx context.Context, e *env, args []string) int {
 			if len(args) > 1 {
@@ -38,7 +40,22 @@ func applyCmd() *command {
 			if err != nil {
 				return e.usageErr("%v", err)
 			}
-			req, _, err := patch.Compile(f, data)
+			enc, err := plan.ParsePositionEncoding(encoding)
+			if err != nil {
+				return e.usageErr("%v", err)
+			}
+			if f == patch.FormatAuto {
+				f = patch.Detect(data)
+			}
+			var w *engine.Workspace
+			if f == patch.FormatLSP {
+				// A WorkspaceEdit compiles against the tree as it is.
+				if w, err = e.open(nil); err != nil {
+					return e.fail(err)
+				}
+				defer w.Close()
+			}
+			req, we, err := compileInput(f, data, w, patch.LSPOptions{Encoding: enc, Confirm: confirm, DryRun: dryRun})
 			if err != nil {
 				return e.fail(err)
 			}
@@ -49,13 +66,17 @@ func applyCmd() *command {
 				req.DryRun = true
 			}
 			req.ProveRetries = true // say when a request sent again is in effect
-			w, err := e.open(nil)
-			if err != nil {
-				return e.fail(err)
+			if w == nil {
+				if w, err = e.open(nil); err != nil {
+					return e.fail(err)
+				}
+				defer w.Close()
 			}
-			defer w.Close()
 			out := e.newResultPrinter(req.DryRun)
 			res, _ := w.Apply(out.context(ctx), req)
+			if we != nil {
+				res.Warnings = append(we.Warnings, res.Warnings...)
+			}
 			out.end(res)
 			if e.json {
 				return exitCode(res.Code)
@@ -79,6 +100,28 @@ func applyGCPercent(req *plan.Request) int {
 		return 0
 	}
 	return 150
+}
+
+// compileInput compiles a request in format f (detected already; ""
+// when it could not be); an LSP WorkspaceEdit against w.
+func compileInput(f patch.Format, data []byte, w *engine.Workspace, o patch.LSPOptions) (*plan.Request, *patch.WorkspaceEdit, error) {
+	if f == "" {
+		f = patch.FormatAuto // Compile says what it expected
+	}
+	if w != nil {
+		o.Tree = w.Tree()
+	}
+	req, _, we, err := patch.CompileWith(f, data, o)
+	return req, we, err
+}
+
+// formatNames are the formats --format takes.
+func formatNames() []string {
+	var names []string
+	for _, f := range patch.Formats {
+		names = append(names, string(f))
+	}
+	return names
 }
 
 // resultPrinter prints a write's result as the engine hands it over, file

@@ -26,7 +26,11 @@ Usage: txedit COMMAND [flags] [args]
 
 Change files (one transaction each, undoable):
   apply   [--dry-run] [--format F] [FILE|-]   a write request: fs_write JSON,
-                          apply_patch, a diff or SEARCH/REPLACE (stdin: -)
+                          apply_patch, a diff, SEARCH/REPLACE or an LSP
+                          WorkspaceEdit (stdin: -)
+  rename  [--dry-run] [--server CMD] FILE:LINE:COL NEWNAME
+                          rename a symbol through its language server
+                          (gopls for Go)
   replace [--dry-run] [--glob G] 's/RE/REP/FLAGS' [DIR]
                           sed s/// across a tree
   undo    [TXID] [--force] [--dry-run]        revert the newest transaction
@@ -67,7 +71,7 @@ Run 'txedit help COMMAND' for a command's flags and examples.
 // help and the shell completions are generated from it.
 func commandTable() map[string]func() *command {
 	return map[string]func() *command{
-		"apply": applyCmd, "undo": undoCmd, "redo": redoCmd, "read": readCmd, "grep": grepCmd, "glob": globCmd, "replace": replaceCmd, "tool": toolCmd, "schema": schemaCmd, "mcp": mcpCmd, "log": logCmd, "show": showCmd, "recover": recoverCmd, "gc": gcCmd,
+		"apply": applyCmd, "rename": renameCmd, "undo": undoCmd, "redo": redoCmd, "read": readCmd, "grep": grepCmd, "glob": globCmd, "replace": replaceCmd, "tool": toolCmd, "schema": schemaCmd, "mcp": mcpCmd, "log": logCmd, "show": showCmd, "recover": recoverCmd, "gc": gcCmd,
 		"version": versionCmd, "mcp install": mcpInstallCmd, "mcp uninstall": mcpUninstallCmd, "help": helpCmd, "completion": completionCmd,
 	}
 }

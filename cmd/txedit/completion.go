@@ -76,6 +76,11 @@ func completionModel() []compCommand {
 				cf.values = tools.Names()
 			case "format":
 				cf.values = []string{"mcp", "openai", "anthropic"}
+				if name == "apply" {
+					cf.values = formatNames()
+				}
+			case "position-encoding":
+				cf.values = []string{"utf-8", "utf-16", "utf-32"}
 			case "client":
 				cf.values = clientconfig.Names()
 			case "scope":

@@ -23,16 +23,31 @@ type helpText struct {
 var helps = sync.OnceValue(func() map[string]helpText {
 	return map[string]helpText{
 		"apply": {
-			synopsis: "apply [--dry-run] [--json] [--format F] [FILE|-]",
+			synopsis: "apply [--dry-run] [--json] [--format F] [--position-encoding E] [--confirm] [FILE|-]",
 			summary: "Run a write request as one all-or-nothing transaction.\n" +
 				"The request is the fs_write JSON of the batch-operations RFC, or an agent's own format: a Codex apply_patch\n" +
-				"envelope, an OpenAI apply_patch_call, a unified or git diff, or SEARCH/REPLACE blocks (detected unless --format).",
+				"envelope, an OpenAI apply_patch_call, a unified or git diff, SEARCH/REPLACE blocks, or an LSP WorkspaceEdit\n" +
+				"(detected unless --format; its positions are UTF-16 unless --position-encoding says otherwise; docs/lsp.md).",
 			examples: []string{
 				"# preview a multi-file refactor: the combined diff, nothing written",
 				"txedit apply --dry-run request.json",
 				`echo '{"command": "str_replace", "path": "a.go", "old_str": "Foo()", "new_str": "Bar()"}' | txedit apply`,
 				"# a git diff, applied by content even where its line numbers are off",
 				"git diff main > change.diff && txedit apply change.diff",
+				"# a language server's WorkspaceEdit: preview, then confirm what its annotations ask to confirm",
+				"txedit apply --dry-run edit.json && txedit apply --confirm edit.json",
+			},
+		},
+		"rename": {
+			synopsis: "rename [--dry-run] [--json] [--server CMD] [--confirm] [--timeout D] FILE:LINE:COL NEWNAME",
+			summary: "Rename a symbol everywhere, as its language server computes it, as one transaction (txedit undo reverts it).\n" +
+				"LINE and COL are 1-based, COL in bytes, as gopls rename takes them. The server is gopls for Go files (found on\n" +
+				"PATH; `go install golang.org/x/tools/gopls@latest`), or --server. txedit sends it the files' current content\n" +
+				"and commits its edit only if none changed meanwhile; a rename the server refuses writes nothing (docs/lsp.md).",
+			examples: []string{
+				"txedit rename --dry-run internal/server/handler.go:42:6 ServeUser",
+				"txedit rename internal/server/handler.go:42:6 ServeUser",
+				"txedit rename --server 'rust-analyzer' src/lib.rs:10:8 parse_all",
 			},
 		},
 		"undo": {

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/txedit/txedit/internal/goplstest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden output in testdata/script")
@@ -30,6 +32,7 @@ func (c cleanup) Run() int {
 			os.RemoveAll(filepath.Dir(bin))
 		}
 	}
+	goplstest.Cleanup()
 	return code
 }
 

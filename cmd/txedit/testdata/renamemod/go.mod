@@ -1,0 +1,3 @@
+module example.com/renamemod
+
+go 1.26
