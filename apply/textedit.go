@@ -206,6 +206,16 @@ func textEdits(path string, content []byte, op *plan.Op) ([]byte, []*plan.Error)
 	return b.Bytes(), nil
 }
 
+// ApplyTextEdits applies one TextDocumentEdit's edits, in encoding enc,
+// to content by the rules of a text_edits edit: the new content, or every
+// edit's failure (nothing applied).
+func ApplyTextEdits(path string, content []byte, edits []plan.TextEdit, enc plan.PositionEncoding) ([]byte, []*plan.Error) {
+	if enc == "" {
+		enc = plan.EncodingUTF16
+	}
+	return textEdits(path, content, &plan.Op{Command: plan.TextEdits, TextEdits: edits, Encoding: enc})
+}
+
 // where names text edit i of op as the input did.
 func where(op *plan.Op, i int) string {
 	if w := op.TextEdits[i].Where; w != "" {

@@ -30,6 +30,32 @@ type Result struct {
 	// power loss before the next sync may still roll it back. Empty
 	// otherwise.
 	Durability Durability `json:"durability,omitempty"`
+	// Groups are a dry run's changes of an LSP WorkspaceEdit that carries
+	// change annotations, by label (docs/lsp.md, "Annotations"): what a
+	// person reads before confirming.
+	Groups []ChangeGroup `json:"groups,omitempty"`
+}
+
+// ChangeGroup is the changes of a WorkspaceEdit under one change
+// annotation (the label "" holds those under none).
+type ChangeGroup struct {
+	Label             string          `json:"label"`
+	Description       string          `json:"description,omitempty"`
+	NeedsConfirmation bool            `json:"needs_confirmation,omitempty"`
+	Changes           []GroupedChange `json:"changes"`
+}
+
+// GroupedChange is one change of a [ChangeGroup]: a text edit (Op
+// "edit": the lines it touches, from Line, 1-based, of the document as
+// the edit saw it, before and after) or a resource operation (create,
+// rename, delete).
+type GroupedChange struct {
+	Op      string `json:"op"`
+	Path    string `json:"path"`
+	NewPath string `json:"new_path,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Old     string `json:"old,omitempty"`
+	New     string `json:"new,omitempty"`
 }
 
 // Durability is [Result.Durability]: empty, or DurabilityUnknown.

@@ -47,3 +47,27 @@ func TestApplyPatchTools(t *testing.T) {
 		t.Errorf("garbage: %+v", r.Value)
 	}
 }
+
+// TestApplyPatchWorkspaceEdit: the txedit toolset's apply_patch takes an
+// LSP WorkspaceEdit (its positions in the encoding asked), refuses a
+// change needing confirmation unless confirm, and its dry run lists the
+// changes by label.
+func TestApplyPatchWorkspaceEdit(t *testing.T) {
+	env, dir := setup(t, map[string]string{"a.txt": "é foo\n"}, nil)
+	root := env.W.Workspace().RealRoot()
+	edit := strings.ReplaceAll(`{"changeAnnotations":{"c":{"label":"Check","needsConfirmation":true}},"changes":{"file://@/a.txt":[{"range":{"start":{"line":0,"character":3},"end":{"line":0,"character":6}},"newText":"bar","annotationId":"c"}]}}`, "@", root)
+	args, _ := json.Marshal(map[string]any{"input": edit, "position_encoding": "utf-8"})
+	if r := call(t, env, "txedit", "apply_patch", string(args)); r.OK || r.Code != plan.CodeNeedsConfirmation {
+		t.Fatalf("unconfirmed: %+v", r.Value)
+	}
+	args, _ = json.Marshal(map[string]any{"input": edit, "position_encoding": "utf-8", "dry_run": true})
+	r := call(t, env, "txedit", "apply_patch", string(args))
+	res := r.Value.(*plan.Result)
+	if !r.OK || len(res.Groups) != 1 || res.Groups[0].Label != "Check" || res.Groups[0].Changes[0].New != "é bar\n" {
+		t.Fatalf("dry run: %+v", res)
+	}
+	args, _ = json.Marshal(map[string]any{"input": edit, "position_encoding": "utf-8", "confirm": true})
+	if r := call(t, env, "txedit", "apply_patch", string(args)); !r.OK || read(t, dir, "a.txt") != "é bar\n" {
+		t.Errorf("confirmed: %+v, a.txt %q", r.Value, read(t, dir, "a.txt"))
+	}
+}

@@ -149,6 +149,9 @@ func Rename(ctx context.Context, s *engine.Session, o RenameOptions) (*plan.Resu
 	}
 	res, err = s.Apply(ctx, req)
 	res.Warnings = append(we.Warnings, res.Warnings...)
+	if o.DryRun {
+		res.Groups, _ = GroupsOf(ctx, r.w, we)
+	}
 	if res.Code == plan.CodeStaleHash {
 		// The hashes are of what the server was sent: a file changed
 		// since, so the edit was computed against other content.

@@ -379,11 +379,27 @@ func applyPatchTool() *Tool {
 			res, _ := env.W.Apply(ctx, req)
 			if we != nil {
 				res.Warnings = append(we.Warnings, res.Warnings...)
+				if req.DryRun {
+					res.Groups, _ = GroupsOf(ctx, env.W.Workspace(), we)
+				}
 			}
 			return Result{Value: res, OK: res.Success, Code: res.Code}
 		},
 		Compact: func(a map[string]any) string { return fmt.Sprint(orDash(a["format"])) },
 	}
+}
+
+// GroupsOf is a compiled WorkspaceEdit's changes by change annotation
+// (nil when it carries none), on w's files as they are: what a dry run
+// shows before a person confirms (docs/lsp.md, "Annotations").
+func GroupsOf(ctx context.Context, w *engine.Workspace, we *patch.WorkspaceEdit) ([]plan.ChangeGroup, error) {
+	return we.Groups(func(rel string) ([]byte, error) {
+		fb, err := w.ReadBytes(ctx, filepath.Join(w.RealRoot(), filepath.FromSlash(rel)))
+		if err != nil {
+			return nil, err
+		}
+		return fb.Data, nil
+	})
 }
 
 // decodeWrite reads an fs_write request leniently (file_edits is accepted

@@ -74,8 +74,10 @@ type WorkspaceEdit struct {
 	// beside documentChanges, which the protocol says win).
 	Warnings []string
 
-	// plan is what Request made of the edit (lsp_compile.go).
-	steps []step
+	// steps and encoding are what Request made of the edit
+	// (lsp_compile.go), for Groups.
+	steps    []step
+	encoding plan.PositionEncoding
 }
 
 // wireEdit is a WorkspaceEdit as JSON.

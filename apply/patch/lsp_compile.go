@@ -81,13 +81,17 @@ type sim struct {
 	dirFrom map[string]string   // a directory made by a rename → its old path, for its mode
 	make    []plan.DirMake
 	remove  []string
+	at      int // the change being followed
 }
 
-// step records which file a TextDocumentEdit applied to, for the grouped
-// preview (lsp_group.go).
+// step records what change did, for the preview grouped by annotation
+// (lsp_group.go): the file a TextDocumentEdit applied to (node, at path),
+// the file a CreateFile made or emptied (truncate).
 type step struct {
-	change int
-	node   *node
+	change        int
+	node          *node
+	path, newPath string
+	truncate      bool
 }
 
 // CompileLSP parses a WorkspaceEdit and compiles it into a write request.
@@ -121,7 +125,7 @@ func (we *WorkspaceEdit) Request(o LSPOptions) (*plan.Request, error) {
 		return nil, err
 	}
 	s := &sim{we: we, o: o, files: map[string]*node{}, absent: map[string]bool{}, dirs: map[string]dirState{}, dirFrom: map[string]string{}}
-	we.steps = nil
+	we.steps, we.encoding = nil, o.Encoding
 	for i := range we.Changes {
 		if err := s.apply(i); err != nil {
 			return nil, err
@@ -171,6 +175,7 @@ func (we *WorkspaceEdit) checkAnnotations(o LSPOptions) error {
 
 // apply follows change i.
 func (s *sim) apply(i int) error {
+	s.at = i
 	c := &s.we.Changes[i]
 	rel, err := s.resolve(c.Where, c.Path)
 	if err != nil {
@@ -186,8 +191,10 @@ func (s *sim) apply(i int) error {
 		if err != nil {
 			return err
 		}
+		s.we.steps = append(s.we.steps, step{change: i, path: rel, newPath: to})
 		return s.rename(c, rel, to)
 	}
+	s.we.steps = append(s.we.steps, step{change: i, path: rel})
 	return s.delete(c, rel)
 }
 
@@ -268,7 +275,7 @@ func (s *sim) edit(i int, c *Change, rel string) error {
 		return err
 	}
 	n.groups = append(n.groups, i)
-	s.we.steps = append(s.we.steps, step{change: i, node: n})
+	s.we.steps = append(s.we.steps, step{change: i, node: n, path: rel})
 	return nil
 }
 
@@ -317,6 +324,7 @@ func (s *sim) create(c *Change, rel string) error {
 		return plan.Errorf(plan.CodeConflict, s.o.Tree.Spell(rel), "%s: a directory stands there: CreateFile makes a file", c.Where)
 	case n != nil && c.Overwrite:
 		n.truncate, n.groups = true, nil
+		s.we.steps = append(s.we.steps, step{change: s.at, node: n, path: rel, truncate: true})
 		return nil
 	case n != nil && c.IgnoreIfExists:
 		return nil
@@ -329,6 +337,7 @@ func (s *sim) create(c *Change, rel string) error {
 	n = &node{truncate: true}
 	s.nodes = append(s.nodes, n)
 	s.place(n, rel)
+	s.we.steps = append(s.we.steps, step{change: s.at, node: n, path: rel, truncate: true})
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/txedit/txedit/apply/patch"
 	"github.com/txedit/txedit/engine"
 	"github.com/txedit/txedit/plan"
+	"github.com/txedit/txedit/tools"
 )
 
 func applyCmd() *command {
@@ -72,10 +73,18 @@ func applyCmd() *command {
 				}
 				defer w.Close()
 			}
+			var groups []plan.ChangeGroup
+			if we != nil && req.DryRun {
+				groups, _ = tools.GroupsOf(ctx, w, we)
+				if !e.json {
+					e.printGroups(groups)
+				}
+			}
 			out := e.newResultPrinter(req.DryRun)
 			res, _ := w.Apply(out.context(ctx), req)
 			if we != nil {
 				res.Warnings = append(we.Warnings, res.Warnings...)
+				res.Groups = groups
 			}
 			out.end(res)
 			if e.json {
@@ -113,6 +122,54 @@ func compileInput(f patch.Format, data []byte, w *engine.Workspace, o patch.LSPO
 	}
 	req, _, we, err := patch.CompileWith(f, data, o)
 	return req, we, err
+}
+
+// printGroups prints a WorkspaceEdit's changes by change annotation,
+// before its dry run's diff: every line starts with "# ", so that git
+// apply and patch, which skip what stands before a diff, still take the
+// output as it is.
+func (e *env) printGroups(groups []plan.ChangeGroup) {
+	if len(groups) == 0 {
+		return
+	}
+	w := bufio.NewWriter(e.stdout)
+	defer w.Flush()
+	fmt.Fprintln(w, "# The WorkspaceEdit's changes by label (txedit apply --confirm applies those that need confirmation):")
+	for _, g := range groups {
+		label := g.Label
+		if label == "" {
+			label = "(no label)"
+		}
+		if g.NeedsConfirmation {
+			label += " (needs confirmation)"
+		}
+		if g.Description != "" {
+			label += ": " + g.Description
+		}
+		fmt.Fprintf(w, "# %s\n", label)
+		for _, c := range g.Changes {
+			switch c.Op {
+			case "edit":
+				fmt.Fprintf(w, "#   %s:%d\n", c.Path, c.Line)
+				groupLines(w, "-", c.Old)
+				groupLines(w, "+", c.New)
+			case "rename":
+				fmt.Fprintf(w, "#   rename %s to %s\n", c.Path, c.NewPath)
+			default:
+				fmt.Fprintf(w, "#   %s %s\n", c.Op, c.Path)
+			}
+		}
+	}
+}
+
+// groupLines prints text's lines, each after "#   " and mark.
+func groupLines(w io.Writer, mark, text string) {
+	if text == "" {
+		return
+	}
+	for _, l := range strings.SplitAfter(strings.TrimSuffix(text, "\n"), "\n") {
+		fmt.Fprintf(w, "#   %s%s\n", mark, strings.TrimRight(l, "\r\n"))
+	}
 }
 
 // formatNames are the formats --format takes.

@@ -47,6 +47,7 @@ func renameCmd() *command {
 				return exitCode(res.Code)
 			}
 			e.printChanges(res)
+			e.printGroups(res.Groups)
 			e.printResult(res)
 			return exitCode(res.Code)
 		},
