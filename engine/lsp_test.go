@@ -291,3 +291,28 @@ func lspFaultApply(t *testing.T, dir string, ffs *faultfs.FS, edit string) (res 
 	res, _ = w.Apply(context.Background(), req)
 	return res
 }
+
+// TestWorkspaceEditSymlinks: an edit through a link edits its target
+// (the link stays a link); a rename or delete of a link is refused, since
+// a write would move or delete the file it points to.
+func TestWorkspaceEditSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a.txt": "abc\n"})
+	os.Symlink("a.txt", filepath.Join(dir, "l.txt"))
+	w := openWS(t, dir, &Options{Durability: NotDurable})
+	req, err := lspEdit(t, w, dir, `{"changes":{"@/l.txt":[{"range":`+rng(0, 0, 0, 1)+`,"newText":"A"}]}}`, patch.LSPOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := w.Apply(context.Background(), req); !res.Success {
+		t.Fatalf("edit through the link: %+v", res)
+	}
+	if got := readTree(t, dir); got["a.txt"] != "Abc\n" || got["l.txt"] != "-> a.txt" {
+		t.Errorf("after the edit: %v", got)
+	}
+	for _, op := range []string{`{"kind":"delete","uri":"@/l.txt"}`, `{"kind":"rename","oldUri":"@/l.txt","newUri":"@/m.txt"}`} {
+		if _, err := lspEdit(t, w, dir, `{"documentChanges":[`+op+`]}`, patch.LSPOptions{}); plan.CodeOf(err) != plan.CodeNotRegular || !strings.Contains(err.Error(), "is a symlink") {
+			t.Errorf("%s: got %v", op, err)
+		}
+	}
+}

@@ -45,6 +45,19 @@ func (t *Tree) Resolve(p string) (string, error) {
 	return rel, nil
 }
 
+// IsLink reports whether p (a request path) is itself a symlink: what a
+// rename or delete of p would have to move or remove is the link, which
+// a write, resolving it, cannot do.
+func (t *Tree) IsLink(p string) bool {
+	o := t.w.direct()
+	name, _, err := o.spelled(p)
+	if err != nil {
+		return false
+	}
+	fi, err := o.fsy.Lstat(path.Clean(filepath.ToSlash(name)))
+	return err == nil && fi.Mode()&fs.ModeSymlink != 0
+}
+
 // Stat says whether the root-relative rel exists, and whether it is a
 // directory (a symlink is not followed: it is what stands there).
 func (t *Tree) Stat(rel string) (exists, dir bool, err error) {

@@ -3,6 +3,7 @@ package patch
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,6 +29,8 @@ type Tree interface {
 	List(rel string) (files, dirs []string, err error)
 	// Spell returns how a request names the root-relative rel.
 	Spell(rel string) string
+	// IsLink reports whether the absolute path p is itself a symlink.
+	IsLink(p string) bool
 }
 
 // LSPOptions is what compiling a WorkspaceEdit takes beside the edit.
@@ -186,6 +189,14 @@ func (s *sim) apply(i int) error {
 		return s.edit(i, c, rel)
 	case ChangeCreate:
 		return s.create(c, rel)
+	case ChangeRename, ChangeDelete:
+		if s.o.Tree.IsLink(c.Path) {
+			// A write resolves the link: it would move or delete the
+			// file it points to and leave the link.
+			return plan.Errorf(plan.CodeNotRegular, s.o.Tree.Spell(rel), "%s: %s is a symlink: txedit does not %s a link through a WorkspaceEdit", c.Where, c.Path, c.Kind)
+		}
+	}
+	switch c.Kind {
 	case ChangeRename:
 		to, err := s.resolve(c.Where, c.NewPath)
 		if err != nil {
@@ -449,12 +460,15 @@ func (s *sim) renameDir(from, to string) error {
 	return nil
 }
 
-// goneDirs marks the directories dirs (relative to top) as gone, and
-// those that exist before the edit as removed by it.
+// goneDirs marks the directories dirs (relative to top) as gone: those
+// that exist before the edit are removed by it, those it made (renamed
+// there earlier) are not made after all.
 func (s *sim) goneDirs(top string, dirs []string) {
 	for i := len(dirs) - 1; i >= 0; i-- {
 		d := path.Join(top, dirs[i])
-		if s.dirs[d] != dirNew {
+		if s.dirs[d] == dirNew {
+			s.make = slices.DeleteFunc(s.make, func(m plan.DirMake) bool { return m.Path == d })
+		} else {
 			s.remove = append(s.remove, d)
 		}
 		s.dirs[d] = dirGone

@@ -65,6 +65,8 @@ func (t *memTree) List(rel string) (files, dirs []string, err error) {
 
 func (t *memTree) Spell(rel string) string { return rel }
 
+func (t *memTree) IsLink(p string) bool { return strings.HasSuffix(p, ".link") }
+
 // compileLSP compiles input against tree and returns the request as
 // JSON (the file entries) plus its Dirs.
 func compileLSP(t *testing.T, tree Tree, input string, o LSPOptions) (string, *plan.DirChanges, *WorkspaceEdit, error) {
@@ -132,6 +134,9 @@ func TestLSPCompile(t *testing.T) {
 			`[{"path":"a.go","edits":[` + te("A") + `]}]`, nil, nil},
 		{"deleted, then made again", `{"documentChanges":[{"kind":"delete","uri":"file:///w/a.go"},{"kind":"create","uri":"file:///w/a.go"},` + edit("file:///w/a.go", insA) + `]}`,
 			`[{"path":"a.go","edits":[{"command":"write","file_text":""},` + te("A") + `]}]`, nil, nil},
+		{"a directory renamed twice: made at the last name only", `{"documentChanges":[{"kind":"rename","oldUri":"file:///w/pkg","newUri":"file:///w/tmp"},{"kind":"rename","oldUri":"file:///w/tmp","newUri":"file:///w/lib"}]}`,
+			`[{"path":"pkg/sub/y.go","edits":[{"command":"move","new_path":"lib/sub/y.go"}]},{"path":"pkg/x.go","edits":[{"command":"move","new_path":"lib/x.go"}]}]`,
+			[]plan.DirMake{{Path: "lib", ModeOf: "pkg"}, {Path: "lib/empty", ModeOf: "pkg/empty"}, {Path: "lib/sub", ModeOf: "pkg/sub"}}, []string{"pkg/sub", "pkg/empty", "pkg"}},
 		{"percent-decoded URIs", `{"changes":{"file://localhost/w/my%20dir/%C3%A9.go":[` + insA + `]}}`,
 			`[{"path":"my dir/é.go","edits":[` + te("A") + `]}]`, nil, nil},
 	}
@@ -180,6 +185,7 @@ func TestLSPCompileRefusals(t *testing.T) {
 		{"the root itself", `{"documentChanges":[{"kind":"delete","uri":"file:///w","options":{"recursive":true}}]}`, plan.CodeInvalidRequest, "is the workspace root"},
 		{"a swap", `{"documentChanges":[{"kind":"rename","oldUri":"file:///w/a.go","newUri":"file:///w/t.go"},{"kind":"rename","oldUri":"file:///w/b.go","newUri":"file:///w/a.go"}]}`,
 			plan.CodeInvalidRequest, "moves a.go away and puts another file at its place"},
+		{"a rename of a symlink", `{"documentChanges":[{"kind":"rename","oldUri":"file:///w/l.link","newUri":"file:///w/m"}]}`, plan.CodeNotRegular, "is a symlink"},
 		{"an edit of a directory", `{"changes":{"file:///w/pkg":[` + insA + `]}}`, plan.CodeNotRegular, "is a directory"},
 		{"not a file URI", `{"changes":{"untitled:Untitled-1":[` + insA + `]}}`, plan.CodeInvalidRequest, "is not a file URI"},
 		{"another host", `{"changes":{"file://server/w/a.go":[` + insA + `]}}`, plan.CodeInvalidRequest, `names host "server"`},
