@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -126,7 +127,7 @@ func run(args []string) int {
 	// session named after the client, unless --agent or TXEDIT_AGENT names
 	// it.
 	server := mcpserver.New(ts, ws[0], mcpserver.Options{ReadOnly: cfg.ReadOnly, Version: buildinfo.Version(), Agent: cfg.Agent,
-		NoReadCheck: cfg.NoReadCheck, Env: tools.Env{Mode: mcpcli.ExecMode(tools.ModeAcceptEdits, cfg.AllowExecute), AllowExecute: cfg.AllowExecute},
+		NoReadCheck: cfg.NoReadCheck, Env: tools.Env{Mode: mcpcli.ExecMode(tools.ModeAcceptEdits, cfg.AllowExecute), AllowExecute: cfg.AllowExecute, LanguageServer: strings.Fields(cfg.Server)},
 		Roots: ws[1:], OpenRoot: openRoot})
 	if err := server.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(os.Stderr, "%s%v\n", prefix, err)

@@ -86,7 +86,7 @@ var helps = sync.OnceValue(func() map[string]helpText {
 			examples: []string{"txedit glob '**/*.{go,md}'"},
 		},
 		"tool": {
-			synopsis: "tool NAME [--toolset T] [--allow-execute]",
+			synopsis: "tool NAME [--toolset T] [--allow-execute] [--server CMD]",
 			summary:  "Run one agent tool: JSON arguments on stdin, the dialect's result JSON on stdout.",
 			args:     []string{},
 			examples: []string{`echo '{"file_path": "src/a.go", "old_string": "Foo()", "new_string": "Bar()"}' | txedit tool Edit --toolset claude`},
@@ -98,7 +98,7 @@ var helps = sync.OnceValue(func() map[string]helpText {
 			examples: []string{"txedit schema --toolset claude --format anthropic"},
 		},
 		"mcp": {
-			synopsis: "mcp [--toolset T] [--read-only] [--allow-execute] [--deny-read G] [--deny-write G] [--root DIR]... [DIR...]",
+			synopsis: "mcp [--toolset T] [--read-only] [--allow-execute] [--deny-read G] [--deny-write G] [--server CMD] [--root DIR]... [DIR...]",
 			summary: "Serve the toolset over MCP on stdin and stdout.\n" +
 				"An MCP client starts this; `txedit mcp install` adds it to a client's configuration.\n" +
 				"The filesystem toolset (a drop-in for @modelcontextprotocol/server-filesystem) serves several\n" +

@@ -17,13 +17,14 @@ import (
 )
 
 func toolCmd() *command {
-	var toolset string
+	var toolset, server string
 	var allowExec bool
 	return &command{
 		name: "tool",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&toolset, "toolset", tools.Default, "toolset: "+strings.Join(tools.Names(), ", "))
 			fs.BoolVar(&allowExec, "allow-execute", false, "allow the execute tool")
+			fs.StringVar(&server, "server", "", "the language server rename_symbol starts (default: by the file's language, gopls serve for Go, found on PATH)")
 		},
 		run: func(ctx context.Context, e *env, args []string) int {
 			if len(args) != 1 {
@@ -43,7 +44,8 @@ func toolCmd() *command {
 			// --allow-execute is the person's approval of commands: the
 			// library's default asks an Approve function, and without one
 			// runs none (tools.Env).
-			env := &tools.Env{W: w.NewSession(engine.SessionOptions{Agent: e.agentName(), NoReadCheck: true}), AllowExecute: allowExec, Mode: mcpcli.ExecMode(tools.ModeDefault, allowExec)}
+			env := &tools.Env{W: w.NewSession(engine.SessionOptions{Agent: e.agentName(), NoReadCheck: true}), AllowExecute: allowExec, Mode: mcpcli.ExecMode(tools.ModeDefault, allowExec),
+				LanguageServer: strings.Fields(server)}
 			var t *tools.Tool
 			var names []string
 			for _, x := range ts.Offered(false, env) {
@@ -107,7 +109,7 @@ func schemaCmd() *command {
 }
 
 func mcpCmd() *command {
-	var toolset string
+	var toolset, server string
 	var readOnly, allowExec, allowGit, noReadCheck bool
 	var denyRead, denyWrite, roots multiFlag
 	return &command{
@@ -121,6 +123,7 @@ func mcpCmd() *command {
 			fs.Var(&denyRead, "deny-read", "glob of paths that may not be read (or written); repeatable")
 			fs.Var(&denyWrite, "deny-write", "glob of paths that may not be written; repeatable")
 			fs.BoolVar(&noReadCheck, "no-read-check", false, "let agents write files they have not read in their session")
+			fs.StringVar(&server, "server", "", "the language server rename_symbol starts (default: by the file's language, gopls serve for Go, found on PATH)")
 		},
 		run: func(ctx context.Context, e *env, args []string) int {
 			ts, err := tools.Get(toolset)
@@ -140,7 +143,7 @@ func mcpCmd() *command {
 			// The server is txedit-mcp: only that binary links the MCP
 			// SDK (internal/mcpcli).
 			return e.execMCP(&mcpcli.Config{Toolset: ts.Name, Dirs: dirs, ReadOnly: readOnly, AllowExecute: allowExec, AllowGit: allowGit,
-				NoReadCheck: noReadCheck, DenyRead: denyRead, DenyWrite: denyWrite, Agent: e.agent})
+				NoReadCheck: noReadCheck, DenyRead: denyRead, DenyWrite: denyWrite, Agent: e.agent, Server: server})
 		},
 	}
 }

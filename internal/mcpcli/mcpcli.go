@@ -31,6 +31,9 @@ type Config struct {
 	DenyRead     []string
 	DenyWrite    []string
 	Agent        string // --agent (or TXEDIT_AGENT); "" names sessions after the client
+	// Server is the language server rename_symbol starts (--server; ""
+	// picks one by the file's language: gopls serve for Go).
+	Server string
 }
 
 // Args is the configuration as txedit-mcp's arguments (Parse reads them).
@@ -53,6 +56,9 @@ func (c *Config) Args() []string {
 	if c.Agent != "" {
 		args = append(args, "--agent", c.Agent)
 	}
+	if c.Server != "" {
+		args = append(args, "--server", c.Server)
+	}
 	return append(append(args, "--"), c.Dirs...)
 }
 
@@ -71,6 +77,7 @@ func Parse(args []string) (*Config, error) {
 	fs.Func("deny-write", "", func(s string) error { c.DenyWrite = append(c.DenyWrite, s); return nil })
 	fs.Func("root", "", func(s string) error { c.Dirs = append(c.Dirs, s); return nil })
 	fs.StringVar(&c.Agent, "agent", "", "")
+	fs.StringVar(&c.Server, "server", "", "")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
