@@ -249,6 +249,13 @@ func TestWorkspaceEditFaultAfterThreeOfFive(t *testing.T) {
 		if !ffs.Tripped && !ffs.Dead() {
 			t.Errorf("mode %d: the fault at call %d never fired", mode, at)
 		}
+		if mode == faultfs.ModeError {
+			// Rolled back by the failed commit itself, before any
+			// recovery runs.
+			if got := treeString(readTree(t, dir)); got != treeString(old) {
+				t.Errorf("EIO at %s: right after the failure, not all five old:\n%s", rec.Calls[at-1], got)
+			}
+		}
 		if committed := checkCrashInvariant(t, dir, old, nil, "fault"); committed {
 			t.Errorf("mode %d: a transaction committed", mode)
 		}
