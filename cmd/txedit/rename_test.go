@@ -274,6 +274,11 @@ func TestRenameWithoutServer(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "txedit-no-such-server is not on PATH, or name another with --server") {
 		t.Errorf("no such server: %+v", r)
 	}
+	var out, errb strings.Builder
+	run([]string{"tool", "rename_symbol", "--root", dir, "--server", "txedit-no-such-server --stdio"}, strings.NewReader(`{"path":"greet/greet.go","line":14,"column":18,"new_name":"Hi"}`), &out, &errb)
+	if !strings.Contains(out.String(), "txedit-no-such-server is not on PATH") {
+		t.Errorf("txedit tool --server: %s %s", out.String(), errb.String())
+	}
 	for _, bad := range []string{"greet/greet.go", "greet/greet.go:14", "greet/greet.go:0:1", "greet/greet.go:x:1"} {
 		if r := runCLI("rename", "--root", dir, bad, "Hi"); r.code != 2 || !strings.Contains(r.stderr, "is not FILE:LINE:COL") {
 			t.Errorf("%s: %+v", bad, r)

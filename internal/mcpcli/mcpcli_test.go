@@ -1,6 +1,7 @@
 package mcpcli
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -30,5 +31,19 @@ func TestRecoveredMessage(t *testing.T) {
 		if strings.Contains(got, tc.not) {
 			t.Errorf("%+v: %q says %q", tc, got, tc.not)
 		}
+	}
+}
+
+// TestConfigRoundTrip: what txedit mcp passes txedit-mcp (Args) parses
+// back to the same configuration, the language server too.
+func TestConfigRoundTrip(t *testing.T) {
+	c := &Config{Toolset: "txedit", Dirs: []string{"/a", "b"}, ReadOnly: true, AllowGit: true, NoReadCheck: true,
+		DenyRead: []string{"*.key"}, DenyWrite: []string{"vendor/**"}, Agent: "me", Server: "rust-analyzer --log x"}
+	got, err := Parse(c.Args())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", c) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", got, c)
 	}
 }
