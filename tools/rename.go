@@ -137,13 +137,15 @@ func Rename(ctx context.Context, s *engine.Session, o RenameOptions) (*plan.Resu
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultRenameTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	// The timeout bounds the conversation with the server, not the
+	// commit.
+	talk, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	if err := r.start(ctx); err != nil {
+	if err := r.start(talk); err != nil {
 		return failed(res, err)
 	}
 	defer r.srv.Close(5 * time.Second)
-	req, we, err := r.edit(ctx, rel, content, off)
+	req, we, err := r.edit(talk, rel, content, off)
 	if err != nil {
 		return failed(res, err)
 	}
