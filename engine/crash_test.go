@@ -100,6 +100,7 @@ func faultApply(t *testing.T, dir string, opts Options, ffs *faultfs.FS, req str
 	defer inner.Close()
 	ffs.Inner = inner
 	opts.FS = ffs
+	opts.Keys = journal.UserKeys() // the disk's: the same as a plain Open's
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(faultfs.Crash); !ok {
@@ -251,7 +252,7 @@ func recoverWith(t *testing.T, dir string, ffs *faultfs.FS) {
 			}
 		}
 	}()
-	w, err := Open(dir, &Options{FS: ffs, Durability: DurableFsync})
+	w, err := Open(dir, &Options{FS: ffs, Keys: journal.UserKeys(), Durability: DurableFsync})
 	if err == nil {
 		w.Close()
 	}

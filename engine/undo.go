@@ -115,6 +115,9 @@ func (o *op) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.Result,
 // undo by agent, unless forced), the policy allowing every path it
 // touched, every file it names known exactly.
 func (o *op) undoTarget(uo UndoOptions) (*journal.Manifest, error) {
+	if err := o.w.trustedJournal(); err != nil {
+		return nil, err
+	}
 	entries, err := o.undoCandidates(uo)
 	if err != nil {
 		return nil, err
@@ -556,7 +559,7 @@ func noteUndo(undone map[string]string, e *journal.Entry) {
 type TxnInfo struct {
 	ID       string    `json:"id"`
 	Time     time.Time `json:"time"`
-	State    string    `json:"state"` // committed, undone, rolled_back, pending
+	State    string    `json:"state"` // committed, undone, rolled_back, pending, untrusted
 	Agent    string    `json:"agent,omitempty"`
 	Session  string    `json:"session,omitempty"`
 	Command  string    `json:"command,omitempty"`
@@ -616,6 +619,9 @@ func txnInfo(e *journal.Entry, undone map[string]string) *TxnInfo {
 	m := e.Manifest
 	if m == nil {
 		ti.Error = fmt.Sprint(e.Err)
+		if errors.Is(e.Err, journal.ErrUntrusted) {
+			ti.State = "untrusted" // never shown as what it claims to be
+		}
 		return ti
 	}
 	ti.Time, ti.Command, ti.Summary, ti.Undoes, ti.Agent, ti.Session = m.Time, m.Command, m.Summary, m.Undoes, m.Agent, m.Session

@@ -82,6 +82,12 @@ type Options struct {
 	// little that is not ours); otherwise the default is SyncData. Set it only for a real
 	// file system whose dirty data the report describes.
 	Quiet func() bool
+	// Keys is this user's store of journal keys (docs/design.md, "What
+	// makes a journal trusted"); default [MemoryKeys]. Path is the
+	// workspace root's absolute path, recorded in the journal's entry
+	// there for people.
+	Keys *Keys
+	Path string
 }
 
 // Journal is the on-disk transaction log of one workspace. It is safe for
@@ -89,6 +95,7 @@ type Options struct {
 type Journal struct {
 	fs   fsys.FS
 	opts Options
+	keys *Keys
 	*shared
 }
 
@@ -110,21 +117,23 @@ type shared struct {
 // WithFS returns the same journal working through another view of its file
 // system (one that caches directory handles, say).
 func (j *Journal) WithFS(fsy fsys.FS) *Journal {
-	return &Journal{fs: fsy, opts: j.opts, shared: j.shared}
+	return &Journal{fs: fsy, opts: j.opts, keys: j.keys, shared: j.shared}
 }
 
-// trust returns what manifests are verified with (nil: the journal has no
-// key yet, see trust.go). The key is read again only when the key file is
-// not the one it was read from (removed and made again, by another
-// process say): one stat instead of two file reads.
+// trust returns what manifests are verified with: nil where there is no
+// journal, a trust that refuses everything for a journal that is not this
+// user's (trust.go). This user's key is read again only when the
+// journal's id file is not the one it was found through (the journal
+// removed and made again, by another process say): one stat instead of
+// reading the id and the key store's entry.
 func (j *Journal) trust() (*trust, error) {
 	if t := j.tr.Load(); t != nil {
-		if fi, err := j.fs.Lstat(keyName); err == nil && fsys.SameVersion(fsys.IdentityOf(fi), t.file) {
+		if fi, err := j.fs.Lstat(idName); err == nil && fsys.SameVersion(fsys.IdentityOf(fi), t.idf) {
 			return t, nil
 		}
 	}
 	t, err := j.loadTrust()
-	if t != nil {
+	if t != nil && t.foreign == nil {
 		j.tr.Store(t)
 	}
 	return t, err
@@ -158,6 +167,10 @@ func New(fsy fsys.FS, opts *Options) *Journal {
 	if j.opts.Sync == SyncAuto && j.opts.Quiet == nil {
 		j.opts.Sync = SyncData
 	}
+	if j.opts.Keys == nil {
+		j.opts.Keys = MemoryKeys()
+	}
+	j.keys = j.opts.Keys
 	return j
 }
 
@@ -165,7 +178,7 @@ func New(fsy fsys.FS, opts *Options) *Journal {
 type Locked struct {
 	j      *Journal
 	unlock func() error
-	tr     *trust    // the journal's key, made under the lock if it had none
+	tr     *trust    // this user's key for the journal, made under the lock for a new one
 	lastID string    // the newest transaction id seen under the lock
 	listed *listing  // the transactions recovery looked at (pending.go)
 	tail   indexTail // the index's last line, kept current by ended
@@ -188,6 +201,16 @@ func (j *Journal) Lock() (*Locked, error) { return j.LockWithin(j.opts.LockTimeo
 // Options.LockTimeout): for work that can as well be done later, such as
 // retention after a write (engine.Options.BackgroundGC).
 func (j *Journal) LockWithin(timeout time.Duration) (*Locked, error) {
+	// A journal that is not this user's is never written into, nor is
+	// anything in it recovered (trust.go).
+	// (Once it was found this user's, the check under the lock suffices.)
+	if j.tr.Load() == nil {
+		if t, err := j.trust(); err != nil {
+			return nil, err
+		} else if t != nil && t.foreign != nil && !t.foreign.Fresh {
+			return nil, t.foreign.Err()
+		}
+	}
 	fresh, err := j.makeDirs()
 	if err == nil && fresh && j.opts.Sync != SyncNone {
 		// The new directories durable before any file is made in them,
@@ -211,19 +234,33 @@ func (j *Journal) LockWithin(timeout time.Duration) (*Locked, error) {
 			unlock() // recovery failed or panicked: do not keep the lock
 		}
 	}()
-	// A journal this call made writes its first files (.gitignore, the
-	// legacy list, the key) in one round (freshFiles, makeKey), not in
-	// two rounds each.
+	// A journal this call made writes its first files (.gitignore, its
+	// id) in one round (freshFiles, claim), not in two rounds each.
 	var batch []atomicWrite
 	if fresh {
 		batch = j.freshFiles()
-	} else if err := j.ensureGitignore(); err != nil {
+	}
+	// Again under the lock, which another process may have held to claim
+	// or remove the journal; a fresh one (made here, or by a write that
+	// died before it claimed it) is claimed now.
+	if l.tr, err = j.trust(); err == nil && (l.tr == nil || l.tr.foreign != nil) {
+		if l.tr != nil && !l.tr.foreign.Fresh {
+			return nil, l.tr.foreign.Err()
+		}
+		l.tr, err = j.claim(nil, batch)
+		batch = nil
+	}
+	if err == nil && len(batch) > 0 {
+		err = j.writeFilesAtomic(batch, nil)
+	} else if err == nil && !fresh {
+		err = j.ensureGitignore()
+	}
+	if err != nil {
 		return nil, err
 	}
 	// The transactions that may need recovery: those pending/ names, or,
 	// in a journal that has no pending/ yet (an older txedit's), every
-	// one (pending.go). The key is made, in a journal that has none, from
-	// the whole listing.
+	// one (pending.go).
 	ls, fast, err := j.pendingListing()
 	if err != nil {
 		return nil, err
@@ -234,22 +271,6 @@ func (j *Journal) LockWithin(timeout time.Duration) (*Locked, error) {
 		}
 	} else if fi, err := j.fs.Lstat(txnsDir); err == nil && !fi.IsDir() {
 		return nil, fmt.Errorf("%w: %s is not a directory (run txedit recover)", ErrCorrupt, txnsDir)
-	}
-	if l.tr, err = j.trust(); err == nil && l.tr == nil {
-		all := ls
-		if fast {
-			all, err = j.scan()
-		}
-		if err == nil {
-			l.tr, err = j.makeKey(all.ids, batch)
-			batch = nil
-		}
-	}
-	if err == nil && len(batch) > 0 {
-		err = j.writeFilesAtomic(batch, nil)
-	}
-	if err != nil {
-		return nil, err
 	}
 	j.tr.Store(l.tr)
 	l.tail = j.readIndexTail()
@@ -344,13 +365,13 @@ func (j *Journal) ensureGitignore() error {
 	if data, _, err := fsys.ReadFile(j.fs, name, 1<<10); err == nil && string(data) == gitignore {
 		// A crash of an earlier write may have left its temporary file
 		// (a rewrite removes it first): looked for once per Journal. So
-		// are the key's and the legacy list's: a new journal writes them
-		// in one round (freshFiles), so a power loss may keep the key and
-		// a temporary file of the list, which no later lock writes again.
+		// is the id's: a new journal writes both in one round
+		// (freshFiles, claim), so a power loss may keep the id and a
+		// temporary file of the .gitignore, or the other way round.
 		if j.swept.Load() {
 			return nil
 		}
-		for _, tmp := range []string{name + ".tmp", keyName + ".tmp", legacyName + ".tmp"} {
+		for _, tmp := range []string{name + ".tmp", idName + ".tmp"} {
 			if err := j.fs.Remove(tmp); err != nil && !fsys.Gone(err) {
 				return err
 			}
