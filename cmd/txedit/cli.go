@@ -91,8 +91,11 @@ type env struct {
 	// found what was found there (workspace.go); noted, whether the
 	// command has said so.
 	dir, found string
-	noted      bool
-	cmd        string // the command's name, for messages
+	// ignored names a .txedit or .git above that another user owns,
+	// which discovery did not take for the workspace (workspace.go).
+	ignored string
+	noted   bool
+	cmd     string // the command's name, for messages
 }
 
 // commonFlags registers the flags every command takes, after its own: a

@@ -70,7 +70,7 @@ func TestFindWorkspace(t *testing.T) {
 		"repo/x/y":   {"repo", ".git"},
 		"repo":       {"repo", ""},
 	} {
-		root, found := findWorkspace(filepath.Join(dir, in))
+		root, found, _ := findWorkspace(filepath.Join(dir, in))
 		if root != filepath.Join(dir, want[0]) || found != want[1] {
 			t.Errorf("%s: %s %q, want %s %q", in, root, found, want[0], want[1])
 		}
