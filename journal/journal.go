@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"sort"
 	"strconv"
@@ -112,11 +111,17 @@ type shared struct {
 	// temporary file an interrupted rewrite of it may have left
 	// (ensureGitignore).
 	swept atomic.Bool
+	// home is this user's directory in a shared journal, "" in a
+	// journal of one user (shared.go).
+	home string
 }
 
 // WithFS returns the same journal working through another view of its file
 // system (one that caches directory handles, say).
 func (j *Journal) WithFS(fsy fsys.FS) *Journal {
+	if j.home != "" {
+		fsy = sharedFS{fsy, j.home}
+	}
 	return &Journal{fs: fsy, opts: j.opts, keys: j.keys, shared: j.shared}
 }
 
@@ -171,6 +176,9 @@ func New(fsy fsys.FS, opts *Options) *Journal {
 		j.opts.Keys = MemoryKeys()
 	}
 	j.keys = j.opts.Keys
+	if j.home = sharedHome(fsy); j.home != "" {
+		j.fs = sharedFS{fsy, j.home}
+	}
 	return j
 }
 
@@ -325,6 +333,11 @@ func (j *Journal) makeDirs() (fresh bool, err error) {
 	if _, err := j.fs.Lstat(txnsDir); err == nil {
 		return false, nil
 	}
+	if j.home != "" {
+		if err := j.initShared(); err != nil {
+			return false, err
+		}
+	}
 	if err := j.fs.Mkdir(Dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return false, err
 	}
@@ -379,7 +392,11 @@ func (j *Journal) ensureGitignore() error {
 		j.swept.Store(true)
 		return nil
 	}
-	return fsys.WriteFileAtomic(j.fs, name, []byte(gitignore), 0o644, j.opts.Sync != SyncNone)
+	err := fsys.WriteFileAtomic(j.fs, name, []byte(gitignore), 0o644, j.opts.Sync != SyncNone)
+	if j.home != "" && errors.Is(err, fs.ErrPermission) {
+		return nil // another member's, in the sticky shared directory: theirs to mend
+	}
+	return err
 }
 
 // newID returns a time-ordered transaction id: UTC time to the microsecond
@@ -549,6 +566,9 @@ func (tx *Tx) planOps(seen map[string]bool) error {
 	}
 	for i, op := range m.Ops {
 		op.staged = stagedName(m.ID, op.Path, i)
+		if op.Old == nil {
+			op.New = tx.j.ownedHere(m, op.Path, op.New) // owner.go
+		}
 		if op.New == nil && !m.KeepParents {
 			// A directory emptied by a delete goes too, as git and
 			// patch do; Remove leaves it if anything else is in it.
@@ -796,15 +816,17 @@ func (j *Journal) createStaged(name string, data []byte, st *State) (f fsys.File
 func fillStaged(f fsys.File, data []byte, st *State) (meta bool, err error) {
 	perm := st.Mode & fs.ModePerm
 	_, err = f.Write(data)
-	if err == nil && st.Uid >= 0 && (st.Uid != os.Geteuid() || st.Gid != os.Getegid()) && (st.Uid != 0 || st.Gid != 0) {
-		// Keep the owner where we may; rename would otherwise hand the
-		// file to whoever ran txedit. Not permitted is not an error.
-		meta = true
-		if cerr := f.Chown(st.Uid, st.Gid); cerr != nil && !errors.Is(cerr, fs.ErrPermission) {
-			err = cerr
-		}
+	// Keep the owner and group where we may (owner.go); rename would
+	// otherwise hand the file to whoever ran txedit.
+	lost := false
+	if err == nil {
+		meta, lost, err = keepOwner(f, st)
 	}
-	if want := st.Mode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); err == nil && want != perm&^fsys.Umask() {
+	want := st.Mode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+	if lost {
+		want &^= fs.ModeSetuid | fs.ModeSetgid
+	}
+	if err == nil && want != perm&^fsys.Umask() {
 		// The umask took bits the file had, or setuid/setgid/sticky
 		// must be set again (after the chown, which clears them).
 		meta = true
@@ -1094,6 +1116,10 @@ func (tx *Tx) swapIn(i int) error {
 	if err == nil && (!tx.identSet[i] || sameFile(fsys.IdentityOf(fi), tx.idents[i])) && (lease == nil || !lease.Broken()) {
 		return nil
 	}
+	msg := "was modified by someone else meanwhile"
+	if err == nil && tx.identSet[i] && fsys.IdentityOf(fi).Nlink > tx.idents[i].Nlink {
+		msg = "was given another name (a hard link) meanwhile: replacing it would split the two names"
+	}
 	// Not the version that was checked, or it cannot be checked: give the
 	// writer's file back, unless a third one has replaced ours meanwhile
 	// (then its save is the newest, and stays).
@@ -1105,7 +1131,7 @@ func (tx *Tx) swapIn(i int) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err // the check failed (EIO, say): not a conflict
 	}
-	return &fsys.ConflictError{Op: "commit", Path: op.Path, Msg: "was modified by someone else meanwhile"}
+	return &fsys.ConflictError{Op: "commit", Path: op.Path, Msg: msg}
 }
 
 // lease takes a read lease on the target name for a replacement or a
@@ -1145,9 +1171,13 @@ func (tx *Tx) removeTarget(i int) error {
 }
 
 // sameFile reports whether two identities are one version of one file,
-// but for the change time, which the exchange itself sets.
+// but for the change time, which the exchange itself sets. The link count
+// counts: a hard link made to the file between the check and the exchange
+// would keep the old version under its other name, split from the one
+// the exchange replaced (docs/design.md, "Shared trees"); swapIn then
+// gives the file back and the commit fails with conflict.
 func sameFile(a, b fsys.Identity) bool {
-	return a.Dev == b.Dev && a.Ino == b.Ino && a.Size == b.Size && a.Mtime == b.Mtime && a.Mode == b.Mode
+	return a.Dev == b.Dev && a.Ino == b.Ino && a.Size == b.Size && a.Mtime == b.Mtime && a.Mode == b.Mode && a.Nlink == b.Nlink
 }
 
 // removeDisplaced removes the old versions the exchanges left at the

@@ -453,6 +453,9 @@ func (j *Journal) rollback(m *Manifest, prepared bool) (*Report, error) {
 func (j *Journal) restoreDirs(m *Manifest) error {
 	rm := uniqueDeepestFirst(m.Rmdirs)
 	for i := len(rm) - 1; i >= 0; i-- {
+		if UnderGit(rm[i]) {
+			continue // never made again there: see restoreOp
+		}
 		if _, err := j.fs.Lstat(rm[i]); errors.Is(err, fs.ErrNotExist) {
 			if err := j.mkdirAs(m, rm[i]); err != nil && !errors.Is(err, fs.ErrExist) {
 				return err
@@ -475,6 +478,10 @@ func (j *Journal) restoreOp(m *Manifest, i int, blobs *Pack, rep *Report) error 
 	switch st, cur, reason := classify(j.fs, op); {
 	case st == stateOld:
 		// Already the old version.
+	case UnderGit(op.Path):
+		// A hook, a config: code git runs. Recovery never writes one,
+		// whatever the manifest says (docs/design.md, "Threat model").
+		rep.Conflicts = append(rep.Conflicts, Conflict{Path: op.Path, Reason: gitReason})
 	case st == stateNeither:
 		rep.Conflicts = append(rep.Conflicts, j.leaveNeither(m, i, cur, reason))
 	case op.Old == nil:
@@ -557,6 +564,20 @@ func readCurrent(fsy fsys.FS, name string) ([]byte, bool, error) {
 	return data, err == nil, err
 }
 
+// UnderGit reports whether the root-relative name p lies in a .git
+// directory at any depth (a component a file system may fold to .git).
+func UnderGit(p string) bool {
+	for c := range strings.SplitSeq(p, "/") {
+		if fsys.SameName(c, ".git") {
+			return true
+		}
+	}
+	return false
+}
+
+// gitReason is the conflict of an op under .git that recovery would write.
+const gitReason = "is under .git: recovery never writes git's own files (a hook or a config is code git runs); left as it is"
+
 // inexactReason is the conflict of an op whose name may have lost bytes.
 const inexactReason = "recorded by an older txedit that wrote names that are not UTF-8 as U+FFFD: which file it is cannot be known; left as it is"
 
@@ -585,6 +606,7 @@ func (j *Journal) restore(m *Manifest, op *Op, data []byte, sync bool) error {
 		st.Mode &^= special &^ op.New.Mode
 	} else {
 		st.Mode &^= special
+		st = *j.ownedHere(m, op.Path, &st) // owner.go
 	}
 	if err := j.writeStaged(op.staged, data, &st, sync); err != nil {
 		return err
@@ -691,6 +713,11 @@ func (j *Journal) RecoverIfNeeded() ([]*Report, error) {
 		case ".gitignore":
 			healthy = true
 		}
+	}
+	if !healthy {
+		// In a shared journal the .gitignore is everyone's (shared.go).
+		_, err := j.fs.Lstat(Dir + "/.gitignore")
+		healthy = err == nil
 	}
 	if !healthy && len(states) > 0 {
 		return j.Recover()
