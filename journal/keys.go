@@ -184,7 +184,7 @@ func decodeEntry(data []byte) (*keyEntry, error) {
 			id, sum, _ := strings.Cut(v, " ")
 			s, serr := hash.ParseSum(sum)
 			if serr != nil || !validID(id) {
-				err = errBadEntry
+				return nil, errBadEntry
 			}
 			e.trusted[id] = s
 			continue

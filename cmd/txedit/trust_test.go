@@ -587,3 +587,60 @@ func TestRedoIsAStack(t *testing.T) {
 		t.Errorf("undo after the redos: %+v", r)
 	}
 }
+
+// TestJournalCommand: txedit journal says whose the journal is; adopt
+// trusts a copy of one's own journal (its history stays undoable there);
+// remove deletes a foreign one, after which writes make a journal of
+// one's own.
+func TestJournalCommand(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	os.Mkdir(a, 0o755)
+	if r := runCLI("journal", "--root", a); r.code != 0 || !strings.Contains(r.stdout, "no journal yet") {
+		t.Errorf("journal before any write: %+v", r)
+	}
+	if r := runStdin(`{"command":"create","path":"f","file_text":"x\n"}`, "apply", "--root", a, "-"); r.code != 0 {
+		t.Fatal(r)
+	}
+	if r := runCLI("journal", "--root", a); r.code != 0 || !strings.Contains(r.stdout, "is yours") {
+		t.Errorf("journal after a write: %+v", r)
+	}
+	if out, err := exec.Command("cp", "-a", a, b).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	r := runCLI("journal", "--root", b, "--json")
+	if r.code != 0 || !strings.Contains(r.stdout, `"standing": "foreign"`) || !strings.Contains(r.stdout, "copy") {
+		t.Errorf("journal of a copy: %+v", r)
+	}
+	if r := runCLI("undo", "--root", b); r.code == 0 || !strings.Contains(r.stderr, "txedit journal adopt") {
+		t.Errorf("undo in the copy before adopting: %+v", r)
+	}
+	if r := runCLI("journal", "adopt", "--root", b); r.code != 0 || !strings.Contains(r.stdout, "trusted 1 transaction") {
+		t.Errorf("adopt: %+v", r)
+	}
+	if r := runCLI("undo", "--root", b); r.code != 0 {
+		t.Errorf("undo in the adopted copy: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(b, "f")); err == nil {
+		t.Error("the undo in the copy did not remove f")
+	}
+	if _, err := os.Stat(filepath.Join(a, "f")); err != nil {
+		t.Errorf("the undo in the copy touched the original: %v", err)
+	}
+	// A shipped journal: removed, and the next write makes one's own.
+	clone := shippedClone(t, txeditBinary(t), true)
+	if r := runCLI("journal", "remove", "--root", clone); r.code != 0 {
+		t.Errorf("remove: %+v", r)
+	}
+	if r := runStdin(`{"command":"create","path":"n","file_text":"x\n"}`, "apply", "--root", clone, "-"); r.code != 0 {
+		t.Errorf("a write after remove: %+v", r)
+	}
+	if r := runCLI("journal", "--root", clone); !strings.Contains(r.stdout, "is yours") {
+		t.Errorf("journal after remove and a write: %+v", r)
+	}
+	for _, p := range []string{".git/hooks/pre-commit", "setup.sh"} {
+		if _, err := os.Lstat(filepath.Join(clone, p)); err == nil {
+			t.Errorf("%s was written", p)
+		}
+	}
+}
