@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 
 	"github.com/txedit/txedit/journal"
 	"github.com/txedit/txedit/plan"
@@ -38,7 +39,7 @@ func (w *Workspace) AdoptJournal(ctx context.Context) (*journal.AdoptReport, err
 	}
 	rep, err := w.j.Adopt()
 	if err != nil {
-		return nil, wrapJournalErr(err)
+		return nil, journalCmdErr(err)
 	}
 	return rep, nil
 }
@@ -53,7 +54,7 @@ func (w *Workspace) RemoveJournal(ctx context.Context) error {
 		return err
 	}
 	if err := w.j.Remove(); err != nil {
-		return wrapJournalErr(err)
+		return journalCmdErr(err)
 	}
 	return nil
 }
@@ -71,4 +72,25 @@ func (w *Workspace) trustedJournal() error {
 		return plan.Wrapf(plan.CodeUntrustedJournal, "", err, "%v", err)
 	}
 	return nil
+}
+
+// journalCmdErr gives an error of adopting or removing the journal its
+// code.
+func journalCmdErr(err error) error {
+	if errors.Is(err, journal.ErrNoJournal) {
+		return plan.Wrapf(plan.CodeFileNotFound, "", err, "%v", err)
+	}
+	return wrapJournalErr(err)
+}
+
+// readableJournal refuses, with untrusted_journal, reading the history of
+// a journal that is not a directory (a link, a file): the message says to
+// run txedit recover. Another user's or a foreign journal is read as it
+// is (its transactions untrusted).
+func (w *Workspace) readableJournal() error {
+	st, err := w.j.Status()
+	if err != nil || st.Standing != journal.Wedged {
+		return nil
+	}
+	return plan.Wrapf(plan.CodeUntrustedJournal, "", st.Err(), "%v", st.Err())
 }

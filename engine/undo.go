@@ -702,6 +702,9 @@ func (w *Workspace) Log(ctx context.Context, o LogOptions) ([]*TxnInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := w.readableJournal(); err != nil {
+		return nil, err
+	}
 	n := 0
 	entries, err := recentDownTo(w.j, func(e *journal.Entry, _ map[string]string) bool {
 		if o.Agent == "" || e.Manifest != nil && e.Manifest.Agent == o.Agent {
@@ -769,6 +772,9 @@ func (w *Workspace) Show(ctx context.Context, id string) (*TxnInfo, string, erro
 // returned.
 func (w *Workspace) ShowStream(ctx context.Context, id string, head func(*TxnInfo) error, diff func(string) error) error {
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := w.readableJournal(); err != nil {
 		return err
 	}
 	full := ""

@@ -2,8 +2,8 @@ package journal
 
 import (
 	"crypto/hmac"
+	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strings"
 
@@ -16,6 +16,9 @@ import (
 // here — an older txedit's, whose key is inside it, or their own journal
 // copied or moved here — and txedit journal remove (Remove) for any
 // other. Neither is ever done on a command's own account.
+
+// ErrNoJournal reports that there is no journal to adopt or remove.
+var ErrNoJournal = errors.New("there is no journal (" + Dir + ") here")
 
 // AdoptReport says what Adopt trusted.
 type AdoptReport struct {
@@ -52,7 +55,7 @@ func (j *Journal) Adopt() (*AdoptReport, error) {
 	}
 	switch st.Standing {
 	case NoJournal:
-		return nil, fmt.Errorf("%w: there is no journal (%s) here to adopt", fs.ErrNotExist, Dir)
+		return nil, ErrNoJournal
 	case Trusted:
 		return nil, fmt.Errorf("%s is already yours: there is nothing to adopt", Dir)
 	case Wedged, NotOwned:
@@ -171,7 +174,7 @@ func (j *Journal) Remove() error {
 	}
 	switch st.Standing {
 	case NoJournal:
-		return fmt.Errorf("%w: there is no journal (%s) here", fs.ErrNotExist, Dir)
+		return ErrNoJournal
 	case Wedged:
 		return st.Err()
 	case NotOwned:

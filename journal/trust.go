@@ -107,6 +107,9 @@ type Status struct {
 func (st *Status) Fix() string {
 	switch st.Standing {
 	case Wedged:
+		if st.ident.Mode&fs.ModeSymlink != 0 {
+			return "run txedit recover, which removes the link (never what it names)"
+		}
 		return "run txedit recover, which moves it aside"
 	case NotOwned:
 		return fmt.Sprintf("only its owner (uid %d) or root can adopt or remove it (txedit journal remove); or pass --root to work elsewhere", st.Owner)
