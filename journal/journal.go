@@ -245,7 +245,9 @@ func (j *Journal) LockWithin(timeout time.Duration) (*Locked, error) {
 	// A journal this call made writes its first files (.gitignore, its
 	// id) in one round (freshFiles, claim), not in two rounds each.
 	var batch []atomicWrite
-	if fresh {
+	if fresh && j.home == "" {
+		// (In a shared journal the .gitignore is everyone's: written
+		// only where it is missing or wrong, by ensureGitignore.)
 		batch = j.freshFiles()
 	}
 	// Again under the lock, which another process may have held to claim
@@ -260,7 +262,7 @@ func (j *Journal) LockWithin(timeout time.Duration) (*Locked, error) {
 	}
 	if err == nil && len(batch) > 0 {
 		err = j.writeFilesAtomic(batch, nil)
-	} else if err == nil && !fresh {
+	} else if err == nil && (!fresh || j.home != "") {
 		err = j.ensureGitignore()
 	}
 	if err != nil {
