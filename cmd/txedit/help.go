@@ -292,7 +292,7 @@ func writeHelp(w io.Writer, name string) {
 		switch {
 		case f.Name == "root":
 			if name != "mcp" {
-				usage += " (default: the nearest directory above with .txedit/, else .git, else the current one)"
+				usage += " (default: the nearest directory above with .txedit/ or .git that is yours, else the current one)"
 			}
 		case !isBool(f) && f.DefValue != "" && f.DefValue != "0" && f.DefValue != "[]":
 			usage += fmt.Sprintf(" (default %q)", f.DefValue)
