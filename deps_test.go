@@ -53,6 +53,7 @@ var allowed = map[string][]string{
 	"cmd/txedit-mcp":        {"*"},
 	"internal/patchcorpus":  {},
 	"internal/testlong":     {},
+	"internal/teststate":    {},
 	"bench/patchpeers":      {"*"},
 	"internal/clientconfig": {"apply", "github.com/google/renameio/v2", "golang.org/x/sys"},
 	// The LSP client: JSON-RPC over a server's stdio, nothing of the

@@ -134,6 +134,10 @@ machine() {
 
 bin=$(mktemp -d "${TMPDIR:-/tmp}/txedit-bench-bin.XXXXXX")
 goals=$bin/goals.tsv
+# The benchmarks make many workspaces, each a journal with a key in the
+# user's key store (docs/design.md, "What makes a journal trusted"): they
+# get a store of their own, removed with the binaries.
+export XDG_STATE_HOME=$bin/state
 tmpfs_scratch=()
 cleanup() {
 	rm -rf "$bin"

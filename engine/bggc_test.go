@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/txedit/txedit/journal"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,7 +142,7 @@ func TestBackgroundGCFailureWarnsTheNextWrite(t *testing.T) {
 	var once sync.Once
 	testHookBackgroundGC = func() { once.Do(func() { close(started); <-release }) }
 	defer func() { testHookBackgroundGC = nil }()
-	w, err := Open(dir, &Options{FS: ffs, Keep: keep, Durability: NotDurable, BackgroundGC: true})
+	w, err := Open(dir, &Options{FS: ffs, Keys: journal.UserKeys(), Keep: keep, Durability: NotDurable, BackgroundGC: true})
 	if err != nil {
 		t.Fatal(err)
 	}

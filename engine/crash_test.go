@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/fsys/faultfs"
@@ -100,6 +101,15 @@ func faultApply(t *testing.T, dir string, opts Options, ffs *faultfs.FS, req str
 	defer inner.Close()
 	ffs.Inner = inner
 	opts.FS = ffs
+	opts.Keys = journal.UserKeys() // the disk's: the same as a plain Open's
+	if opts.TimestampSlack == 0 {
+		// The tree is written just before each run: trusted by its
+		// identity in the clean run that counts the calls and in the
+		// crashed ones alike, however fast the machine is (as the kill
+		// tests' hooks do; TestCrashAtEveryCall once found a crash point
+		// beyond the calls of its run under load).
+		opts.TimestampSlack = -time.Hour
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(faultfs.Crash); !ok {
@@ -251,7 +261,7 @@ func recoverWith(t *testing.T, dir string, ffs *faultfs.FS) {
 			}
 		}
 	}()
-	w, err := Open(dir, &Options{FS: ffs, Durability: DurableFsync})
+	w, err := Open(dir, &Options{FS: ffs, Keys: journal.UserKeys(), Durability: DurableFsync})
 	if err == nil {
 		w.Close()
 	}

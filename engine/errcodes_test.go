@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/txedit/txedit/journal"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,7 +77,7 @@ func TestImmutableFileDenied(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { inner.Close() })
-		opts = &Options{FS: epermFS{inner, "f.txt"}}
+		opts = &Options{FS: epermFS{inner, "f.txt"}, Keys: journal.UserKeys()}
 	}
 	w := openWS(t, dir, opts)
 	res := run(t, w, `{"fileEdits":[{"path":"g.txt","edits":[{"command":"append","new_str":"more"}]},

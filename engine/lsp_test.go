@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/txedit/txedit/journal"
 	"os"
 	"path/filepath"
 	"strings"
@@ -286,7 +287,7 @@ func lspFaultApply(t *testing.T, dir string, ffs *faultfs.FS, edit string) (res 
 			}
 		}
 	}()
-	w, err := Open(dir, &Options{FS: ffs, Durability: NotDurable})
+	w, err := Open(dir, &Options{FS: ffs, Keys: journal.UserKeys(), Durability: NotDurable})
 	if err != nil {
 		return nil
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/txedit/txedit/internal/testlong"
+	"github.com/txedit/txedit/internal/teststate"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -36,7 +37,9 @@ var peerHome struct {
 // TestMain removes the shared trees the tests made once: the copy of the
 // Go source tree is over 100 MiB, and every run used to leave one behind.
 func TestMain(m *testing.M) {
+	cleanup := teststate.Isolate()
 	code := m.Run()
+	cleanup()
 	for _, dir := range []string{goTree.dir, peerHome.dir} {
 		if dir != "" {
 			os.RemoveAll(dir)

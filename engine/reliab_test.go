@@ -76,7 +76,7 @@ func TestUndoReadsThePackOnce(t *testing.T) {
 		}
 		defer inner.Close()
 		ff := &faultfs.FS{Inner: inner}
-		w := openWS(t, dir, &Options{FS: ff, Durability: NotDurable})
+		w := openWS(t, dir, &Options{FS: ff, Keys: journal.UserKeys(), Durability: NotDurable})
 		if res := run(t, w, `{"command":"pattern_replace","file_pattern":"*","sed_pattern":"s/hello/HI/"}`); !res.Success {
 			t.Fatalf("replace: %+v", res)
 		}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/txedit/txedit/journal"
 	"io/fs"
 	"math/rand"
 	"os"
@@ -174,7 +175,7 @@ func TestPatternReadsAtMostTwice(t *testing.T) {
 		if !racy {
 			racyWindow = -time.Hour // every file counts as long unchanged
 		}
-		w := openWS(t, dir, &Options{FS: rec})
+		w := openWS(t, dir, &Options{FS: rec, Keys: journal.UserKeys()})
 		res := run(t, w, streamReq+`}`)
 		racyWindow = 0
 		if !res.Success || res.FilesModified != 12 {
@@ -339,7 +340,7 @@ func TestPatternUnreadable(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer osfs.Close()
-		w := openWS(t, dir, &Options{FS: &denyFS{osfs, map[string]bool{"secret.txt": true, "locked": true}}, MaxFileSize: 64})
+		w := openWS(t, dir, &Options{FS: &denyFS{osfs, map[string]bool{"secret.txt": true, "locked": true}}, Keys: journal.UserKeys(), MaxFileSize: 64})
 		r := req + `}`
 		if dry {
 			r = req + `,"dry_run":true}`
@@ -366,7 +367,7 @@ func TestPatternUnreadable(t *testing.T) {
 	writeTree(t, dir, files)
 	osfs, _ := fsys.NewOS(dir)
 	defer osfs.Close()
-	w := openWS(t, dir, &Options{FS: &denyFS{osfs, map[string]bool{"secret.txt": true, "locked": true}}, MaxFileSize: 64})
+	w := openWS(t, dir, &Options{FS: &denyFS{osfs, map[string]bool{"secret.txt": true, "locked": true}}, Keys: journal.UserKeys(), MaxFileSize: 64})
 	res := run(t, w, req+`,"atomic":false}`)
 	var skipped []string
 	for _, s := range res.Skipped {

@@ -124,7 +124,7 @@ func TestRenameAfterSwapIsAConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer inner.Close()
-	w := openWS(t, dir, &Options{FS: &vanishFS{inner}})
+	w := openWS(t, dir, &Options{FS: &vanishFS{inner}, Keys: journal.UserKeys()})
 	res := run(t, w, `{"command":"append","path":"sub/f.txt","new_str":"x"}`)
 	if res.Success || res.Code != plan.CodeConflict {
 		t.Fatalf("got %s (%s), want conflict", res.Code, res.Error)

@@ -115,6 +115,9 @@ func (o *op) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.Result,
 // undo by agent, unless forced), the policy allowing every path it
 // touched, every file it names known exactly.
 func (o *op) undoTarget(uo UndoOptions) (*journal.Manifest, error) {
+	if err := o.w.trustedJournal(); err != nil {
+		return nil, err
+	}
 	entries, err := o.undoCandidates(uo)
 	if err != nil {
 		return nil, err
@@ -287,11 +290,22 @@ func (o *op) undoFile(sl *undoSlot, tm *journal.Manifest, i int, pack *journal.P
 // a file that may not be read). Undo is all or nothing, so one such path
 // refuses it whole.
 func (w *Workspace) undoAllowed(tm *journal.Manifest) error {
-	var denied []string
+	var denied, git []string
 	for _, op := range tm.Ops {
+		if journal.UnderGit(op.Path) {
+			git = append(git, op.Path)
+		}
 		if err := w.checkPolicy(op.Path, op.Path, true); err != nil {
 			denied = append(denied, err.Error())
 		}
+	}
+	if len(git) > 0 {
+		// Undo and redo never write git's own files, even where writes
+		// there are allowed: a hook or a config is code git runs, and an
+		// undo puts back what a journal says (docs/design.md, "Threat
+		// model").
+		return plan.Errorf(plan.CodeDenied, git[0], "cannot undo %s: it changed %d file(s) under .git (%s), which undo and redo never write; restore them with git",
+			tm.ID, len(git), strings.Join(git, ", "))
 	}
 	for _, d := range append(append([]string{}, tm.Mkdirs...), tm.Rmdirs...) {
 		if err := w.checkPolicy(d, d, true); err != nil {
@@ -379,18 +393,115 @@ func (o *op) undoCandidates(uo UndoOptions) ([]*journal.Entry, error) {
 			return nil, nil // pickUndo says why
 		}
 	}
+	if uo.Redo && full == "" {
+		// Down to the newest undo in effect that is not itself a redo:
+		// which it is shows only once what it undid is read (redoKinds).
+		seen := map[string]*journal.Entry{}
+		var cands []*journal.Entry
+		return recentDownTo(o.j, func(e *journal.Entry, undone map[string]string) bool {
+			seen[e.ID] = e
+			if e.State == journal.StateCommitted && e.Manifest == nil {
+				return true // pickUndo refuses it
+			}
+			if undoable(e, undone, uo, nil) {
+				cands = append(cands, e)
+			}
+			for len(cands) > 0 {
+				k, ok := txnKindOf(cands[0], seen)
+				if !ok {
+					return false
+				}
+				if k == kindUndo {
+					return true
+				}
+				cands = cands[1:]
+			}
+			return false
+		})
+	}
 	return recentDownTo(o.j, func(e *journal.Entry, undone map[string]string) bool {
 		if full != "" {
 			return e.ID == full
 		}
-		return e.State == journal.StateCommitted && (e.Manifest == nil && uo.Agent == "" || undoable(e, undone, uo))
+		return e.State == journal.StateCommitted && (e.Manifest == nil && uo.Agent == "" || undoable(e, undone, uo, nil))
 	})
 }
 
-// undoable reports whether undo without an id would pick e.
-func undoable(e *journal.Entry, undone map[string]string, uo UndoOptions) bool {
-	return e.State == journal.StateCommitted && e.Manifest != nil && (e.Manifest.Undoes != "") == uo.Redo && undone[e.ID] == "" &&
+// undoable reports whether undo without an id would pick e. For a redo,
+// kinds (when known) says which undo transactions are redos themselves,
+// which redo skips.
+func undoable(e *journal.Entry, undone map[string]string, uo UndoOptions, kinds map[string]txnKind) bool {
+	ok := e.State == journal.StateCommitted && e.Manifest != nil && (e.Manifest.Undoes != "") == uo.Redo && undone[e.ID] == "" &&
 		(uo.Agent == "" || e.Manifest.Agent == uo.Agent)
+	if ok && uo.Redo && kinds != nil {
+		ok = kinds[e.ID] == kindUndo
+	}
+	return ok
+}
+
+// txnKind is what a transaction is to undo and redo, as to users of an
+// editor: a change, the undo of one, or the redo of an undo. The undo of
+// a redo is an undo again (it takes the change back once more).
+type txnKind int
+
+const (
+	kindChange txnKind = iota
+	kindUndo
+	kindRedo
+)
+
+// txnKindOf is e's kind, found by following what it undid, and what that
+// undid, down to a change among seen: an odd number of steps is an undo,
+// an even one a redo. ok is false while the chain reaches a transaction
+// not read yet.
+func txnKindOf(e *journal.Entry, seen map[string]*journal.Entry) (txnKind, bool) {
+	hops := 0
+	for cur := e; ; hops++ {
+		if cur.Manifest == nil {
+			return kindChange, false
+		}
+		t := cur.Manifest.Undoes
+		if t == "" {
+			break
+		}
+		next := seen[t]
+		if next == nil || t >= cur.ID {
+			return kindChange, false
+		}
+		cur = next
+	}
+	switch {
+	case hops == 0:
+		return kindChange, true
+	case hops%2 == 1:
+		return kindUndo, true
+	}
+	return kindRedo, true
+}
+
+// redoKinds classifies the undo transactions of entries (oldest first,
+// as read): an undo whose chain leads to a transaction retention removed
+// is taken by what its summary says (undoManifest names a redo so).
+func redoKinds(entries []*journal.Entry) map[string]txnKind {
+	seen := make(map[string]*journal.Entry, len(entries))
+	for _, e := range entries {
+		seen[e.ID] = e
+	}
+	kinds := map[string]txnKind{}
+	for _, e := range entries {
+		if e.Manifest == nil || e.Manifest.Undoes == "" {
+			continue
+		}
+		k, ok := txnKindOf(e, seen)
+		if !ok {
+			k = kindUndo
+			if strings.HasPrefix(e.Manifest.Summary, "redo ") {
+				k = kindRedo
+			}
+		}
+		kinds[e.ID] = k
+	}
+	return kinds
 }
 
 // recentDownTo walks the journal newest first, reading each manifest as it
@@ -444,6 +555,10 @@ func pickUndo(entries []*journal.Entry, j *journal.Journal, uo UndoOptions) (*jo
 		}
 		return e, nil
 	}
+	var kinds map[string]txnKind
+	if redo {
+		kinds = redoKinds(entries)
+	}
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
 		if e.State == journal.StateCommitted && e.Manifest == nil && uo.Agent == "" {
@@ -451,7 +566,7 @@ func pickUndo(entries []*journal.Entry, j *journal.Journal, uo UndoOptions) (*jo
 			// older one instead would revert what the user did not mean.
 			return nil, refusedTxn(e)
 		}
-		if undoable(e, undoneBy, uo) {
+		if undoable(e, undoneBy, uo, kinds) {
 			return e, nil
 		}
 	}
@@ -487,7 +602,7 @@ func resolveCode(err error) plan.Code {
 // write is never acted on (docs/design.md, "Threat model").
 func refusedTxn(e *journal.Entry) error {
 	if errors.Is(e.Err, journal.ErrUntrusted) {
-		return plan.Wrapf(plan.CodeDenied, "", e.Err, "transaction %s is refused: %v; txedit did not write it, so nothing it says is done (remove .txedit/txns/%s* by hand if it is not yours)", e.ID, e.Err, e.ID)
+		return plan.Wrapf(plan.CodeDenied, "", e.Err, "transaction %s is refused: %v; your txedit did not write it, so nothing it says is done (remove .txedit/txns/%s* by hand if it is not yours)", e.ID, e.Err, e.ID)
 	}
 	return plan.Wrapf(plan.CodeIOError, "", e.Err, "transaction %s is unreadable: %v", e.ID, e.Err)
 }
@@ -556,7 +671,7 @@ func noteUndo(undone map[string]string, e *journal.Entry) {
 type TxnInfo struct {
 	ID       string    `json:"id"`
 	Time     time.Time `json:"time"`
-	State    string    `json:"state"` // committed, undone, rolled_back, pending
+	State    string    `json:"state"` // committed, undone, rolled_back, pending, untrusted
 	Agent    string    `json:"agent,omitempty"`
 	Session  string    `json:"session,omitempty"`
 	Command  string    `json:"command,omitempty"`
@@ -585,6 +700,9 @@ type LogOptions struct {
 // Log lists the journal's transactions, newest first.
 func (w *Workspace) Log(ctx context.Context, o LogOptions) ([]*TxnInfo, error) {
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := w.readableJournal(); err != nil {
 		return nil, err
 	}
 	n := 0
@@ -616,6 +734,9 @@ func txnInfo(e *journal.Entry, undone map[string]string) *TxnInfo {
 	m := e.Manifest
 	if m == nil {
 		ti.Error = fmt.Sprint(e.Err)
+		if errors.Is(e.Err, journal.ErrUntrusted) {
+			ti.State = "untrusted" // never shown as what it claims to be
+		}
 		return ti
 	}
 	ti.Time, ti.Command, ti.Summary, ti.Undoes, ti.Agent, ti.Session = m.Time, m.Command, m.Summary, m.Undoes, m.Agent, m.Session
@@ -653,6 +774,9 @@ func (w *Workspace) ShowStream(ctx context.Context, id string, head func(*TxnInf
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := w.readableJournal(); err != nil {
+		return err
+	}
 	full := ""
 	if id != "" {
 		var err error
@@ -680,7 +804,10 @@ func (w *Workspace) ShowStream(ctx context.Context, id string, head func(*TxnInf
 			return err
 		}
 		if e.Manifest == nil {
-			return plan.Wrapf(plan.CodeIOError, "", e.Err, "transaction %s is unreadable: %v", full, e.Err)
+			if err := w.trustedJournal(); err != nil {
+				return err
+			}
+			return refusedTxn(e)
 		}
 		err := w.j.EachDiff(e.Manifest, func(i int, d string) error {
 			op := e.Manifest.Ops[i]

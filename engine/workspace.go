@@ -64,6 +64,13 @@ type Options struct {
 	DenyRead, DenyWrite []string
 	// AllowGit permits writes inside .git directories.
 	AllowGit bool
+	// Keys is the store of this user's journal keys, which says whether
+	// the workspace's journal is this user's (docs/design.md, "What makes
+	// a journal trusted"). Default: journal.UserKeys() ($XDG_STATE_HOME/
+	// txedit/journals) for the operating system's file system (FS nil or
+	// an *fsys.OS), journal.MemoryKeys() (this process's) for any other.
+	// Tests give each test a store of its own.
+	Keys *journal.Keys
 	// Dir is the directory, relative to the root, that relative paths
 	// start from (default: the root). The command line sets it when it
 	// found the workspace above the current directory, as git finds its
@@ -218,7 +225,11 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 	if w.denyW, err = ignore.CompileGlobs(o.DenyWrite); err != nil {
 		return nil, plan.Wrapf(plan.CodeInvalidRequest, "", err, "deny list: %v", err)
 	}
-	jo := &journal.Options{Sync: o.Durability.journal(), LockTimeout: o.LockTimeout, Keep: o.Keep, KeepBytes: o.KeepBytes, Workers: o.Workers}
+	jo := &journal.Options{Sync: o.Durability.journal(), LockTimeout: o.LockTimeout, Keep: o.Keep, KeepBytes: o.KeepBytes, Workers: o.Workers,
+		Keys: o.Keys, Path: w.rootReal}
+	if _, isOS := w.base.(*fsys.OS); isOS && jo.Keys == nil {
+		jo.Keys = journal.UserKeys()
+	}
 	if o.FS == nil {
 		// The real file system: a commit that begins while the system
 		// has little unwritten data uses one syncfs per phase (cheapest
@@ -778,6 +789,9 @@ func wrapJournalErr(err error) error {
 			break
 		}
 		first = m.Unwrap()[0]
+	}
+	if se := (*journal.StandingError)(nil); errors.As(first, &se) {
+		return plan.Wrapf(plan.CodeUntrustedJournal, "", err, "%v", err)
 	}
 	if errors.Is(first, fsys.ErrBusy) {
 		var be *fsys.BusyError

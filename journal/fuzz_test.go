@@ -180,6 +180,11 @@ func recoverHostile(t *testing.T, body, pack []byte, legacy bool) {
 	}
 	mustWrite(t, mem, txnsDir+"/"+testID+".prepared", nil)
 	j := New(mem, &Options{Sync: SyncNone})
+	// A journal from before txedit signed: the person adopts it, which
+	// trusts its unsigned manifests (adopt.go).
+	if _, err := j.Adopt(); err != nil {
+		t.Fatalf("adopt failed: %v", err)
+	}
 	m, merr := j.readManifest(testID)
 	if _, err := j.Recover(); err != nil {
 		t.Fatalf("recovery failed: %v", err)

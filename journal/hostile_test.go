@@ -3,7 +3,6 @@ package journal
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -87,7 +86,11 @@ func TestVersion1ManifestStillDecodes(t *testing.T) {
 	pack.add(recBefore, 1, []byte("old\n"))
 	mustWrite(t, mem, dir+"/pack", pack.b)
 	mustWrite(t, mem, txnsDir+"/"+testID+".prepared", nil)
-	reps, err := New(mem, &Options{Sync: SyncNone}).Recover()
+	j := New(mem, &Options{Sync: SyncNone})
+	if rep, err := j.Adopt(); err != nil || len(rep.Trusted) != 1 || len(rep.Unfinished) != 1 {
+		t.Fatalf("Adopt: %v %+v", err, rep) // a journal from before txedit signed, adopted by its owner
+	}
+	reps, err := j.Recover()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,6 +154,9 @@ func TestHostileManifestDoesNotWedge(t *testing.T) {
 	mustWrite(t, mem, dir+"/manifest", sealed(`{"v":1,"id":"`+testID+`","ops":[null]}`))
 	mustWrite(t, mem, txnsDir+"/"+testID+".prepared", nil)
 	j := New(mem, &Options{Sync: SyncNone})
+	if rep, err := j.Adopt(); err != nil || len(rep.Untrusted) != 1 {
+		t.Fatalf("Adopt: %v %+v", err, rep)
+	}
 	ents, err := j.List()
 	if err != nil || len(ents) != 1 || !errors.Is(ents[0].Err, ErrCorrupt) {
 		t.Fatalf("List: %v %+v", err, ents)
@@ -323,10 +329,15 @@ func TestGCKeepsAContiguousHistory(t *testing.T) {
 // testKey signs the manifests tests write by hand.
 var testKey = bytes.Repeat([]byte{7}, keyLen)
 
-// signWith gives the journal on mem the key key, as its first Lock would
-// make one.
+// signWith gives the journal on mem the key key in the process's key
+// store (MemoryKeys, every test journal's), as its first Lock would make
+// one.
 func signWith(t testing.TB, mem *memfs.FS, key []byte) {
 	t.Helper()
 	mustMkdirAll(t, mem, txnsDir)
-	mustWrite(t, mem, keyName, []byte(hex.EncodeToString(key)+"\n"))
+	e := &keyEntry{id: newJournalID(), key: key, trusted: map[string]hash.Sum{}}
+	if err := MemoryKeys().put(e); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, mem, idName, []byte(e.id+"\n"))
 }

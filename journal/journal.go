@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"sort"
 	"strconv"
@@ -82,6 +81,12 @@ type Options struct {
 	// little that is not ours); otherwise the default is SyncData. Set it only for a real
 	// file system whose dirty data the report describes.
 	Quiet func() bool
+	// Keys is this user's store of journal keys (docs/design.md, "What
+	// makes a journal trusted"); default [MemoryKeys]. Path is the
+	// workspace root's absolute path, recorded in the journal's entry
+	// there for people.
+	Keys *Keys
+	Path string
 }
 
 // Journal is the on-disk transaction log of one workspace. It is safe for
@@ -89,6 +94,7 @@ type Options struct {
 type Journal struct {
 	fs   fsys.FS
 	opts Options
+	keys *Keys
 	*shared
 }
 
@@ -105,26 +111,34 @@ type shared struct {
 	// temporary file an interrupted rewrite of it may have left
 	// (ensureGitignore).
 	swept atomic.Bool
+	// home is this user's directory in a shared journal, "" in a
+	// journal of one user (shared.go).
+	home string
 }
 
 // WithFS returns the same journal working through another view of its file
 // system (one that caches directory handles, say).
 func (j *Journal) WithFS(fsy fsys.FS) *Journal {
-	return &Journal{fs: fsy, opts: j.opts, shared: j.shared}
+	if j.home != "" {
+		fsy = sharedFS{fsy, j.home}
+	}
+	return &Journal{fs: fsy, opts: j.opts, keys: j.keys, shared: j.shared}
 }
 
-// trust returns what manifests are verified with (nil: the journal has no
-// key yet, see trust.go). The key is read again only when the key file is
-// not the one it was read from (removed and made again, by another
-// process say): one stat instead of two file reads.
+// trust returns what manifests are verified with: nil where there is no
+// journal, a trust that refuses everything for a journal that is not this
+// user's (trust.go). This user's key is read again only when the
+// journal's id file is not the one it was found through (the journal
+// removed and made again, by another process say): one stat instead of
+// reading the id and the key store's entry.
 func (j *Journal) trust() (*trust, error) {
 	if t := j.tr.Load(); t != nil {
-		if fi, err := j.fs.Lstat(keyName); err == nil && fsys.SameVersion(fsys.IdentityOf(fi), t.file) {
+		if fi, err := j.fs.Lstat(idName); err == nil && fsys.SameVersion(fsys.IdentityOf(fi), t.idf) {
 			return t, nil
 		}
 	}
 	t, err := j.loadTrust()
-	if t != nil {
+	if t != nil && t.foreign == nil {
 		j.tr.Store(t)
 	}
 	return t, err
@@ -158,6 +172,13 @@ func New(fsy fsys.FS, opts *Options) *Journal {
 	if j.opts.Sync == SyncAuto && j.opts.Quiet == nil {
 		j.opts.Sync = SyncData
 	}
+	if j.opts.Keys == nil {
+		j.opts.Keys = MemoryKeys()
+	}
+	j.keys = j.opts.Keys
+	if j.home = sharedHome(fsy); j.home != "" {
+		j.fs = sharedFS{fsy, j.home}
+	}
 	return j
 }
 
@@ -165,7 +186,7 @@ func New(fsy fsys.FS, opts *Options) *Journal {
 type Locked struct {
 	j      *Journal
 	unlock func() error
-	tr     *trust    // the journal's key, made under the lock if it had none
+	tr     *trust    // this user's key for the journal, made under the lock for a new one
 	lastID string    // the newest transaction id seen under the lock
 	listed *listing  // the transactions recovery looked at (pending.go)
 	tail   indexTail // the index's last line, kept current by ended
@@ -188,6 +209,16 @@ func (j *Journal) Lock() (*Locked, error) { return j.LockWithin(j.opts.LockTimeo
 // Options.LockTimeout): for work that can as well be done later, such as
 // retention after a write (engine.Options.BackgroundGC).
 func (j *Journal) LockWithin(timeout time.Duration) (*Locked, error) {
+	// A journal that is not this user's is never written into, nor is
+	// anything in it recovered (trust.go).
+	// (Once it was found this user's, the check under the lock suffices.)
+	if j.tr.Load() == nil {
+		if t, err := j.trust(); err != nil {
+			return nil, err
+		} else if t != nil && t.foreign != nil && !t.foreign.Fresh {
+			return nil, t.foreign.Err()
+		}
+	}
 	fresh, err := j.makeDirs()
 	if err == nil && fresh && j.opts.Sync != SyncNone {
 		// The new directories durable before any file is made in them,
@@ -211,19 +242,35 @@ func (j *Journal) LockWithin(timeout time.Duration) (*Locked, error) {
 			unlock() // recovery failed or panicked: do not keep the lock
 		}
 	}()
-	// A journal this call made writes its first files (.gitignore, the
-	// legacy list, the key) in one round (freshFiles, makeKey), not in
-	// two rounds each.
+	// A journal this call made writes its first files (.gitignore, its
+	// id) in one round (freshFiles, claim), not in two rounds each.
 	var batch []atomicWrite
-	if fresh {
+	if fresh && j.home == "" {
+		// (In a shared journal the .gitignore is everyone's: written
+		// only where it is missing or wrong, by ensureGitignore.)
 		batch = j.freshFiles()
-	} else if err := j.ensureGitignore(); err != nil {
+	}
+	// Again under the lock, which another process may have held to claim
+	// or remove the journal; a fresh one (made here, or by a write that
+	// died before it claimed it) is claimed now.
+	if l.tr, err = j.trust(); err == nil && (l.tr == nil || l.tr.foreign != nil) {
+		if l.tr != nil && !l.tr.foreign.Fresh {
+			return nil, l.tr.foreign.Err()
+		}
+		l.tr, err = j.claim(nil, batch)
+		batch = nil
+	}
+	if err == nil && len(batch) > 0 {
+		err = j.writeFilesAtomic(batch, nil)
+	} else if err == nil && (!fresh || j.home != "") {
+		err = j.ensureGitignore()
+	}
+	if err != nil {
 		return nil, err
 	}
 	// The transactions that may need recovery: those pending/ names, or,
 	// in a journal that has no pending/ yet (an older txedit's), every
-	// one (pending.go). The key is made, in a journal that has none, from
-	// the whole listing.
+	// one (pending.go).
 	ls, fast, err := j.pendingListing()
 	if err != nil {
 		return nil, err
@@ -234,22 +281,6 @@ func (j *Journal) LockWithin(timeout time.Duration) (*Locked, error) {
 		}
 	} else if fi, err := j.fs.Lstat(txnsDir); err == nil && !fi.IsDir() {
 		return nil, fmt.Errorf("%w: %s is not a directory (run txedit recover)", ErrCorrupt, txnsDir)
-	}
-	if l.tr, err = j.trust(); err == nil && l.tr == nil {
-		all := ls
-		if fast {
-			all, err = j.scan()
-		}
-		if err == nil {
-			l.tr, err = j.makeKey(all.ids, batch)
-			batch = nil
-		}
-	}
-	if err == nil && len(batch) > 0 {
-		err = j.writeFilesAtomic(batch, nil)
-	}
-	if err != nil {
-		return nil, err
 	}
 	j.tr.Store(l.tr)
 	l.tail = j.readIndexTail()
@@ -304,6 +335,11 @@ func (j *Journal) makeDirs() (fresh bool, err error) {
 	if _, err := j.fs.Lstat(txnsDir); err == nil {
 		return false, nil
 	}
+	if j.home != "" {
+		if err := j.initShared(); err != nil {
+			return false, err
+		}
+	}
 	if err := j.fs.Mkdir(Dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return false, err
 	}
@@ -344,13 +380,13 @@ func (j *Journal) ensureGitignore() error {
 	if data, _, err := fsys.ReadFile(j.fs, name, 1<<10); err == nil && string(data) == gitignore {
 		// A crash of an earlier write may have left its temporary file
 		// (a rewrite removes it first): looked for once per Journal. So
-		// are the key's and the legacy list's: a new journal writes them
-		// in one round (freshFiles), so a power loss may keep the key and
-		// a temporary file of the list, which no later lock writes again.
+		// is the id's: a new journal writes both in one round
+		// (freshFiles, claim), so a power loss may keep the id and a
+		// temporary file of the .gitignore, or the other way round.
 		if j.swept.Load() {
 			return nil
 		}
-		for _, tmp := range []string{name + ".tmp", keyName + ".tmp", legacyName + ".tmp"} {
+		for _, tmp := range []string{name + ".tmp", idName + ".tmp"} {
 			if err := j.fs.Remove(tmp); err != nil && !fsys.Gone(err) {
 				return err
 			}
@@ -358,7 +394,11 @@ func (j *Journal) ensureGitignore() error {
 		j.swept.Store(true)
 		return nil
 	}
-	return fsys.WriteFileAtomic(j.fs, name, []byte(gitignore), 0o644, j.opts.Sync != SyncNone)
+	err := fsys.WriteFileAtomic(j.fs, name, []byte(gitignore), 0o644, j.opts.Sync != SyncNone)
+	if j.home != "" && errors.Is(err, fs.ErrPermission) {
+		return nil // another member's, in the sticky shared directory: theirs to mend
+	}
+	return err
 }
 
 // newID returns a time-ordered transaction id: UTC time to the microsecond
@@ -528,6 +568,9 @@ func (tx *Tx) planOps(seen map[string]bool) error {
 	}
 	for i, op := range m.Ops {
 		op.staged = stagedName(m.ID, op.Path, i)
+		if op.Old == nil {
+			op.New = tx.j.ownedHere(m, op.Path, op.New) // owner.go
+		}
 		if op.New == nil && !m.KeepParents {
 			// A directory emptied by a delete goes too, as git and
 			// patch do; Remove leaves it if anything else is in it.
@@ -775,15 +818,17 @@ func (j *Journal) createStaged(name string, data []byte, st *State) (f fsys.File
 func fillStaged(f fsys.File, data []byte, st *State) (meta bool, err error) {
 	perm := st.Mode & fs.ModePerm
 	_, err = f.Write(data)
-	if err == nil && st.Uid >= 0 && (st.Uid != os.Geteuid() || st.Gid != os.Getegid()) && (st.Uid != 0 || st.Gid != 0) {
-		// Keep the owner where we may; rename would otherwise hand the
-		// file to whoever ran txedit. Not permitted is not an error.
-		meta = true
-		if cerr := f.Chown(st.Uid, st.Gid); cerr != nil && !errors.Is(cerr, fs.ErrPermission) {
-			err = cerr
-		}
+	// Keep the owner and group where we may (owner.go); rename would
+	// otherwise hand the file to whoever ran txedit.
+	lost := false
+	if err == nil {
+		meta, lost, err = keepOwner(f, st)
 	}
-	if want := st.Mode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); err == nil && want != perm&^fsys.Umask() {
+	want := st.Mode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+	if lost {
+		want &^= fs.ModeSetuid | fs.ModeSetgid
+	}
+	if err == nil && want != perm&^fsys.Umask() {
 		// The umask took bits the file had, or setuid/setgid/sticky
 		// must be set again (after the chown, which clears them).
 		meta = true
@@ -1073,6 +1118,10 @@ func (tx *Tx) swapIn(i int) error {
 	if err == nil && (!tx.identSet[i] || sameFile(fsys.IdentityOf(fi), tx.idents[i])) && (lease == nil || !lease.Broken()) {
 		return nil
 	}
+	msg := "was modified by someone else meanwhile"
+	if err == nil && tx.identSet[i] && fsys.IdentityOf(fi).Nlink > tx.idents[i].Nlink {
+		msg = "was given another name (a hard link) meanwhile: replacing it would split the two names"
+	}
 	// Not the version that was checked, or it cannot be checked: give the
 	// writer's file back, unless a third one has replaced ours meanwhile
 	// (then its save is the newest, and stays).
@@ -1084,7 +1133,7 @@ func (tx *Tx) swapIn(i int) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err // the check failed (EIO, say): not a conflict
 	}
-	return &fsys.ConflictError{Op: "commit", Path: op.Path, Msg: "was modified by someone else meanwhile"}
+	return &fsys.ConflictError{Op: "commit", Path: op.Path, Msg: msg}
 }
 
 // lease takes a read lease on the target name for a replacement or a
@@ -1124,9 +1173,13 @@ func (tx *Tx) removeTarget(i int) error {
 }
 
 // sameFile reports whether two identities are one version of one file,
-// but for the change time, which the exchange itself sets.
+// but for the change time, which the exchange itself sets. The link count
+// counts: a hard link made to the file between the check and the exchange
+// would keep the old version under its other name, split from the one
+// the exchange replaced (docs/design.md, "Shared trees"); swapIn then
+// gives the file back and the commit fails with conflict.
 func sameFile(a, b fsys.Identity) bool {
-	return a.Dev == b.Dev && a.Ino == b.Ino && a.Size == b.Size && a.Mtime == b.Mtime && a.Mode == b.Mode
+	return a.Dev == b.Dev && a.Ino == b.Ino && a.Size == b.Size && a.Mtime == b.Mtime && a.Mode == b.Mode && a.Nlink == b.Nlink
 }
 
 // removeDisplaced removes the old versions the exchanges left at the

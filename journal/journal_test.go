@@ -122,18 +122,13 @@ lock .txedit/LOCK
 remove .txedit/.gitignore.tmp
 create .txedit/.gitignore.tmp
 write .txedit/.gitignore.tmp
-remove .txedit/legacy.tmp
-create .txedit/legacy.tmp
-write .txedit/legacy.tmp
-remove .txedit/key.tmp
-create .txedit/key.tmp
-write .txedit/key.tmp
+remove .txedit/id.tmp
+create .txedit/id.tmp
+write .txedit/id.tmp
 fdatasync .txedit/.gitignore.tmp
-fdatasync .txedit/legacy.tmp
-fdatasync .txedit/key.tmp
+fdatasync .txedit/id.tmp
 rename .txedit/.gitignore.tmp .txedit/.gitignore
-rename .txedit/legacy.tmp .txedit/legacy
-rename .txedit/key.tmp .txedit/key
+rename .txedit/id.tmp .txedit/id
 syncdir .txedit
 link .txedit/mark .txedit/pending/ID
 create .txedit/txns/ID

@@ -48,10 +48,15 @@ type Conflict struct {
 // It also repairs what would stop every write (see [Report]) and reports
 // stray names, which writes ignore.
 func (j *Journal) Recover() ([]*Report, error) {
-	if _, err := j.fs.Lstat(txnsDir); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+	reports, err := j.repairJournal()
+	if err != nil {
+		return reports, err
 	}
-	reports, err := j.repair()
+	if _, err := j.fs.Lstat(txnsDir); errors.Is(err, fs.ErrNotExist) {
+		return reports, nil
+	}
+	more, err := j.repair()
+	reports = append(reports, more...)
 	if err != nil {
 		return reports, err
 	}
@@ -92,7 +97,7 @@ func (j *Journal) Recover() ([]*Report, error) {
 
 // journalTemps are the temporary files of the journal's own atomic writes
 // (fsys.WriteFileAtomic) that a crash may leave behind.
-var journalTemps = []string{keyName + ".tmp", legacyName + ".tmp", indexName + ".tmp"}
+var journalTemps = []string{keyName + ".tmp", legacyName + ".tmp", indexName + ".tmp", idName + ".tmp"}
 
 // repair puts aside, under a name that says what it was, a transactions
 // directory that is not a directory and a lock file that is not a regular
@@ -126,6 +131,64 @@ func (j *Journal) repair() ([]*Report, error) {
 		}
 	}
 	return out, nil
+}
+
+// repairJournal repairs what is wrong with the journal directory itself,
+// which stops every write: a .txedit that is a symbolic link is removed
+// (never followed: the link is the one thing removed), one that is a file
+// or anything else not a directory is moved aside beside it
+// (.txedit.damaged-TIME); a journal whose entry in this user's key store
+// is damaged gets a new key (what it holds stays unverifiable, so it is
+// never acted on). A journal that is not this user's is left as it is:
+// that needs a person's word (txedit journal adopt or remove).
+func (j *Journal) repairJournal() ([]*Report, error) {
+	st, err := j.Status()
+	if err != nil {
+		return nil, err
+	}
+	stamp := time.Now().UTC().Format("20060102-150405.000000")
+	switch {
+	case st.Standing == Wedged:
+		fi, err := j.fs.Lstat(Dir)
+		if err != nil {
+			return nil, err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if err := j.fs.Remove(Dir); err != nil && !fsys.Gone(err) {
+				return nil, err
+			}
+			return []*Report{{Repaired: fmt.Sprintf("%s %s: removed (the link, not what it named)", Dir, st.Reason)}}, nil
+		}
+		aside := Dir + ".damaged-" + stamp
+		if err := j.fs.Rename(Dir, aside); err != nil && !fsys.Gone(err) {
+			return nil, err
+		}
+		return []*Report{{Repaired: fmt.Sprintf("%s %s: moved aside to %s", Dir, st.Reason, aside)}}, nil
+	case st.Standing == Foreign && st.Damaged:
+		more, err := j.repair() // the lock file, first
+		if err != nil {
+			return more, err
+		}
+		unlock, err := j.fs.Lock(lockName, j.opts.LockTimeout)
+		if err != nil {
+			return more, err
+		}
+		defer unlock()
+		if st, err = j.Status(); err != nil || st.Standing != Foreign || !st.Damaged {
+			return more, err
+		}
+		j.keys.forget(st.id)
+		if _, err := j.claim(nil, nil); err != nil {
+			return more, err
+		}
+		return append(more, &Report{Repaired: fmt.Sprintf("the journal %s; it has a new key: the transactions it holds cannot be verified, so none of them will be undone or recovered", st.Reason)}), nil
+	case st.Standing == Foreign || st.Standing == NotOwned:
+		if st.Fresh {
+			return nil, nil // the lock claims it
+		}
+		return nil, st.Err()
+	}
+	return nil, nil
 }
 
 type txnStates struct {
@@ -390,6 +453,9 @@ func (j *Journal) rollback(m *Manifest, prepared bool) (*Report, error) {
 func (j *Journal) restoreDirs(m *Manifest) error {
 	rm := uniqueDeepestFirst(m.Rmdirs)
 	for i := len(rm) - 1; i >= 0; i-- {
+		if UnderGit(rm[i]) {
+			continue // never made again there: see restoreOp
+		}
 		if _, err := j.fs.Lstat(rm[i]); errors.Is(err, fs.ErrNotExist) {
 			if err := j.mkdirAs(m, rm[i]); err != nil && !errors.Is(err, fs.ErrExist) {
 				return err
@@ -412,6 +478,10 @@ func (j *Journal) restoreOp(m *Manifest, i int, blobs *Pack, rep *Report) error 
 	switch st, cur, reason := classify(j.fs, op); {
 	case st == stateOld:
 		// Already the old version.
+	case UnderGit(op.Path):
+		// A hook, a config: code git runs. Recovery never writes one,
+		// whatever the manifest says (docs/design.md, "Threat model").
+		rep.Conflicts = append(rep.Conflicts, Conflict{Path: op.Path, Reason: gitReason})
 	case st == stateNeither:
 		rep.Conflicts = append(rep.Conflicts, j.leaveNeither(m, i, cur, reason))
 	case op.Old == nil:
@@ -494,6 +564,20 @@ func readCurrent(fsy fsys.FS, name string) ([]byte, bool, error) {
 	return data, err == nil, err
 }
 
+// UnderGit reports whether the root-relative name p lies in a .git
+// directory at any depth (a component a file system may fold to .git).
+func UnderGit(p string) bool {
+	for c := range strings.SplitSeq(p, "/") {
+		if fsys.SameName(c, ".git") {
+			return true
+		}
+	}
+	return false
+}
+
+// gitReason is the conflict of an op under .git that recovery would write.
+const gitReason = "is under .git: recovery never writes git's own files (a hook or a config is code git runs); left as it is"
+
 // inexactReason is the conflict of an op whose name may have lost bytes.
 const inexactReason = "recorded by an older txedit that wrote names that are not UTF-8 as U+FFFD: which file it is cannot be known; left as it is"
 
@@ -522,6 +606,7 @@ func (j *Journal) restore(m *Manifest, op *Op, data []byte, sync bool) error {
 		st.Mode &^= special &^ op.New.Mode
 	} else {
 		st.Mode &^= special
+		st = *j.ownedHere(m, op.Path, &st) // owner.go
 	}
 	if err := j.writeStaged(op.staged, data, &st, sync); err != nil {
 		return err
@@ -594,7 +679,12 @@ func removeAll(fsy fsys.FS, name string) error {
 // RecoverIfNeeded runs Recover only when the journal needs it: a
 // transaction that is not finished, an interrupted GC, or a missing or
 // half-written .gitignore. Opening a healthy workspace takes no lock.
+// A journal that is not this user's is never recovered (trust.go): writes
+// refuse to go on beside it, and say what to run.
 func (j *Journal) RecoverIfNeeded() ([]*Report, error) {
+	if t, err := j.trust(); err != nil || t == nil || t.foreign != nil && !t.foreign.Fresh {
+		return nil, nil
+	}
 	ls, err := j.scan()
 	if errors.Is(err, ErrCorrupt) {
 		return nil, nil // writes say so, and txedit recover repairs it
@@ -618,11 +708,16 @@ func (j *Journal) RecoverIfNeeded() ([]*Report, error) {
 	healthy := false
 	for _, e := range ents {
 		switch e.Name() {
-		case "gc", ".gitignore.tmp", "key.tmp", "legacy.tmp", "index.tmp":
+		case "gc", ".gitignore.tmp", "key.tmp", "legacy.tmp", "index.tmp", "id.tmp":
 			return j.Recover()
 		case ".gitignore":
 			healthy = true
 		}
+	}
+	if !healthy {
+		// In a shared journal the .gitignore is everyone's (shared.go).
+		_, err := j.fs.Lstat(Dir + "/.gitignore")
+		healthy = err == nil
 	}
 	if !healthy && len(states) > 0 {
 		return j.Recover()

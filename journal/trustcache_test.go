@@ -8,10 +8,11 @@ import (
 	"github.com/txedit/txedit/fsys/memfs"
 )
 
-// TestKeyReadOncePerJournal: the key (and the legacy list beside it) is
-// read once per Journal, not at every lock of every view: an engine takes
-// each lock through a fresh view (WithFS), and an agent's edit paid two
-// file reads for the key at each (journal.go, Journal.tr). So is the
+// TestKeyReadOncePerJournal: the journal's id (and this user's key it
+// names) is read once per Journal, not at every lock of every view: an
+// engine takes each lock through a fresh view (WithFS), and an agent's
+// edit paid two file reads for the key at each (journal.go, Journal.tr).
+// So is the
 // temporary file an interrupted rewrite of .gitignore may leave looked
 // for once (Journal.swept).
 func TestKeyReadOncePerJournal(t *testing.T) {
@@ -39,7 +40,7 @@ func TestKeyReadOncePerJournal(t *testing.T) {
 	}
 	reads, sweeps := 0, 0
 	for _, c := range ff.Calls {
-		if slices.Contains([]string{"open " + keyName, "open " + legacyName}, c) {
+		if slices.Contains([]string{"open " + idName, "open " + keyName, "open " + legacyName}, c) {
 			reads++
 		}
 		if c == "remove "+Dir+"/.gitignore.tmp" {
@@ -49,14 +50,15 @@ func TestKeyReadOncePerJournal(t *testing.T) {
 	if sweeps != 2 {
 		t.Errorf(".gitignore.tmp looked for %d times over 2 journals' 5 more locks; want 2 (once each): %q", sweeps, ff.Calls)
 	}
-	if reads != 2 {
-		t.Errorf("the key and the legacy list were opened %d times over 2 journals' 5 more locks; want 2 (once each, by the second journal): %q", reads, ff.Calls)
+	if reads != 1 {
+		t.Errorf("the journal's id was opened %d times over 2 journals' 5 more locks; want 1 (once, by the second journal): %q", reads, ff.Calls)
 	}
 }
 
 // TestKeyMadeAgainIsReadAgain: a journal that cached the key reads it
-// again once the key file is another (removed, and made again by another
-// process's lock), so that it signs with the key every process uses.
+// again once the journal's id file is another (removed, and the journal
+// claimed again by another process's lock), so that it signs with the key
+// every process uses.
 func TestKeyMadeAgainIsReadAgain(t *testing.T) {
 	mfs := memfs.New(map[string]string{"a": "x\n"})
 	lock := func(j *Journal) {
@@ -73,7 +75,7 @@ func TestKeyMadeAgainIsReadAgain(t *testing.T) {
 	if old == nil {
 		t.Fatal("no key after the first lock")
 	}
-	if err := mfs.Remove(keyName); err != nil {
+	if err := mfs.Remove(idName); err != nil {
 		t.Fatal(err)
 	}
 	other := New(mfs, &Options{Sync: SyncNone})

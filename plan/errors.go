@@ -43,6 +43,12 @@ const (
 	// loss before the next sync may roll it back. Result.Durability is
 	// "unknown"; the CLI exits 3. Do not retry the request: it took effect.
 	CodeCommitUnknown Code = "commit_unknown"
+	// CodeUntrustedJournal: the workspace's journal is not this user's,
+	// made here (it came with a clone or a copy, an older txedit made it,
+	// another user did, or .txedit is not a directory): nothing in it is
+	// acted on, and writes are refused until a person adopts it, removes
+	// it or repairs it (the message names the command; docs/cli.md).
+	CodeUntrustedJournal Code = "untrusted_journal"
 )
 
 // Error is a failure with a stable code. Path names the file as the request

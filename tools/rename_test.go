@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/txedit/txedit/internal/teststate"
 	"io"
 	"os"
 	"path/filepath"
@@ -28,7 +29,12 @@ func TestMain(m *testing.M) {
 		fakeRenameServer(script)
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	// A key store of the tests' own (internal/teststate): no test writes
+	// into the real home directory.
+	cleanup := teststate.Isolate()
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
 }
 
 // fakeScript is what the scripted server does.

@@ -46,6 +46,8 @@ The journal:
   show    [TXID]          a transaction and its diff (default: the newest)
   recover                 roll back what a crash interrupted; repair
   gc                      apply retention (newest 200, or 1 GiB)
+  journal [status|adopt|remove]  whose the journal is; trust one you made
+                          here, or remove one that is not yours
 
 Agents:
   tool    NAME [--toolset T]   run one tool: JSON in, the result JSON out
@@ -60,7 +62,7 @@ Toolsets: txedit (default), claude, codex, amazonq, deepagents, adk,
 filesystem (txedit schema --toolset T lists their tools).
 
 Every command takes --root DIR (default: the nearest directory above with
-.txedit/, else with .git, else the current one) and --json; flags may
+.txedit/ or .git that is yours, else the current one) and --json; flags may
 stand before or after arguments. Exit status: 0 success, 1 the operation
 failed (nothing written in atomic mode; grep and glob: no match), 2 bad
 usage, 3 committed but its durability is unknown (do not retry).
@@ -71,7 +73,7 @@ Run 'txedit help COMMAND' for a command's flags and examples.
 // help and the shell completions are generated from it.
 func commandTable() map[string]func() *command {
 	return map[string]func() *command{
-		"apply": applyCmd, "rename": renameCmd, "undo": undoCmd, "redo": redoCmd, "read": readCmd, "grep": grepCmd, "glob": globCmd, "replace": replaceCmd, "tool": toolCmd, "schema": schemaCmd, "mcp": mcpCmd, "log": logCmd, "show": showCmd, "recover": recoverCmd, "gc": gcCmd,
+		"apply": applyCmd, "rename": renameCmd, "undo": undoCmd, "redo": redoCmd, "read": readCmd, "grep": grepCmd, "glob": globCmd, "replace": replaceCmd, "tool": toolCmd, "schema": schemaCmd, "mcp": mcpCmd, "log": logCmd, "show": showCmd, "recover": recoverCmd, "gc": gcCmd, "journal": journalCmd,
 		"version": versionCmd, "mcp install": mcpInstallCmd, "mcp uninstall": mcpUninstallCmd, "help": helpCmd, "completion": completionCmd,
 	}
 }
@@ -91,8 +93,11 @@ type env struct {
 	// found what was found there (workspace.go); noted, whether the
 	// command has said so.
 	dir, found string
-	noted      bool
-	cmd        string // the command's name, for messages
+	// ignored names a .txedit or .git above that another user owns,
+	// which discovery did not take for the workspace (workspace.go).
+	ignored string
+	noted   bool
+	cmd     string // the command's name, for messages
 }
 
 // commonFlags registers the flags every command takes, after its own: a

@@ -119,10 +119,12 @@ var helps = sync.OnceValue(func() map[string]helpText {
 			summary: "Add txedit to an MCP client's configuration (or update its entry).\n" +
 				"The file is the client's documented one, the key its documented key; every other server\n" +
 				"and setting of the file stays as it was, byte for byte.\n" +
-				"The entry runs this txedit (its absolute path; --command to change) as\n" +
+				"The entry runs txedit by its absolute path, never a bare name a client could find in the\n" +
+				"repository (the txedit first on PATH, else this one; --command to change) as\n" +
 				"`txedit mcp --toolset T --root DIR` plus any other txedit mcp flag given here. DIR is\n" +
-				"--root made absolute (default: the current directory); for project scope the file goes\n" +
-				"into that directory too. Scope defaults to project, or user for Claude Desktop.",
+				"--root made absolute (default: the workspace, found as every command finds it); for\n" +
+				"project scope the file goes into that directory too, never a parent beyond it.\n" +
+				"Scope defaults to project, or user for Claude Desktop.",
 			args: []string{},
 			examples: []string{
 				"txedit mcp install --client claude-desktop --root ~/src/app",
@@ -153,9 +155,21 @@ var helps = sync.OnceValue(func() map[string]helpText {
 		},
 		"recover": {
 			synopsis: "recover [--json]",
-			summary:  "Roll back transactions interrupted by a crash.\nThe next write does this too, automatically.",
+			summary:  "Roll back transactions interrupted by a crash; repair a journal that stops writes.\nThe next write rolls back too, automatically. A .txedit that is a link or a file is\nmoved aside (never followed); a journal whose key entry is damaged gets a new key.\nA journal that is not yours is left alone (see txedit journal).",
 			args:     []string{},
 			examples: []string{"txedit recover"},
+		},
+		"journal": {
+			synopsis: "journal [status|adopt|remove] [--json]",
+			summary: "Say whose the workspace's journal is; adopt one you made, or remove it.\n" +
+				"A journal is trusted only if you made it here: its key is in your own key store\n" +
+				"($XDG_STATE_HOME/txedit/journals), never in the tree. One that came with a clone or a\n" +
+				"copy, an older txedit's, or another user's is foreign: nothing in it is recovered, undone\n" +
+				"or redone, and writes beside it are refused (untrusted_journal).\n" +
+				"adopt: trust it as the txedit that wrote it did (its own keys' signatures), with a new\n" +
+				"key of yours; only for a journal you made. remove: delete it, with its undo history.",
+			args:     []string{"status", "adopt", "remove"},
+			examples: []string{"txedit journal", "txedit journal adopt   # a journal an older txedit made here", "txedit journal remove  # one that came with a clone"},
 		},
 		"gc": {
 			synopsis: "gc [--json]",
@@ -278,7 +292,7 @@ func writeHelp(w io.Writer, name string) {
 		switch {
 		case f.Name == "root":
 			if name != "mcp" {
-				usage += " (default: the nearest directory above with .txedit/, else .git, else the current one)"
+				usage += " (default: the nearest directory above with .txedit/ or .git that is yours, else the current one)"
 			}
 		case !isBool(f) && f.DefValue != "" && f.DefValue != "0" && f.DefValue != "[]":
 			usage += fmt.Sprintf(" (default %q)", f.DefValue)

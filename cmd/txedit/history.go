@@ -105,6 +105,9 @@ func logCmd() *command {
 			if err != nil {
 				return e.fail(err)
 			}
+			if st, err := w.JournalStatus(ctx); err == nil && st.Err() != nil {
+				fmt.Fprintf(e.stderr, e.pfx()+"%v\n", st.Err())
+			}
 			if e.json {
 				if log == nil {
 					log = []*engine.TxnInfo{}
@@ -127,7 +130,11 @@ func logCmd() *command {
 				if t.UndoneBy != "" {
 					summary += " (undone by " + t.UndoneBy + ")"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d file(s)\t%s\n", t.ID, t.Time.Local().Format(time.DateTime), t.State, agent, len(t.Files), summary)
+				when := "-"
+				if !t.Time.IsZero() {
+					when = t.Time.Local().Format(time.DateTime)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d file(s)\t%s\n", t.ID, when, t.State, agent, len(t.Files), summary)
 			}
 			tw.Flush()
 			return 0

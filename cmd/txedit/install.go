@@ -150,10 +150,16 @@ func (cc *clientConfig) runInstall(e *env, o clientconfig.Options) int {
 }
 
 // entryCommand decides the command the entry names (cc.cmdPath) and
-// returns the root it names. A project's file is committed and shared: it
-// names the command as found on PATH and the project by the client's own
-// variable, never this machine's paths (issue #25). A user's file keeps
-// absolute ones.
+// returns the root it names. A project's file names the project by the
+// client's own variable (it may be committed and shared: issue #25), and
+// the command by its absolute path, never a bare name: a client looks a
+// bare name up on the PATH it was started with, and one started through
+// npm (npx) has the repository's node_modules/.bin first on it, where the
+// repository can put a txedit of its own (docs/agents.md). The txedit
+// named is the one first on PATH here, unless that one lies in the
+// project; else this one. --command writes exactly what it is given (a
+// team that shares the file and trusts its PATH passes --command txedit).
+// A user's file names this txedit and the root by their paths.
 func (cc *clientConfig) entryCommand(e *env, c *clientconfig.Client, root string) (string, error) {
 	project := (cc.scope == "" && c.Scopes[0] == clientconfig.Project || cc.scope == string(clientconfig.Project)) && cc.file == ""
 	entryRoot := root
@@ -161,9 +167,14 @@ func (cc *clientConfig) entryCommand(e *env, c *clientconfig.Client, root string
 		entryRoot = c.ProjectRoot
 	}
 	if cc.cmdPath == "" && project {
-		cc.cmdPath = "txedit"
-		if _, err := exec.LookPath("txedit"); err != nil {
-			fmt.Fprintf(e.stderr, "%stxedit is not on PATH here: the client will not find it until it is (or pass --command PATH)\n", e.pfx())
+		if p, err := exec.LookPath("txedit"); err == nil {
+			if p, err = filepath.Abs(p); err == nil {
+				if inside(root, p) {
+					fmt.Fprintf(e.stderr, "%sthe txedit first on PATH (%s) lies in the project: the entry names this txedit instead\n", e.pfx(), p)
+				} else {
+					cc.cmdPath = p
+				}
+			}
 		}
 	}
 	if cc.cmdPath == "" {
@@ -240,6 +251,24 @@ func serverArgs(server *flag.FlagSet, toolset, root string, dirs []string) []str
 		}
 	}
 	return append(args, dirs...)
+}
+
+// inside reports whether path p lies in directory dir (both absolute),
+// symbolic links resolved where they resolve.
+func inside(dir, p string) bool {
+	for _, pair := range [][2]string{{dir, p}, {evalOr(dir), evalOr(p)}} {
+		if rel, err := filepath.Rel(pair[0], pair[1]); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
+		}
+	}
+	return false
+}
+
+func evalOr(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
 }
 
 // thisExecutable is the absolute path of the running txedit, which the

@@ -41,6 +41,7 @@ func TestInstallThenServe(t *testing.T) {
 			// As a user would run it: no --command, from the project.
 			install := exec.Command(bin, "mcp", "install", "--client", cs.client, "--scope", cs.scope, "--toolset", "claude")
 			install.Dir = project
+			install.Env = append(os.Environ(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
 			if out, err := install.CombinedOutput(); err != nil {
 				t.Fatalf("txedit mcp install: %v\n%s", err, out)
 			}
@@ -58,8 +59,8 @@ func TestInstallThenServe(t *testing.T) {
 			e := cfg[cs.key]["txedit"]
 			// A user's entry names the installed binary and the
 			// project's path; a project's (committed, shared) names
-			// txedit on PATH and the project by the client's variable,
-			// which the client expands.
+			// the txedit on PATH by its absolute path and the project
+			// by the client's variable, which the client expands.
 			cmd := exec.Command(e.Command, e.Args...)
 			if cs.scope == "user" {
 				if e.Command != bin {
@@ -67,8 +68,8 @@ func TestInstallThenServe(t *testing.T) {
 				}
 				cmd.Dir = os.TempDir() // started from elsewhere
 			} else {
-				if e.Command != "txedit" {
-					t.Errorf("command %q, want txedit (on PATH)", e.Command)
+				if e.Command != bin {
+					t.Errorf("command %q, want %s (on PATH, by its absolute path)", e.Command, bin)
 				}
 				// As the clients do: VS Code and Cursor expand
 				// ${workspaceFolder}; Claude Code expands ${VAR:-default}

@@ -298,12 +298,15 @@ func TestInstallUsage(t *testing.T) {
 
 // Without --command a user's entry runs this very binary, unless it is a
 // temporary build that will be gone (go run, go test); a project's entry
-// runs txedit as found on PATH (the file is shared: issue #25 item 4).
+// runs the txedit found on PATH, by its absolute path (a client would
+// look a bare name up on its own PATH: see TestInstallNeverNamesTheProjectsTxedit).
 func TestInstallCommandDefault(t *testing.T) {
 	_, project := installEnv(t)
+	bin := fakeTxedit(t, t.TempDir())
+	t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	if r := runCLI("mcp", "install", "--client", "cursor", "--root", project, "--dry-run"); r.code != 0 ||
-		!strings.Contains(r.stdout, `+      "command": "txedit",`) || !strings.Contains(r.stdout, `"${workspaceFolder}"`) {
-		t.Errorf("project scope: %+v", r)
+		!strings.Contains(r.stdout, `+      "command": "`+bin+`",`) || !strings.Contains(r.stdout, `"${workspaceFolder}"`) {
+		t.Errorf("project scope: %+v, want %s", r, bin)
 	}
 	exe, _ := os.Executable()
 	r := runCLI("mcp", "install", "--client", "cursor", "--scope", "user", "--root", project, "--dry-run")
@@ -335,5 +338,56 @@ func TestExecuteWithDenyFlagsIsRefused(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(project, ".cursor", "mcp.json")); err == nil {
 		t.Error("install wrote an entry for a server that refuses to start")
+	}
+}
+
+// fakeTxedit makes an executable named txedit in dir that does nothing.
+func fakeTxedit(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "txedit")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// TestInstallNeverNamesTheProjectsTxedit (a red-team finding): a
+// project's entry named txedit bare, and a client that looks it up on a
+// PATH with the repository's node_modules/.bin first (one started through
+// npx) ran the repository's own txedit. The entry names an absolute
+// command, and never one inside the project, even when it is first on
+// PATH here.
+func TestInstallNeverNamesTheProjectsTxedit(t *testing.T) {
+	_, project := installEnv(t)
+	good := fakeTxedit(t, t.TempDir())
+	planted := fakeTxedit(t, filepath.Join(project, "node_modules", ".bin"))
+	t.Setenv("PATH", filepath.Dir(planted)+string(os.PathListSeparator)+filepath.Dir(good))
+	for _, client := range []string{"claude-code", "cursor", "vscode"} {
+		r := runCLI("mcp", "install", "--client", client, "--root", project, "--dry-run", "--json")
+		var out struct{ Command string }
+		exe, _ := os.Executable()
+		if strings.Contains(filepath.ToSlash(exe), "/go-build") {
+			// The txedit first on PATH is the project's: skipped; this
+			// one is a temporary build: refused, never the bare name.
+			if r.code != 1 || !strings.Contains(r.stderr, "lies in the project") || strings.Contains(r.stdout, planted) {
+				t.Errorf("%s: %+v", client, r)
+			}
+			continue
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out.Command != exe {
+			t.Errorf("%s: command %q, want this txedit %s: %+v", client, out.Command, exe, r)
+		}
+	}
+	// With the project's txedit off PATH, the one on PATH is named.
+	t.Setenv("PATH", filepath.Dir(good))
+	for _, client := range []string{"claude-code", "cursor", "vscode"} {
+		r := runCLI("mcp", "install", "--client", client, "--root", project, "--dry-run", "--json")
+		var out struct{ Command string }
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out.Command != good {
+			t.Errorf("%s: command %q, want %s: %+v", client, out.Command, good, r)
+		}
 	}
 }

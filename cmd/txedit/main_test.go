@@ -11,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/txedit/txedit/internal/goplstest"
+	"github.com/txedit/txedit/internal/teststate"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden output in testdata/script")
@@ -26,6 +27,10 @@ func TestMain(m *testing.M) {
 type cleanup struct{ m *testing.M }
 
 func (c cleanup) Run() int {
+	// A key store of the tests' own (internal/teststate); the scripts get
+	// one each (TestScript's Setup).
+	done := teststate.Isolate()
+	defer done()
 	code := c.m.Run()
 	for _, bin := range []string{builtBin, hooked.bin} {
 		if bin != "" {
@@ -42,6 +47,11 @@ func TestScript(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		UpdateScripts:       *update,
+		Setup: func(env *testscript.Env) error {
+			// Beside $WORK, not in it: the scripts look at their trees.
+			env.Setenv("XDG_STATE_HOME", env.WorkDir+".state")
+			return nil
+		},
 	})
 }
 

@@ -20,7 +20,7 @@ func TestNestedJournalEverySurface(t *testing.T) {
 	if r := runStdin(`{"command":"str_replace","path":"f.txt","old_str":"one","new_str":"two"}`, "apply", "--root", filepath.Join(dir, "sub"), "-"); r.code != 0 {
 		t.Fatalf("nested commit: %+v", r)
 	}
-	secret := "sub/.txedit/key"
+	secret := "sub/.txedit/id" // the journal's id, which names its key in the user's store
 	writes := []struct {
 		args  []string
 		stdin string

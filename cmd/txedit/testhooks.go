@@ -19,6 +19,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/txedit/txedit/journal"
 	"os"
 	"strconv"
 	"sync"
@@ -57,6 +58,7 @@ func init() {
 		}
 		counter = &faultfs.FS{Inner: inner, FailAt: at, Mode: mode}
 		o.FS = counter
+		o.Keys = journal.UserKeys() // the disk's journal: the user's keys, as without the hook
 		if stopAt > 0 {
 			c := counter
 			watching.Do(func() { go stopWhen(c, stopAt) })

@@ -34,7 +34,16 @@ func toolCmd() *command {
 			if err != nil {
 				return e.fail(err)
 			}
-			w, err := e.open(nil)
+			// A read tool opens the workspace read-only: a read never
+			// recovers anything, nor needs the journal (docs/journal.md,
+			// "Recovery").
+			opts := &engine.Options{}
+			for _, x := range ts.Tools {
+				if x.Name == args[0] && x.ReadOnly {
+					opts.ReadOnly = true
+				}
+			}
+			w, err := e.open(opts)
 			if err != nil {
 				return e.fail(err)
 			}

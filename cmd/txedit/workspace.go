@@ -5,29 +5,61 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // findWorkspace finds the workspace a command started in dir works on, as
-// git finds its repository: the nearest directory at or above dir that
-// holds a .txedit journal, else the nearest that holds .git, else dir
-// itself. found says what was found there ("" when root is dir).
-func findWorkspace(dir string) (root, found string) {
-	for _, marker := range []string{".txedit", ".git"} {
-		for d := dir; ; {
-			if fi, err := os.Lstat(filepath.Join(d, marker)); err == nil && (fi.IsDir() || marker == ".git") {
+// git finds its repository, and stops where git stops (docs/cli.md,
+// "Which workspace"): the nearest directory at or above dir that holds a
+// .txedit journal or a .git, whichever comes first, so never above the
+// repository's own .git (a journal above a repository is not its
+// workspace). It never crosses into a directory another user owns (root's
+// are crossed by everyone else: /home, /tmp), and never takes a .txedit
+// or .git another user owns (git's safe.directory rule, CVE-2022-24765):
+// one planted in a shared parent such as /tmp is ignored, and ignored says
+// so. Else the workspace is dir itself. found says what was found at root
+// ("" when root is dir).
+func findWorkspace(dir string) (root, found, ignored string) {
+	me := os.Geteuid()
+	for d := dir; ; {
+		for _, marker := range []string{".txedit", ".git"} {
+			fi, err := os.Lstat(filepath.Join(d, marker))
+			if err != nil {
+				continue
+			}
+			if uid, ok := owner(fi); ok && uid != me {
 				if d == dir {
-					return dir, ""
+					return dir, "", ""
 				}
-				return d, marker
+				return dir, "", fmt.Sprintf("%s (owned by uid %d, not by you)", filepath.Join(d, marker), uid)
 			}
-			up := filepath.Dir(d)
-			if up == d {
-				break
+			if d == dir {
+				return dir, "", ""
 			}
-			d = up
+			return d, marker, ""
 		}
+		up := filepath.Dir(d)
+		if up == d {
+			return dir, "", ""
+		}
+		fi, err := os.Lstat(up)
+		if err != nil {
+			return dir, "", ""
+		}
+		if uid, ok := owner(fi); ok && uid != me && uid != 0 {
+			return dir, "", "" // another user's directory: not looked into
+		}
+		d = up
 	}
-	return dir, ""
+}
+
+// owner returns the uid that owns fi.
+func owner(fi os.FileInfo) (int, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return int(st.Uid), true
 }
 
 // discoverRoot sets the command's workspace when --root was not given:
@@ -48,7 +80,8 @@ func (e *env) discoverRoot(fs *flag.FlagSet, cmd string) {
 	if err != nil {
 		return
 	}
-	root, found := findWorkspace(cwd)
+	root, found, ignored := findWorkspace(cwd)
+	e.ignored = ignored
 	if found == "" {
 		return
 	}
@@ -60,11 +93,16 @@ func (e *env) discoverRoot(fs *flag.FlagSet, cmd string) {
 }
 
 // noteRoot tells, once, on stderr, which workspace a command acts on when
-// it is not the current directory.
+// it is not the current directory, or what it did not take for one.
 func (e *env) noteRoot() {
-	if e.found == "" || e.noted {
+	if e.noted {
 		return
 	}
 	e.noted = true
-	fmt.Fprintf(e.stderr, e.pfx()+"workspace %s (the nearest directory above with %s)\n", e.root, e.found)
+	if e.ignored != "" {
+		fmt.Fprintf(e.stderr, e.pfx()+"ignoring %s: working in the current directory (pass --root to choose)\n", e.ignored)
+	}
+	if e.found != "" {
+		fmt.Fprintf(e.stderr, e.pfx()+"workspace %s (the nearest directory above with %s)\n", e.root, e.found)
+	}
 }

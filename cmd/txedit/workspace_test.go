@@ -64,13 +64,21 @@ func TestFindWorkspace(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "repo/w/.txedit"), 0o755)
 	os.MkdirAll(filepath.Join(dir, "repo/w/a/b"), 0o755)
 	os.MkdirAll(filepath.Join(dir, "repo/x/y"), 0o755)
+	// A journal above a repository is not its workspace: the
+	// repository's own .git stops the walk, as it stops git's.
+	os.MkdirAll(filepath.Join(dir, "top/.txedit"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "top/repo/.git"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "top/repo/src"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "top/other"), 0o755)
 	for in, want := range map[string][2]string{
-		"repo/w/a/b": {"repo/w", ".txedit"},
-		"repo/w":     {"repo/w", ""},
-		"repo/x/y":   {"repo", ".git"},
-		"repo":       {"repo", ""},
+		"repo/w/a/b":   {"repo/w", ".txedit"},
+		"repo/w":       {"repo/w", ""},
+		"repo/x/y":     {"repo", ".git"},
+		"repo":         {"repo", ""},
+		"top/repo/src": {"top/repo", ".git"},
+		"top/other":    {"top", ".txedit"},
 	} {
-		root, found := findWorkspace(filepath.Join(dir, in))
+		root, found, _ := findWorkspace(filepath.Join(dir, in))
 		if root != filepath.Join(dir, want[0]) || found != want[1] {
 			t.Errorf("%s: %s %q, want %s %q", in, root, found, want[0], want[1])
 		}

@@ -19,7 +19,8 @@
 // setting. Fault injection is package faultfs's business: wrap an FS.
 //
 // Symbolic links are not supported (Readlink fails with EINVAL); owners
-// are not kept (Chown does nothing).
+// are not kept (Chown does nothing): everything belongs to the user of
+// the process, as files it made would.
 package memfs
 
 import (
@@ -28,6 +29,7 @@ import (
 	"io"
 	"io/fs"
 	"math/rand"
+	"os"
 	"path"
 	"sort"
 	"strings"
@@ -306,10 +308,13 @@ func (i *info) ModTime() time.Time { return time.Unix(0, i.in.mtime) }
 func (i *info) IsDir() bool        { return i.in.dir }
 func (i *info) Sys() any           { return &i.id }
 
+// euid and egid are every file's owner.
+var euid, egid = os.Geteuid(), os.Getegid()
+
 func (m *FS) info(name string, in *inode) *info {
 	size := int64(len(in.data))
 	return &info{name: path.Base(name), in: in, mode: in.mode, size: size,
-		id: fsys.Identity{Dev: 1, Ino: in.ino, Nlink: uint64(max(in.nlink, 1)), Ctime: in.mtime, Size: size, Mode: in.mode, Mtime: in.mtime}}
+		id: fsys.Identity{Dev: 1, Ino: in.ino, Nlink: uint64(max(in.nlink, 1)), Ctime: in.mtime, Size: size, Mode: in.mode, Mtime: in.mtime, Uid: euid, Gid: egid}}
 }
 
 // Lstat implements [fsys.FS].
