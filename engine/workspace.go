@@ -188,6 +188,15 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 	if r, err := filepath.EvalSymlinks(abs); err == nil {
 		w.rootReal = r
 	}
+	// A root that is, or lies inside, a journal would hand the journal's
+	// files to the agent as workspace files (docs/design.md, "Threat
+	// model"): refused, however the path spells it or a symlink leads
+	// there.
+	for _, p := range []string{abs, w.rootReal} {
+		if j, ok := inJournal(p); ok {
+			return nil, plan.Errorf(plan.CodeDenied, dir, "workspace root %s is inside the txedit journal %s: no tool reads or writes inside one; open the directory that holds it", dir, j)
+		}
+	}
 	w.slack = o.TimestampSlack
 	if w.slack == 0 {
 		w.slack = fsys.TimestampSlack(w.rootReal)
@@ -606,6 +615,19 @@ func (w *Workspace) relToRoot(abs string) (string, bool) {
 		rel, err := filepath.Rel(root, abs)
 		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
 			return rel, true
+		}
+	}
+	return "", false
+}
+
+// inJournal reports whether the absolute path p is, or lies inside, a
+// journal directory (a component that is journal.Dir as fsys.SameName
+// compares names), and returns that directory.
+func inJournal(p string) (string, bool) {
+	parts := strings.Split(filepath.ToSlash(p), "/")
+	for i, c := range parts {
+		if fsys.SameName(c, journal.Dir) {
+			return filepath.FromSlash(strings.Join(parts[:i+1], "/")), true
 		}
 	}
 	return "", false
