@@ -412,7 +412,8 @@ type ListOptions struct {
 }
 
 // List lists a directory like ls -la: every entry (dot-files too) but
-// txedit's journal, sorted by path, with kind, size, mode and time.
+// txedit's journal and what the deny lists refuse to read, sorted by
+// path, with kind, size, mode and time.
 // Subdirectories are listed down to Depth; .git is listed, not entered.
 func (w *Workspace) List(ctx context.Context, p string, lo ListOptions) ([]*plan.DirEntry, error) {
 	return w.direct().list(ctx, p, lo)
@@ -448,6 +449,11 @@ func (o *op) list(ctx context.Context, p string, lo ListOptions) ([]*plan.DirEnt
 		for _, e := range ents {
 			rel := join(dir, e.Name())
 			if skipJournal(e.Name()) {
+				continue
+			}
+			// A name the deny lists cover is not listed (nor entered):
+			// its name is what a read of it would begin with.
+			if o.w.readDenied(rel) {
 				continue
 			}
 			if ignore.AnyMatch(ignores, relTo(start, rel)) {
