@@ -338,6 +338,9 @@ type op struct {
 	// j is the journal working through fsy.
 	j       *journal.Journal
 	release func()
+	// charge, if set, is the call's share of a server's budget for file
+	// contents (WithBudget): every whole file read is charged to it.
+	charge *charge
 }
 
 // begin starts an operation: a fresh file-system view, an empty
@@ -703,6 +706,9 @@ func (o *op) readFileOnce(named, rel string, forEdit bool) (*fileInfo, error) {
 	}
 	if err := o.w.checkRegular(named, fi, forEdit); err != nil {
 		return nil, err
+	}
+	if err := o.charge.take(fi.Size()); err != nil {
+		return nil, err // the call ended while it waited for the budget
 	}
 	f, err := o.fsy.Open(rel)
 	if err != nil {
