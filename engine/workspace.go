@@ -405,8 +405,9 @@ const maxHops = 40
 // resolve turns a request path into a clean root-relative path with every
 // symlink resolved, so edits go to the link's target and the link stays a
 // link. It refuses, with outside_root, paths that leave the root through
-// "..", an absolute path or a symlink (including absolute symlinks, which
-// os.Root will not follow either). The last components may be missing
+// "..", an absolute path or a symlink (including absolute symlinks). The
+// file system then opens the resolved path following no symlink at all
+// (docs/design.md, "Resolution"). The last components may be missing
 // (for creates); a dangling symlink there is refused for create.
 func (o *op) resolve(p string) (string, error) {
 	rel, _, err := o.resolveLinks(p)
@@ -611,8 +612,8 @@ func (r *resolver) finish() (string, bool, error) {
 }
 
 // relToRoot maps an absolute path inside the root to a relative one. It
-// is only a translation: every access then goes through os.Root, which is
-// what confines it.
+// is only a translation: every access then goes through the workspace's
+// fsys.FS, which is what confines it.
 func (w *Workspace) relToRoot(abs string) (string, bool) {
 	for _, root := range []string{w.root, w.rootReal} {
 		rel, err := filepath.Rel(root, abs)

@@ -12,7 +12,7 @@ import (
 )
 
 // CreateUnnamed implements [FS]: openat(dir, ".", O_TMPFILE), in the
-// directory opened confined to the root (openat2 below it, or os.Root).
+// directory opened below the root without following a symlink.
 // The file is linked through /proc/self/fd (linkat with AT_EMPTY_PATH
 // needs CAP_DAC_READ_SEARCH), so where /proc is not mounted it is
 // unsupported.
