@@ -103,6 +103,8 @@ func swapCalls() []swapCall {
 			return m("command", "move", "path", "d/mv", "new_path", fmt.Sprintf("pwn-moved-%d", i))
 		}),
 		c("txedit", "apply_patch", func(r string, i int) map[string]any { return m("input", addPatch(i)) }),
+		c("txedit", "undo", func(r string, i int) map[string]any { return m("force", true) }),
+		c("txedit", "history", func(r string, i int) map[string]any { return m("limit", 3) }),
 		c("txedit", "glob", func(r string, i int) map[string]any { return m("pattern", "**", "path", "d") }),
 		c("txedit", "grep", func(r string, i int) map[string]any {
 			return m("pattern", "BYTES", "path", "d", "output_mode", "content")
@@ -147,6 +149,7 @@ func swapCalls() []swapCall {
 		}),
 		c("filesystem", "search_files", func(r string, i int) map[string]any { return m("path", abs(r, "d"), "pattern", "**") }),
 		c("filesystem", "get_file_info", func(r string, i int) map[string]any { return m("path", abs(r, "d/planted")) }),
+		c("filesystem", "undo", func(r string, i int) map[string]any { return m("force", true) }),
 		// codex
 		c("codex", "apply_patch", func(r string, i int) map[string]any { return m("input", addPatch(i+1_000_000)) }),
 		c("codex", "fs_read", func(r string, i int) map[string]any { return m("mode", "Line", "path", "d/planted") }),
@@ -448,12 +451,15 @@ func runSwapRaces(t *testing.T, target string, rounds int) (calls, leaks, writes
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); rig.race(stop, &flips) }()
-	byTool := map[string]int{}
+	byTool, oks := map[string]int{}, map[string]int{}
 	for i := 0; i < rounds; i++ {
 		for _, c := range calls_ {
 			refill(hfd)
 			res := Call(context.Background(), env, sets[c.toolset].Tool(c.tool), json.RawMessage(c.args(rig.root, i)))
 			calls++
+			if res.OK {
+				oks[c.toolset+" "+c.tool]++
+			}
 			text := res.TextOf()
 			if b, err := json.Marshal(res.Value); err == nil {
 				text += string(b)
@@ -473,18 +479,36 @@ func runSwapRaces(t *testing.T, target string, rounds int) (calls, leaks, writes
 	wg.Wait()
 	writes = rig.check(t)
 	t.Logf("%s: %d calls, %d flips of d, %d answers that gave the target away %v, %d writes in it", target, calls, flips.Load(), leaks, byTool, writes)
+	// The races are real only if the tools work between the flips: each
+	// tool succeeded on some calls (d was the directory then).
+	var never []string
+	for _, c := range calls_ {
+		if oks[c.toolset+" "+c.tool] == 0 {
+			never = append(never, c.toolset+" "+c.tool)
+		}
+	}
+	t.Logf("successful answers by tool: %v", oks)
+	if len(never) > 0 && testlong.Long() {
+		t.Errorf("never answered success during the races: %v", never)
+	}
 	return calls, leaks, writes
+}
+
+// swapRounds is how many times the races call every tool: in the long run
+// at least 10,000 calls against each target.
+func swapRounds() int {
+	return testlong.Pick(12, (10000+len(swapCalls())-1)/len(swapCalls()))
 }
 
 // TestSwapRaceJournal: the races against the journal.
 func TestSwapRaceJournal(t *testing.T) {
-	runSwapRaces(t, ".txedit", testlong.Pick(12, 170))
+	runSwapRaces(t, ".txedit", swapRounds())
 }
 
 // TestSwapRaceDenied: the races against a directory --deny-read and
 // --deny-write cover.
 func TestSwapRaceDenied(t *testing.T) {
-	runSwapRaces(t, "secret", testlong.Pick(12, 170))
+	runSwapRaces(t, "secret", swapRounds())
 }
 
 // flipFS flips d at the worst moment instead of at random: right after
