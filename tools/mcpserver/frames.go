@@ -228,7 +228,8 @@ func (g *guardedTransport) filter(w *io.PipeWriter, out io.Writer) {
 			var reply []byte
 			var why string
 			if tooLong != nil {
-				reply, why = errorReply(tooLong.id, codeInvalidRequest, fmt.Sprintf("message of %s over the limit of %s (%d bytes): refused unread", sizeText(tooLong.size), sizeText(int64(g.maxMessage)), g.maxMessage)), "too large"
+				why = fmt.Sprintf("a message of %s, over the limit of %s (%d bytes)", sizeText(tooLong.size), sizeText(int64(g.maxMessage)), g.maxMessage)
+				reply = tooLong.scan.replyTo(codeInvalidRequest, "Invalid Request: "+why+": refused unread")
 			} else {
 				var scan *frameScan
 				if reply, why, scan = g.check(line); reply == nil && why == "" {
@@ -264,11 +265,11 @@ func sizeText(n int64) string {
 	return strconv.FormatInt(n, 10) + " bytes"
 }
 
-// oversized is a line that went past the limit: how long it was, and the
-// id of the request it held (found while it was skipped).
+// oversized is a line that went past the limit: how long it was, and
+// what the scan of it found while it was skipped (its id).
 type oversized struct {
 	size int64
-	id   json.RawMessage
+	scan *frameScan
 }
 
 // readLine reads one line (without its "\n" and a "\r" before it). A line
@@ -295,7 +296,7 @@ func readLine(r *bufio.Reader, max int) ([]byte, *oversized, error) {
 			continue
 		}
 		if scan != nil {
-			return nil, &oversized{size: size, id: scan.id()}, err
+			return nil, &oversized{size: size, scan: scan}, err
 		}
 		line = bytes.TrimSuffix(line, []byte("\n"))
 		line = bytes.TrimSuffix(line, []byte("\r"))
@@ -636,10 +637,10 @@ func (s *frameScan) id() json.RawMessage {
 // replyTo answers the scanned message with an error, or says nothing to a
 // notification (a method without an id).
 func (s *frameScan) replyTo(code int, msg string) []byte {
-	id := s.id()
 	_, hasMethod := s.vals["method"]
-	if _, hasID := s.vals["id"]; !hasID && hasMethod {
+	_, hasID := s.vals["id"]
+	if !hasID && s.cur != "id" && hasMethod {
 		return nil
 	}
-	return errorReply(id, code, msg)
+	return errorReply(s.id(), code, msg)
 }

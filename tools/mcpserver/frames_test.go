@@ -143,6 +143,7 @@ func TestBadMessagesAreAnswered(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":"s8","method":"tools/call","params":` + deep(200) + `}`, "s8", -32600, "the limit is 128"},
 		{`[]`, nil, -32600, "empty batch"},
 		{big, "late-id", -32600, "over the limit of 64.0 KiB"},
+		{`{"id":"early","jsonrpc":"2.0","method":"tools/call","params":{"arguments":{"content":"` + strings.Repeat("y", 100<<10) + `"}}}`, "early", -32600, "refused unread"},
 	} {
 		r.send(c.line)
 		m := r.recv()
@@ -161,6 +162,8 @@ func TestBadMessagesAreAnswered(t *testing.T) {
 	// Refused notifications get no answer: the next answer is the ping's.
 	r.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":` + deep(500) + `}`)
 	r.alive("a deep notification")
+	r.send(`{"jsonrpc":"2.0","method":"notifications/x","params":{"big":"` + strings.Repeat("z", 100<<10) + `"}}`)
+	r.alive("a notification over the limit")
 	// Blank lines and CRLF endings are fine; a message at the limit of
 	// depth is the SDK's to answer.
 	r.send("")
@@ -235,3 +238,52 @@ func TestBudgetHeldUntilTheAnswerIsWritten(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestCallMark: the mark the guard adds to a tools/call request (so that
+// its budgets are given back when its answer is written) keeps the message
+// the same JSON-RPC message, with the client's _meta kept, whatever shape
+// params has; a mark the client sent itself is not the one read.
+func TestCallMark(t *testing.T) {
+	for _, in := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{ "_meta" : { } , "name":"x"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":7,"txedit/call":"forged"}}}`,
+		`{"params":{"_meta":{"a":{"b":[1,{"c":"}"}]}}},"jsonrpc":"2.0","method":"tools/call","id":"s"}`,
+	} {
+		g := &guardedTransport{marks: &callMarks{byID: map[string][]string{}}, maxDepth: MaxDepth}
+		reply, why, s := g.check([]byte(in))
+		if reply != nil || why != "" {
+			t.Fatalf("%s refused: %s", in, why)
+		}
+		var out strings.Builder
+		if err := g.pass(&out, []byte(in), s); err != nil {
+			t.Fatal(err)
+		}
+		var before, after map[string]any
+		json.Unmarshal([]byte(in), &before)
+		if err := json.Unmarshal([]byte(out.String()), &after); err != nil {
+			t.Fatalf("%s became %s: %v", in, out.String(), err)
+		}
+		meta, _ := after["params"].(map[string]any)["_meta"].(map[string]any)
+		mark, _ := meta[markKey].(string)
+		if !strings.HasPrefix(mark, "c") {
+			t.Errorf("%s: mark %q in %s", in, mark, out.String())
+		}
+		// Everything else is as it was.
+		delete(meta, markKey)
+		if bm, ok := before["params"].(map[string]any)["_meta"].(map[string]any); ok {
+			delete(bm, markKey)
+		} else if len(meta) == 0 {
+			delete(after["params"].(map[string]any), "_meta")
+		}
+		if a, b := jsonText(after), jsonText(before); a != b {
+			t.Errorf("%s became %s", b, a)
+		}
+		if key, _ := canonicalID(s.id()); g.marks.pop(key) != mark {
+			t.Errorf("%s: the mark is not kept under its id", in)
+		}
+	}
+}
+
+func jsonText(v any) string { b, _ := json.Marshal(v); return string(b) }
