@@ -499,20 +499,7 @@ func (s *frameScan) feed(p []byte) {
 			}
 			s.top = c
 		}
-		if s.cur != "" {
-			if s.inStr || (c != ',' && c != '}') || s.depth > 1 {
-				if len(s.val.b) == 0 && !s.inStr && isSpace(c) {
-					// Space before the value.
-				} else if len(s.val.b) < s.limit {
-					s.val.b = append(s.val.b, c)
-				} else if !isSpace(c) {
-					s.val.cut = true
-				}
-			} else {
-				s.vals[s.cur] = s.val
-				s.cur = ""
-			}
-		}
+		s.keep(c)
 		if !isSpace(c) {
 			if s.inParams && s.depth >= 2 && !(s.depth == 2 && c == '}') {
 				s.paramsFull = true
@@ -522,20 +509,7 @@ func (s *frameScan) feed(p []byte) {
 			}
 		}
 		if s.inStr {
-			switch {
-			case s.esc:
-				s.esc = false
-			case c == '\\':
-				s.esc = true
-			case c == '"':
-				s.inStr = false
-				if s.inKey != 0 {
-					s.keyDone()
-				}
-			}
-			if s.inKey != 0 && len(s.key) < 64 {
-				s.key = append(s.key, c)
-			}
+			s.inString(c)
 			continue
 		}
 		if s.awaitParams && !isSpace(c) {
@@ -550,47 +524,89 @@ func (s *frameScan) feed(p []byte) {
 				s.inMeta, s.metaFull, s.metaClose = true, false, -1
 			}
 		}
-		switch c {
-		case '"':
-			s.inStr = true
-			if l := s.level(); l > 0 && s.expectKey[l] {
-				s.inKey, s.expectKey[l], s.key = l, false, s.key[:0]
-			}
-		case '{', '[':
-			s.depth++
-			if s.maxDepth > 0 && s.depth > s.maxDepth {
-				s.tooDeep = true
-			}
-			if c == '{' {
-				if l := s.level(); l > 0 {
-					s.expectKey[l] = true
-				}
-			}
-		case '}', ']':
-			if s.inMeta && s.depth == 3 && c == '}' {
-				s.inMeta, s.metaClose = false, s.pos-1
-			}
-			if s.inParams && s.depth == 2 && c == '}' {
-				s.inParams = false
-			}
-			s.depth--
-		case ',':
+		s.structural(c)
+	}
+}
+
+// keep keeps byte c of the top-level value being captured, and ends the
+// capture at the "," or "}" after it.
+func (s *frameScan) keep(c byte) {
+	if s.cur == "" {
+		return
+	}
+	if s.inStr || (c != ',' && c != '}') || s.depth > 1 {
+		if len(s.val.b) == 0 && !s.inStr && isSpace(c) {
+			return // space before the value
+		}
+		if len(s.val.b) < s.limit {
+			s.val.b = append(s.val.b, c)
+		} else if !isSpace(c) {
+			s.val.cut = true
+		}
+		return
+	}
+	s.vals[s.cur] = s.val
+	s.cur = ""
+}
+
+// inString reads byte c of a string (a key's first bytes are kept).
+func (s *frameScan) inString(c byte) {
+	switch {
+	case s.esc:
+		s.esc = false
+	case c == '\\':
+		s.esc = true
+	case c == '"':
+		s.inStr = false
+		s.inKey = 0
+	}
+	if s.inKey != 0 && len(s.key) < 64 {
+		s.key = append(s.key, c)
+	}
+}
+
+// structural reads byte c outside strings: nesting, keys and their values.
+func (s *frameScan) structural(c byte) {
+	switch c {
+	case '"':
+		s.inStr = true
+		if l := s.level(); l > 0 && s.expectKey[l] {
+			s.inKey, s.expectKey[l], s.key = l, false, s.key[:0]
+		}
+	case '{', '[':
+		s.depth++
+		if s.maxDepth > 0 && s.depth > s.maxDepth {
+			s.tooDeep = true
+		}
+		if c == '{' {
 			if l := s.level(); l > 0 {
 				s.expectKey[l] = true
 			}
-		case ':':
-			switch l := s.level(); {
-			case l == 1:
-				k := s.keyName()
-				if n, ok := captureLimits[k]; ok {
-					s.cur, s.limit, s.val = k, n, captured{}
-				}
-				if k == "params" {
-					s.awaitParams, s.paramsOpen, s.metaClose = true, -1, -1
-				}
-			case l == 2 && s.keyName() == "_meta":
-				s.awaitMeta = true
+		}
+	case '}', ']':
+		if s.inMeta && s.depth == 3 && c == '}' {
+			s.inMeta, s.metaClose = false, s.pos-1
+		}
+		if s.inParams && s.depth == 2 && c == '}' {
+			s.inParams = false
+		}
+		s.depth--
+	case ',':
+		if l := s.level(); l > 0 {
+			s.expectKey[l] = true
+		}
+	case ':':
+		switch l := s.level(); {
+		case l == 1:
+			k := s.keyName()
+			if n, ok := captureLimits[k]; ok {
+				s.cur, s.limit, s.val = k, n, captured{}
 			}
+			if k == "params" {
+				s.awaitParams, s.paramsOpen, s.metaClose = true, -1, -1
+			}
+		case l == 2 && s.keyName() == "_meta":
+			s.awaitMeta = true
 		}
 	}
 }
@@ -606,8 +622,6 @@ func (s *frameScan) level() int {
 	}
 	return 0
 }
-
-func (s *frameScan) keyDone() { s.inKey = 0 }
 
 // keyName is the key just read, unescaped.
 func (s *frameScan) keyName() string {
