@@ -65,7 +65,7 @@ func TestServingAJournalIsRefused(t *testing.T) {
 	// served.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var stderr bytes.Buffer
+	var stderr syncBuffer
 	cmd := exec.Command(bin, "mcp", "--toolset", "filesystem", dir, filepath.Join(dir, ".txedit"))
 	cmd.Stderr = &stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
