@@ -103,6 +103,14 @@ func swapCalls() []swapCall {
 			return m("command", "move", "path", "d/mv", "new_path", fmt.Sprintf("pwn-moved-%d", i))
 		}),
 		c("txedit", "apply_patch", func(r string, i int) map[string]any { return m("input", addPatch(i)) }),
+		// An LSP WorkspaceEdit: a create with an edit, and a rename out of d.
+		c("txedit", "apply_patch", func(r string, i int) map[string]any {
+			uri := "file://" + filepath.Join(r, fmt.Sprintf("d/txns/pwn-lsp-%d", i))
+			return m("format", "lsp", "input", `{"documentChanges":[{"kind":"create","uri":"`+uri+`"},{"textDocument":{"uri":"`+uri+`","version":null},"edits":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}},"newText":"pwned\n"}]}]}`)
+		}),
+		c("txedit", "apply_patch", func(r string, i int) map[string]any {
+			return m("format", "lsp", "input", `{"documentChanges":[{"kind":"rename","oldUri":"file://`+filepath.Join(r, "d/mv")+`","newUri":"file://`+filepath.Join(r, fmt.Sprintf("pwn-lspmv-%d", i))+`"}]}`)
+		}),
 		c("txedit", "undo", func(r string, i int) map[string]any { return m("force", true) }),
 		c("txedit", "history", func(r string, i int) map[string]any { return m("limit", 3) }),
 		c("txedit", "glob", func(r string, i int) map[string]any { return m("pattern", "**", "path", "d") }),
