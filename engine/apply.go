@@ -100,6 +100,7 @@ func (w *Workspace) Apply(ctx context.Context, req *plan.Request) (*plan.Result,
 }
 
 func (o *op) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Result, error) {
+	o.charge = chargeOf(ctx)
 	res := &plan.Result{DryRun: req.DryRun, Files: []*plan.FileResult{}}
 	clock := time.Now()
 	p, err := plan.Compile(req)
@@ -149,6 +150,7 @@ func (o *op) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Res
 				return failResult(res, err)
 			}
 			defer fresh.end()
+			fresh.charge = o.charge
 			o, held, unlock = fresh, l, sync.OnceFunc(func() { l.Unlock() })
 			defer unlock()
 			o.w.phase("lock", &clock)

@@ -72,6 +72,7 @@ func (o *op) commitWith(ctx context.Context, held *journal.Locked, m *journal.Ma
 		}
 		defer fresh.end()
 		defer locked.Unlock()
+		fresh.charge = o.charge
 		o, l = fresh, locked
 		o.w.phase("lock", &clock)
 	}

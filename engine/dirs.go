@@ -391,6 +391,7 @@ func (w *Workspace) ReadBytes(ctx context.Context, p string) (*FileBytes, error)
 	}
 	o := w.begin()
 	defer o.end()
+	o.charge = chargeOf(ctx)
 	rel, fi, err := o.openForRead(p)
 	if err != nil {
 		return nil, err

@@ -10,8 +10,9 @@
 //
 // Reads ([Workspace.Read], Grep, Glob, List, Diff) return content hashes
 // that edits may carry back, so a change made meanwhile is never
-// overwritten. Every path is confined to the root (os.Root, symlinks
-// resolved inside it); .txedit/ is the journal and never listed.
+// overwritten. Every path is confined to the root (symlinks resolved
+// inside it and checked, then opened following none: docs/design.md,
+// "Resolution"); .txedit/ is the journal and never listed.
 //
 // All file access goes through [Options].FS (package fsys): the operating
 // system's, or an in-memory one (fsys/memfs) with the same transactional

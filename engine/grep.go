@@ -29,6 +29,7 @@ func (w *Workspace) Grep(ctx context.Context, req *plan.GrepRequest) (*plan.Grep
 }
 
 func (o *op) grep(ctx context.Context, req *plan.GrepRequest) (*plan.GrepResult, error) {
+	o.charge = chargeOf(ctx)
 	res := &plan.GrepResult{Mode: req.OutputMode, Files: []string{}, Counts: []*plan.Count{}, Matches: []*plan.Match{}}
 	if res.Mode == "" {
 		res.Mode = plan.OutputFiles

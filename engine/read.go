@@ -52,6 +52,7 @@ func ReadEachMapped[T any](ctx context.Context, w *Workspace, req *plan.ReadRequ
 }
 
 func readEach[T any](ctx context.Context, o *op, req *plan.ReadRequest, mapFn func(*plan.ReadResult) T, fn func(T) error) error {
+	o.charge = chargeOf(ctx)
 	mode := strings.ToLower(req.Mode)
 	paths := req.Paths
 	if req.Path != "" {
@@ -190,7 +191,9 @@ func (o *op) quickRead(p string) (*fileInfo, bool) {
 	if p == "" || p[0] == '/' || p[0] == '~' || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") || strings.IndexByte(p, 0) >= 0 {
 		return nil, false
 	}
-	if w.checkPolicy(p, p, false) != nil {
+	if w.checkPolicy(p, p, false) != nil || o.charge.waits() {
+		// A call's first file under a budget is charged before it is
+		// read (readFileOnce), which may wait: the full path.
 		return nil, false
 	}
 	dir, base := path.Split(p)
@@ -207,7 +210,7 @@ func (o *op) quickRead(p string) (*fileInfo, bool) {
 		return nil, false
 	}
 	data, fi, err := rd.ReadFileStat(base, w.opts.MaxFileSize)
-	if err != nil || int64(len(data)) != fi.Size() {
+	if err != nil || int64(len(data)) != fi.Size() || o.charge.take(fi.Size()) != nil {
 		return nil, false
 	}
 	return &fileInfo{exists: true, data: data, ident: fsys.IdentityOf(fi), mode: fi.Mode()}, true
@@ -412,7 +415,8 @@ type ListOptions struct {
 }
 
 // List lists a directory like ls -la: every entry (dot-files too) but
-// txedit's journal, sorted by path, with kind, size, mode and time.
+// txedit's journal and what the deny lists refuse to read, sorted by
+// path, with kind, size, mode and time.
 // Subdirectories are listed down to Depth; .git is listed, not entered.
 func (w *Workspace) List(ctx context.Context, p string, lo ListOptions) ([]*plan.DirEntry, error) {
 	return w.direct().list(ctx, p, lo)
@@ -448,6 +452,11 @@ func (o *op) list(ctx context.Context, p string, lo ListOptions) ([]*plan.DirEnt
 		for _, e := range ents {
 			rel := join(dir, e.Name())
 			if skipJournal(e.Name()) {
+				continue
+			}
+			// A name the deny lists cover is not listed (nor entered):
+			// its name is what a read of it would begin with.
+			if o.w.readDenied(rel) {
 				continue
 			}
 			if ignore.AnyMatch(ignores, relTo(start, rel)) {
@@ -601,6 +610,7 @@ func (w *Workspace) Diff(ctx context.Context, a, b string) (string, error) {
 		return "", err
 	}
 	o := w.direct()
+	o.charge = chargeOf(ctx)
 	ra, fa, err := o.openForRead(a)
 	if err != nil {
 		return "", err

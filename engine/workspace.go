@@ -195,6 +195,15 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 	if r, err := filepath.EvalSymlinks(abs); err == nil {
 		w.rootReal = r
 	}
+	// A root that is, or lies inside, a journal would hand the journal's
+	// files to the agent as workspace files (docs/design.md, "Threat
+	// model"): refused, however the path spells it or a symlink leads
+	// there.
+	for _, p := range []string{abs, w.rootReal} {
+		if j, ok := inJournal(p); ok {
+			return nil, plan.Errorf(plan.CodeDenied, dir, "workspace root %s is inside the txedit journal %s: no tool reads or writes inside one; open the directory that holds it", dir, j)
+		}
+	}
 	w.slack = o.TimestampSlack
 	if w.slack == 0 {
 		w.slack = fsys.TimestampSlack(w.rootReal)
@@ -340,6 +349,9 @@ type op struct {
 	// j is the journal working through fsy.
 	j       *journal.Journal
 	release func()
+	// charge, if set, is the call's share of a server's budget for file
+	// contents (WithBudget): every whole file read is charged to it.
+	charge *charge
 }
 
 // begin starts an operation: a fresh file-system view, an empty
@@ -404,8 +416,9 @@ const maxHops = 40
 // resolve turns a request path into a clean root-relative path with every
 // symlink resolved, so edits go to the link's target and the link stays a
 // link. It refuses, with outside_root, paths that leave the root through
-// "..", an absolute path or a symlink (including absolute symlinks, which
-// os.Root will not follow either). The last components may be missing
+// "..", an absolute path or a symlink (including absolute symlinks). The
+// file system then opens the resolved path following no symlink at all
+// (docs/design.md, "Resolution"). The last components may be missing
 // (for creates); a dangling symlink there is refused for create.
 func (o *op) resolve(p string) (string, error) {
 	rel, _, err := o.resolveLinks(p)
@@ -610,13 +623,26 @@ func (r *resolver) finish() (string, bool, error) {
 }
 
 // relToRoot maps an absolute path inside the root to a relative one. It
-// is only a translation: every access then goes through os.Root, which is
-// what confines it.
+// is only a translation: every access then goes through the workspace's
+// fsys.FS, which is what confines it.
 func (w *Workspace) relToRoot(abs string) (string, bool) {
 	for _, root := range []string{w.root, w.rootReal} {
 		rel, err := filepath.Rel(root, abs)
 		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
 			return rel, true
+		}
+	}
+	return "", false
+}
+
+// inJournal reports whether the absolute path p is, or lies inside, a
+// journal directory (a component that is journal.Dir as fsys.SameName
+// compares names), and returns that directory.
+func inJournal(p string) (string, bool) {
+	parts := strings.Split(filepath.ToSlash(p), "/")
+	for i, c := range parts {
+		if fsys.SameName(c, journal.Dir) {
+			return filepath.FromSlash(strings.Join(parts[:i+1], "/")), true
 		}
 	}
 	return "", false
@@ -692,6 +718,9 @@ func (o *op) readFileOnce(named, rel string, forEdit bool) (*fileInfo, error) {
 	}
 	if err := o.w.checkRegular(named, fi, forEdit); err != nil {
 		return nil, err
+	}
+	if err := o.charge.take(fi.Size()); err != nil {
+		return nil, err // the call ended while it waited for the budget
 	}
 	f, err := o.fsy.Open(rel)
 	if err != nil {

@@ -1,120 +1,69 @@
 package fsys
 
 import (
-	"io/fs"
-	"os"
-	"path"
-	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
 
-// beneath is a second handle on the root for openat2(2): it opens a
-// directory below the root in one system call that refuses to leave the
-// root or to follow any symlink, where os.Root walks the path a component
-// at a time. The commit uses it after Revalidate, when every name is
-// resolved from the root again (see cachedFS.Revalidate): one call per
-// rename or stat instead of one per path component. Whatever openat2
-// refuses (a symlink on the way, a kernel without it, a missing
-// directory) is left to os.Root, so errors are os.Root's.
-type beneath struct {
-	once  sync.Once
-	fd    int  // -1: not available; meaningful once ready
-	ready bool // init ran: the zero value holds no descriptor (fd 0 is not ours)
-}
+// dirFlags open a directory to resolve names in: O_PATH, which needs no
+// read permission on it and opens nothing but the name.
+const dirFlags = unix.O_PATH
 
-func (b *beneath) init(root *os.Root) {
-	b.once.Do(func() {
-		b.fd, b.ready = -1, true
-		f, err := root.Open(".")
-		if err != nil {
-			return
-		}
-		defer f.Close()
-		rc, err := f.SyscallConn()
-		if err != nil {
-			return
-		}
-		rc.Control(func(h uintptr) {
-			fd, err := unix.Openat(int(h), ".", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-			if err != nil {
-				return
-			}
-			// Probe: a kernel without openat2 (before 5.6) says ENOSYS.
-			probe, err := unix.Openat2(fd, ".", &unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_BENEATH})
-			if err != nil {
-				unix.Close(fd)
-				return
-			}
-			unix.Close(probe)
-			b.fd = fd
-		})
-	})
-}
+// noOpenat2 is set once openat2(2) is known to be missing (Linux before
+// 5.6, or a seccomp filter that refuses it): names are then walked one
+// component at a time.
+var noOpenat2 atomic.Bool
 
-func (b *beneath) close() {
-	b.once.Do(func() {}) // no init after close
-	if b.ready && b.fd >= 0 {
-		unix.Close(b.fd)
-		b.fd = -1
-	}
-}
-
-// dir opens directory d (root-relative, clean) below the root, or returns
-// -1 when openat2 does not give it (the caller then uses os.Root).
-func (b *beneath) dir(d string) int {
-	if !b.ready || b.fd < 0 {
-		return -1
-	}
-	if d == "" {
-		d = "."
-	}
-	for {
-		fd, err := unix.Openat2(b.fd, d, &unix.OpenHow{
-			Flags:   unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC,
+// openBeneath opens name (clean, relative; "." the directory itself)
+// below the directory rootfd with flags, following no symbolic link
+// anywhere on the way: one openat2 with RESOLVE_BENEATH,
+// RESOLVE_NO_SYMLINKS and RESOLVE_NO_MAGICLINKS, or, without openat2, the
+// walk of walkBeneath. A symbolic link on the way is ELOOP.
+func openBeneath(rootfd int, name string, flags int, perm uint32) (int, error) {
+	if !noOpenat2.Load() {
+		how := unix.OpenHow{
+			Flags:   uint64(flags | unix.O_CLOEXEC),
+			Mode:    uint64(perm),
 			Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-		})
-		if err == unix.EINTR || err == unix.EAGAIN {
-			continue
 		}
-		if err != nil {
-			return -1
+		if flags&unix.O_CREAT == 0 {
+			how.Mode = 0
 		}
-		return fd
+		for try := 0; ; try++ {
+			fd, err := unix.Openat2(rootfd, name, &how)
+			switch err {
+			case nil:
+				return fd, nil
+			case unix.EINTR:
+				continue
+			case unix.EAGAIN:
+				// A rename raced the lookup (RESOLVE_BENEATH is
+				// strict about that): again, a few times, then by the
+				// walk, which does not need to be.
+				if try < 8 {
+					continue
+				}
+				return walkBeneath(rootfd, name, flags, perm)
+			case unix.ENOSYS, unix.EPERM:
+				if err == unix.ENOSYS || !openat2Works(rootfd) {
+					noOpenat2.Store(true)
+					return walkBeneath(rootfd, name, flags, perm)
+				}
+			}
+			return -1, err
+		}
 	}
+	return walkBeneath(rootfd, name, flags, perm)
 }
 
-// lstat stats name without following a final symlink, or reports ok false
-// to leave it to os.Root.
-func (b *beneath) lstat(name string) (fi fs.FileInfo, ok bool, err error) {
-	fd := b.dir(path.Dir(name))
-	if fd < 0 {
-		return nil, false, nil
-	}
-	defer unix.Close(fd)
-	fi, err = lstatAt(fd, path.Base(name))
+// openat2Works tells a seccomp filter that refuses openat2 with EPERM
+// (some container runtimes) from a call refused for what it asked.
+func openat2Works(rootfd int) bool {
+	fd, err := unix.Openat2(rootfd, ".", &unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_BENEATH})
 	if err != nil {
-		return nil, true, &os.PathError{Op: "lstat", Path: name, Err: err}
+		return false
 	}
-	return fi, true, nil
-}
-
-// rename renames within one directory, or reports ok false to leave it
-// to os.Root.
-func (b *beneath) rename(oldname, newname string) (ok bool, err error) {
-	fd := b.dir(path.Dir(oldname))
-	if fd < 0 {
-		return false, nil
-	}
-	defer unix.Close(fd)
-	for {
-		err := unix.Renameat(fd, path.Base(oldname), fd, path.Base(newname))
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return true, &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: err}
-		}
-		return true, nil
-	}
+	unix.Close(fd)
+	return true
 }

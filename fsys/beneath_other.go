@@ -2,17 +2,15 @@
 
 package fsys
 
-import (
-	"io/fs"
-	"os"
-)
+import "golang.org/x/sys/unix"
 
-// beneath has no fast path where there is no openat2(2): os.Root resolves
-// every name.
-type beneath struct{}
+// dirFlags open a directory to resolve names in: for reading, where there
+// is no O_PATH.
+const dirFlags = unix.O_RDONLY
 
-func (b *beneath) init(*os.Root) {}
-func (b *beneath) close()        {}
-
-func (b *beneath) lstat(string) (fs.FileInfo, bool, error) { return nil, false, nil }
-func (b *beneath) rename(string, string) (bool, error)     { return false, nil }
+// openBeneath opens name (clean, relative; "." the directory itself)
+// below the directory rootfd with flags, following no symbolic link: one
+// component at a time (walkBeneath), where there is no openat2(2).
+func openBeneath(rootfd int, name string, flags int, perm uint32) (int, error) {
+	return walkBeneath(rootfd, name, flags, perm)
+}

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // maxCachedDirs bounds the open directory handles of one view; beyond it
@@ -18,20 +20,23 @@ const maxCachedDirs = 512
 
 // View implements [FS]: the view caches directory handles.
 func (o *OS) View() (FS, func()) {
-	c := &cachedFS{o: o, dirs: map[string]*os.Root{}, held: map[string]int{}, holds: map[string]*heldDir{}}
+	c := &cachedFS{o: o, dirs: map[string]*dirHandle{}, held: map[string]int{}, holds: map[string]*heldDir{}}
 	return c, c.release
 }
 
-// cachedFS is an OS view whose directory handles are opened through the
-// root once (os.Root.OpenRoot, so still confined) and then reused.
+// cachedFS is an OS view whose directory handles are opened below the
+// root once (without following a symbolic link, as every name is) and
+// then reused: a name in a cached directory costs one call relative to
+// its handle, again without following a link.
 type cachedFS struct {
-	o       *OS
-	mu      sync.Mutex
-	dirs    map[string]*os.Root
-	retired []*os.Root
+	o    *OS
+	mu   sync.Mutex
+	dirs map[string]*dirHandle
 	// checked is set by Revalidate: from then on every name is resolved
 	// from the root again, not through a cached handle (see Revalidate).
 	checked atomic.Bool
+	// released: the view is released; names are resolved from the root.
+	released bool
 	// held counts, for each directory and each of its ancestors, the
 	// cached handles at or below it: forget of a name that holds none (a
 	// file renamed into place, say) is one map look-up, not a scan.
@@ -45,6 +50,15 @@ type cachedFS struct {
 	holds     map[string]*heldDir
 	holdOrder []*heldDir
 	holdsDone bool
+}
+
+// dirHandle is a cached directory descriptor (O_PATH on Linux), counted
+// while a call uses it: one that leaves the cache (forgotten, or the view
+// released) is closed when its last call is done.
+type dirHandle struct {
+	fd      int
+	refs    int
+	retired bool
 }
 
 // heldDir is a handle of the view's HoldDir cache.
@@ -63,17 +77,35 @@ const maxHeldDirs = 64
 func (c *cachedFS) release() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, r := range c.dirs {
-		r.Close()
-	}
-	for _, r := range c.retired {
-		r.Close()
+	for _, h := range c.dirs {
+		c.retire(h)
 	}
 	for _, h := range c.holds {
 		c.drop(h)
 	}
-	c.dirs, c.retired, c.held = map[string]*os.Root{}, nil, map[string]int{}
+	c.dirs, c.held, c.released = map[string]*dirHandle{}, map[string]int{}, true
 	c.holds, c.holdOrder, c.holdsDone = map[string]*heldDir{}, nil, true
+}
+
+// retire takes h out of use (c.mu held): it is closed now, or by the last
+// call using it.
+func (c *cachedFS) retire(h *dirHandle) {
+	if h.retired {
+		return
+	}
+	h.retired = true
+	if h.refs == 0 {
+		unix.Close(h.fd)
+	}
+}
+
+// putDir gives back a handle dir returned.
+func (c *cachedFS) putDir(h *dirHandle) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if h.refs--; h.retired && h.refs == 0 {
+		unix.Close(h.fd)
+	}
 }
 
 // HoldDir implements [FS]: the handle comes from the view's cache (see
@@ -195,55 +227,67 @@ func (c *cachedFS) count(d string, n int) {
 	}
 }
 
-// dir returns a handle on directory d, or nil to walk from the root.
-func (c *cachedFS) dir(d string) (*os.Root, error) {
-	if d == "." || d == "" {
-		return c.o.root, nil
-	}
+// dir returns a handle on directory d (clean, not the root), counted
+// (give it back with putDir), or nil to resolve from the root.
+func (c *cachedFS) dir(d string) (*dirHandle, error) {
 	if c.checked.Load() {
 		return nil, nil
 	}
 	c.mu.Lock()
-	r, ok := c.dirs[d]
-	full := len(c.dirs) >= maxCachedDirs
-	c.mu.Unlock()
-	if ok {
-		return r, nil
+	if h, ok := c.dirs[d]; ok {
+		h.refs++
+		c.mu.Unlock()
+		return h, nil
 	}
+	full := len(c.dirs) >= maxCachedDirs || c.released
+	c.mu.Unlock()
 	if full {
 		return nil, nil
 	}
-	r, err := c.o.root.OpenRoot(d)
+	rfd, err := c.o.rfd.get()
 	if err != nil {
-		return nil, err
+		return nil, pathErr("open", d, err)
+	}
+	fd, err := openBeneath(rfd, d, dirFlags|unix.O_DIRECTORY, 0)
+	c.o.rfd.put()
+	if err != nil {
+		return nil, pathErr("open", d, err)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if prev, ok := c.dirs[d]; ok {
-		r.Close()
-		return prev, nil
+	if h, ok := c.dirs[d]; ok {
+		unix.Close(fd)
+		h.refs++
+		return h, nil
 	}
-	c.dirs[d] = r
+	if c.released {
+		unix.Close(fd)
+		return nil, nil
+	}
+	h := &dirHandle{fd: fd, refs: 1}
+	c.dirs[d] = h
 	c.count(d, 1)
-	return r, nil
+	return h, nil
 }
 
-// at splits name into a directory handle and a base name; with no handle
-// the caller uses the root and the whole name.
-func (c *cachedFS) at(name string) (*os.Root, string, error) {
-	d, base := path.Split(name)
-	d = strings.TrimSuffix(d, "/")
-	if base == "" || base == "." || base == ".." || d == "" {
-		return c.o.root, name, nil
-	}
-	r, err := c.dir(d)
+// at cleans name and splits it into a cached handle on its directory and
+// its last component; with no handle (a name in the root, a full cache, a
+// checked or released view) the caller resolves the whole name from the
+// root.
+func (c *cachedFS) at(op, name string) (*dirHandle, string, string, error) {
+	name, err := cleanName(op, name)
 	if err != nil {
-		return nil, "", err
+		return nil, "", name, err
 	}
-	if r == nil {
-		return c.o.root, name, nil
+	d, base := splitName(name)
+	if d == "" {
+		return nil, base, name, nil
 	}
-	return r, base, nil
+	h, err := c.dir(d)
+	if err != nil {
+		return nil, "", name, err
+	}
+	return h, base, name, nil
 }
 
 // forget drops cached handles at or below name after the engine itself
@@ -254,11 +298,11 @@ func (c *cachedFS) forget(name string) {
 	if c.held[name] == 0 {
 		return // no handle at or below name
 	}
-	for d, r := range c.dirs {
+	for d, h := range c.dirs {
 		if d == name || strings.HasPrefix(d, name+"/") {
 			delete(c.dirs, d)
 			c.count(d, -1)
-			c.retired = append(c.retired, r) // may be in use: close at release
+			c.retire(h)
 		}
 	}
 	for d, h := range c.holds {
@@ -272,82 +316,95 @@ func (c *cachedFS) forget(name string) {
 // the directory that a fresh walk from the root finds at its path.
 //
 // Then the view stops using its handles: every later call resolves its
-// name from the root again, as os.Root does, component by component. A
-// handle follows its directory wherever it is moved (an fd does not care
-// where its directory went), so a directory moved out of the root between
-// this check and the commit's renames would otherwise receive them there:
-// a write outside the root, over whatever is now in that directory. By
+// name from the root again, without following a symbolic link. A handle
+// follows its directory wherever it is moved (an fd does not care where
+// its directory went), so a directory moved out of the root between this
+// check and the commit's renames would otherwise receive them there: a
+// write outside the root, over whatever is now in that directory. By
 // path, the renames find nothing (or another directory) at the old name
-// and the commit fails. What is left is the instant inside one os.Root
-// call between opening the parent and renaming in it, which no system
-// call closes (renameat2 has no RESOLVE_BENEATH).
+// and the commit fails. What is left is the instant inside one call
+// between opening the parent and renaming in it, which no system call
+// closes (renameat2 has no RESOLVE_BENEATH).
 func (c *cachedFS) Revalidate() error {
 	c.checked.Store(true)
 	c.mu.Lock()
-	dirs := make(map[string]*os.Root, len(c.dirs))
-	for d, r := range c.dirs {
-		dirs[d] = r
+	dirs := make(map[string]*dirHandle, len(c.dirs))
+	for d, h := range c.dirs {
+		h.refs++
+		dirs[d] = h
 	}
 	c.mu.Unlock()
-	for d, r := range dirs {
-		held, err := r.Stat(".")
-		if err != nil {
-			if Gone(err) {
-				return &ConflictError{Op: "revalidate", Path: d, Msg: "directory vanished while the transaction ran"}
-			}
-			return fixPath(err, d)
+	defer func() {
+		for _, h := range dirs {
+			c.putDir(h)
 		}
-		now, err := c.o.root.Lstat(d)
+	}()
+	for d, h := range dirs {
+		var held unix.Stat_t
+		if err := ignoringEINTR(func() error { return unix.Fstat(h.fd, &held) }); err != nil {
+			return pathErr("fstat", d, err)
+		}
+		now, err := c.o.Lstat(d)
 		if err != nil && !Gone(err) {
 			// Not an answer about the directory (no file descriptor or
 			// memory to spare, an I/O error): the error itself, so that
 			// it is not taken for someone else's change.
-			return fixPath(err, d)
+			return err
 		}
-		if err != nil || !os.SameFile(held, now) {
+		if err != nil || !now.IsDir() || IdentityOf(now).Dev != uint64(held.Dev) || IdentityOf(now).Ino != uint64(held.Ino) {
 			return &ConflictError{Op: "revalidate", Path: d, Msg: "directory was moved or replaced while the transaction ran"}
 		}
 	}
 	return nil
 }
 
+// openIn opens base in the cached directory h, without following it.
+func openIn(h *dirHandle, op, name, base string, flags int, perm fs.FileMode) (File, error) {
+	fd, err := openatRetry(h.fd, base, flags|unix.O_NOFOLLOW, uint32(perm.Perm()))
+	if err != nil {
+		if flags&(unix.O_CREAT|unix.O_EXCL) != unix.O_CREAT|unix.O_EXCL {
+			err = symlinkErr(h.fd, base, err)
+		}
+		return nil, pathErr(op, name, err)
+	}
+	return osFile{os.NewFile(uintptr(fd), name)}, nil
+}
+
 func (c *cachedFS) Open(name string) (File, error) {
-	r, base, err := c.at(name)
-	if err != nil {
-		return nil, err
+	h, base, name, err := c.at("open", name)
+	if err != nil || h == nil {
+		if err != nil {
+			return nil, err
+		}
+		return c.o.Open(name)
 	}
-	f, err := r.OpenFile(base, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, fixPath(err, name)
-	}
-	return osFile{f}, nil
+	defer c.putDir(h)
+	return openIn(h, "open", name, base, unix.O_RDONLY|unix.O_NONBLOCK, 0)
 }
 
 func (c *cachedFS) Create(name string, perm fs.FileMode) (File, error) {
-	r, base, err := c.at(name)
-	if err != nil {
-		return nil, err
+	h, base, name, err := c.at("open", name)
+	if err != nil || h == nil {
+		if err != nil {
+			return nil, err
+		}
+		return c.o.Create(name, perm)
 	}
-	f, err := r.OpenFile(base, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return nil, fixPath(err, name)
-	}
-	return osFile{f}, nil
+	defer c.putDir(h)
+	return openIn(h, "open", name, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL, perm)
 }
 
 func (c *cachedFS) Lstat(name string) (fs.FileInfo, error) {
-	if c.checked.Load() {
-		c.o.b.init(c.o.root)
-		if fi, ok, err := c.o.b.lstat(name); ok {
-			return fi, err
+	h, base, name, err := c.at("lstat", name)
+	if err != nil || h == nil {
+		if err != nil {
+			return nil, err
 		}
+		return c.o.Lstat(name)
 	}
-	r, base, err := c.at(name)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := r.Lstat(base)
-	return fi, fixPath(err, name)
+	defer c.putDir(h)
+	fi, err := lstatAt(h.fd, base)
+	return fi, pathErr("lstat", name, err)
 }
 
 func (c *cachedFS) Append(name string, data []byte, perm fs.FileMode) error {
@@ -355,37 +412,52 @@ func (c *cachedFS) Append(name string, data []byte, perm fs.FileMode) error {
 }
 
 func (c *cachedFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	r, err := c.dir(name)
+	name, err := cleanName("open", name)
 	if err != nil {
 		return nil, err
 	}
-	if r == nil {
+	var h *dirHandle
+	if name != "." {
+		if h, err = c.dir(name); err != nil {
+			return nil, err
+		}
+	}
+	if h == nil {
 		return c.o.ReadDir(name)
 	}
-	f, err := r.Open(".")
+	defer c.putDir(h)
+	fd, err := openatRetry(h.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY, 0)
 	if err != nil {
-		return nil, fixPath(err, name)
+		return nil, pathErr("open", name, err)
 	}
-	defer f.Close()
-	return f.ReadDir(-1)
+	ents, err := readDirFd(fd)
+	return ents, fixPath(err, name)
 }
 
 func (c *cachedFS) Readlink(name string) (string, error) {
-	r, base, err := c.at(name)
-	if err != nil {
-		return "", err
+	h, base, name, err := c.at("readlink", name)
+	if err != nil || h == nil {
+		if err != nil {
+			return "", err
+		}
+		return c.o.Readlink(name)
 	}
-	s, err := r.Readlink(base)
-	return s, fixPath(err, name)
+	defer c.putDir(h)
+	s, err := readlinkAt(h.fd, base)
+	return s, pathErr("readlink", name, err)
 }
 
 func (c *cachedFS) Mkdir(name string, perm fs.FileMode) error {
-	r, base, err := c.at(name)
+	h, base, name, err := c.at("mkdir", name)
 	if err != nil {
 		return err
 	}
 	c.forget(name)
-	return fixPath(r.Mkdir(base, perm), name)
+	if h == nil {
+		return c.o.Mkdir(name, perm)
+	}
+	defer c.putDir(h)
+	return pathErr("mkdir", name, ignoringEINTR(func() error { return unix.Mkdirat(h.fd, base, uint32(perm.Perm())) }))
 }
 
 func sameDir(a, b string) bool { return path.Dir(a) == path.Dir(b) }
@@ -394,18 +466,17 @@ func (c *cachedFS) Rename(oldname, newname string) error {
 	defer c.forget(oldname)
 	defer c.forget(newname)
 	if sameDir(oldname, newname) {
-		if c.checked.Load() {
-			c.o.b.init(c.o.root)
-			if ok, err := c.o.b.rename(oldname, newname); ok {
-				return err
-			}
-		}
-		r, b1, err := c.at(oldname)
+		h, b1, oldname, err := c.at("rename", oldname)
 		if err != nil {
 			return err
 		}
-		if r != c.o.root {
-			return r.Rename(b1, path.Base(newname))
+		if h != nil {
+			defer c.putDir(h)
+			b2 := path.Base(newname)
+			if err := ignoringEINTR(func() error { return unix.Renameat(h.fd, b1, h.fd, b2) }); err != nil {
+				return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: err}
+			}
+			return nil
 		}
 	}
 	return c.o.Rename(oldname, newname)
@@ -430,41 +501,59 @@ func (c *cachedFS) ReadLease(name string) (Lease, error) { return c.o.ReadLease(
 
 func (c *cachedFS) Link(oldname, newname string) error {
 	if sameDir(oldname, newname) {
-		r, b1, err := c.at(oldname)
+		h, b1, oldname, err := c.at("link", oldname)
 		if err != nil {
 			return err
 		}
-		if r != c.o.root {
-			return r.Link(b1, path.Base(newname))
+		if h != nil {
+			defer c.putDir(h)
+			b2 := path.Base(newname)
+			if err := ignoringEINTR(func() error { return unix.Linkat(h.fd, b1, h.fd, b2, 0) }); err != nil {
+				return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: err}
+			}
+			return nil
 		}
 	}
 	return c.o.Link(oldname, newname)
 }
 
 func (c *cachedFS) Remove(name string) error {
-	r, base, err := c.at(name)
+	h, base, name, err := c.at("remove", name)
 	if err != nil {
 		return err
 	}
-	err = r.Remove(base)
+	if h == nil {
+		err = c.o.Remove(name)
+	} else {
+		err = pathErr("remove", name, removeAt(h.fd, base))
+		c.putDir(h)
+	}
 	if err == nil {
 		c.forget(name)
 	}
-	return fixPath(err, name)
+	return err
 }
 
 func (c *cachedFS) SyncDir(name string) error {
-	r, err := c.dir(name)
+	name, err := cleanName("open", name)
 	if err != nil {
 		return err
 	}
-	if r == nil {
+	var h *dirHandle
+	if name != "." {
+		if h, err = c.dir(name); err != nil {
+			return err
+		}
+	}
+	if h == nil {
 		return c.o.SyncDir(name)
 	}
-	f, err := r.Open(".")
+	defer c.putDir(h)
+	fd, err := openatRetry(h.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY, 0)
 	if err != nil {
-		return fixPath(err, name)
+		return pathErr("open", name, err)
 	}
+	f := os.NewFile(uintptr(fd), name)
 	defer f.Close()
 	if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
 		return err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -156,10 +157,10 @@ func TestDirCacheForgetsBelow(t *testing.T) {
 }
 
 // TestAfterRevalidateSameAnswers: after Revalidate a view stats and
-// renames through openat2 below the root where it can; what openat2
-// refuses (a symlink on the way) goes through os.Root. The answers are
-// the same either way: a symlinked directory inside the root works, one
-// that leads outside is refused, a missing name is not found.
+// renames by names resolved from the root again. No symbolic link is
+// followed on the way, whether it stays inside the root or leads out
+// (ELOOP: the engine resolves links itself, docs/design.md,
+// "Resolution"); a missing name is not found.
 func TestAfterRevalidateSameAnswers(t *testing.T) {
 	dir, outside := t.TempDir(), t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "a/b"), 0o755)
@@ -175,11 +176,11 @@ func TestAfterRevalidateSameAnswers(t *testing.T) {
 	if fi, err := view.Lstat("a/b/f.txt"); err != nil || fi.Size() != 2 || IdentityOf(fi).Ino == 0 {
 		t.Errorf("lstat a/b/f.txt: %v, %v", fi, err)
 	}
-	if fi, err := view.Lstat("inlink/f.txt"); err != nil || fi.Size() != 2 {
-		t.Errorf("lstat through an in-root symlink: %v, %v", fi, err)
+	if fi, err := view.Lstat("inlink/f.txt"); !errors.Is(err, syscall.ELOOP) {
+		t.Errorf("lstat through an in-root symlink: %v, %v; want ELOOP", fi, err)
 	}
-	if _, err := view.Lstat("outlink/x.txt"); err == nil || !IsEscape(err) {
-		t.Errorf("lstat through an escaping symlink: %v, want an escape", err)
+	if _, err := view.Lstat("outlink/x.txt"); !errors.Is(err, syscall.ELOOP) {
+		t.Errorf("lstat through an escaping symlink: %v, want ELOOP", err)
 	}
 	if _, err := view.Lstat("a/b/missing"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("lstat of a missing file: %v", err)

@@ -2,8 +2,12 @@
 // of the engine, the journal and the walker goes through.
 //
 // [FS] is the interface. [OS] implements it on the operating system's file
-// system, confined to one directory through [os.Root] (no name escapes
-// through "..", an absolute path or a symlink, however the tree changes),
+// system, confined to one directory: every name is resolved below the
+// root's descriptor without following a symlink anywhere on the way
+// (openat2 with RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS on Linux, O_NOFOLLOW
+// one component at a time elsewhere), so no name escapes through "..", an
+// absolute path or a symlink, and none reaches anything but the entry at
+// that path, however the tree changes (docs/design.md, "Resolution"),
 // with the fast paths a tree walker needs: directory handles ([Dir]),
 // getdents-based listings and openat-read-close file reads on Linux, and a
 // per-operation [FS.View] that keeps directory handles open.

@@ -9,7 +9,7 @@ import (
 )
 
 // Exchange implements [FS]: renameat2(RENAME_EXCHANGE) in the names'
-// directory, opened confined to the root (openat2 below it, or os.Root).
+// directory, opened below the root without following a symlink.
 func (o *OS) Exchange(a, b string) error {
 	if path.Dir(a) != path.Dir(b) {
 		return &os.LinkError{Op: "exchange", Old: a, New: b, Err: errors.New("names in different directories")}

@@ -309,8 +309,8 @@ func ReadAll(f io.Reader, buf []byte, max int64) ([]byte, error) {
 }
 
 // ReadDirNames returns the names in directory name, unsorted. On Linux it
-// costs the getdents calls and nothing per entry (an [os.Root] directory's
-// ReadDir stats every entry): the journal lists its transactions with it.
+// costs the getdents calls and nothing per entry (the FS's ReadDir stats
+// every entry): the journal lists its transactions with it.
 func ReadDirNames(fsys FS, name string) ([]string, error) {
 	d, err := fsys.OpenDir(name)
 	if err != nil {

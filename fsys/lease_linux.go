@@ -15,7 +15,7 @@ import (
 // the Go runtime ignores unless asked for it; Broken asks with
 // F_GETLEASE instead.
 func (o *OS) ReadLease(name string) (Lease, error) {
-	f, err := o.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	f, err := o.openFile("open", name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

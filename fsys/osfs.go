@@ -6,29 +6,40 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // OS is the production [FS]: the operating system's file system, confined
-// to one directory through [os.Root], so no name can escape it through "..",
-// an absolute path or a symlink, however the tree changes meanwhile.
+// to one directory. Every name is resolved below the root's descriptor
+// without following a symbolic link anywhere on the way (nofollow.go; on
+// Linux one openat2 with RESOLVE_BENEATH and RESOLVE_NO_SYMLINKS), so no
+// name escapes through "..", an absolute path or a symlink, and no name
+// reaches anything but the entry at that path, however the tree changes
+// meanwhile: a link there (one swapped in after the engine resolved the
+// path) is refused with ELOOP.
 type OS struct {
-	root *os.Root
-	b    beneath // openat2 below the root, for views after Revalidate
+	rfd rootFD
 }
 
 // NewOS opens dir as an [OS] file system.
 func NewOS(dir string) (*OS, error) {
-	r, err := os.OpenRoot(dir)
+	var fd int
+	err := ignoringEINTR(func() error {
+		var err error
+		fd, err = unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		return err
+	})
 	if err != nil {
-		return nil, err
+		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
-	return &OS{root: r}, nil
+	return &OS{rfd: rootFD{fd: fd}}, nil
 }
 
 // Close releases the root.
 func (o *OS) Close() error {
-	o.b.close()
-	return o.root.Close()
+	o.rfd.close()
+	return nil
 }
 
 type osFile struct{ *os.File }
@@ -41,7 +52,7 @@ func (f osFile) DataSync() error { return datasync(f.File) }
 func (o *OS) Open(name string) (File, error) {
 	// O_NONBLOCK: opening a FIFO must not hang. It has no effect on
 	// regular files.
-	f, err := o.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := o.openFile("open", name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +60,7 @@ func (o *OS) Open(name string) (File, error) {
 }
 
 func (o *OS) Create(name string, perm fs.FileMode) (File, error) {
-	f, err := o.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	f, err := o.openFile("open", name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +68,7 @@ func (o *OS) Create(name string, perm fs.FileMode) (File, error) {
 }
 
 func (o *OS) Append(name string, data []byte, perm fs.FileMode) error {
-	f, err := o.root.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, perm)
+	f, err := o.openFile("open", name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, perm)
 	if err != nil {
 		return err
 	}
@@ -68,25 +79,59 @@ func (o *OS) Append(name string, data []byte, perm fs.FileMode) error {
 	return err
 }
 
-func (o *OS) Lstat(name string) (fs.FileInfo, error) { return o.root.Lstat(name) }
+func (o *OS) Lstat(name string) (fs.FileInfo, error) {
+	var fi fs.FileInfo
+	err := o.inParent("lstat", name, func(dfd int, base string) error {
+		var err error
+		fi, err = lstatAt(dfd, base)
+		return err
+	})
+	return fi, err
+}
 
 func (o *OS) ReadDir(name string) ([]fs.DirEntry, error) {
-	f, err := o.root.Open(name)
+	fd, name, err := o.openFD("open", name, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return f.ReadDir(-1)
+	ents, err := readDirFd(fd)
+	return ents, fixPath(err, name)
 }
 
-func (o *OS) Readlink(name string) (string, error)      { return o.root.Readlink(name) }
-func (o *OS) Mkdir(name string, perm fs.FileMode) error { return o.root.Mkdir(name, perm) }
-func (o *OS) Rename(oldname, newname string) error      { return o.root.Rename(oldname, newname) }
-func (o *OS) Link(oldname, newname string) error        { return o.root.Link(oldname, newname) }
-func (o *OS) Remove(name string) error                  { return o.root.Remove(name) }
+func (o *OS) Readlink(name string) (string, error) {
+	var s string
+	err := o.inParent("readlink", name, func(dfd int, base string) error {
+		var err error
+		s, err = readlinkAt(dfd, base)
+		return err
+	})
+	return s, err
+}
+
+func (o *OS) Mkdir(name string, perm fs.FileMode) error {
+	return o.inParent("mkdir", name, func(dfd int, base string) error {
+		return ignoringEINTR(func() error { return unix.Mkdirat(dfd, base, uint32(perm.Perm())) })
+	})
+}
+
+func (o *OS) Rename(oldname, newname string) error {
+	return o.inParents("rename", oldname, newname, func(ofd int, obase string, nfd int, nbase string) error {
+		return ignoringEINTR(func() error { return unix.Renameat(ofd, obase, nfd, nbase) })
+	})
+}
+
+func (o *OS) Link(oldname, newname string) error {
+	return o.inParents("link", oldname, newname, func(ofd int, obase string, nfd int, nbase string) error {
+		return ignoringEINTR(func() error { return unix.Linkat(ofd, obase, nfd, nbase, 0) })
+	})
+}
+
+func (o *OS) Remove(name string) error {
+	return o.inParent("remove", name, removeAt)
+}
 
 func (o *OS) SyncDir(name string) error {
-	f, err := o.root.Open(name)
+	f, err := o.openFile("open", name, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		return err
 	}
@@ -100,7 +145,7 @@ func (o *OS) SyncDir(name string) error {
 }
 
 func (o *OS) SyncFS(name string) error {
-	f, err := o.root.Open(name)
+	f, err := o.openFile("open", name, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}
@@ -113,7 +158,7 @@ func (o *OS) SyncFS(name string) error {
 // directory reached through two paths or a bind mount — are serialised
 // too, whichever root each opened.
 func (o *OS) Lock(name string, timeout time.Duration) (func() error, error) {
-	f, err := o.root.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := o.openFile("open", name, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +180,7 @@ func (o *OS) Lock(name string, timeout time.Duration) (func() error, error) {
 		time.Sleep(delay)
 		delay = min(delay*2, 50*time.Millisecond)
 	}
-	rootDir, err := o.root.Open(".")
+	rootDir, err := o.openFile("open", ".", os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		flock(f, false)
 		f.Close()
@@ -162,7 +207,33 @@ func (o *OS) Lock(name string, timeout time.Duration) (func() error, error) {
 func (o *OS) Revalidate() error { return nil }
 
 // OpenDir implements [FS].
-func (o *OS) OpenDir(name string) (Dir, error) { return openDir(o.root, name) }
+func (o *OS) OpenDir(name string) (Dir, error) {
+	fd, _, err := o.openFD("open", name, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, err
+	}
+	return newFdDir(fd), nil
+}
+
+// inDir calls fn with a descriptor of directory dir, opened below the
+// root without following a symbolic link.
+func (o *OS) inDir(dir string, fn func(dfd int) error) error {
+	dir, err := cleanName("open", dir)
+	if err != nil {
+		return err
+	}
+	rfd, err := o.rfd.get()
+	if err != nil {
+		return pathErr("open", dir, err)
+	}
+	defer o.rfd.put()
+	fd, err := openBeneath(rfd, dir, dirFlags|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return pathErr("open", dir, err)
+	}
+	defer unix.Close(fd)
+	return fn(fd)
+}
 
 // HoldDir implements [FS]: a fresh handle, closed when given back (a
 // view caches them).

@@ -36,7 +36,7 @@ func OpenPrivate(dir string) (*OS, error) {
 	if err != nil {
 		return nil, err
 	}
-	fi, err := o.root.Stat(".")
+	fi, err := o.rootInfo()
 	if err == nil {
 		err = privateDir(dir, fi)
 	}
@@ -59,4 +59,15 @@ func privateDir(dir string, fi fs.FileInfo) error {
 		return fmt.Errorf("%s may be used by other users (mode %v); txedit keeps its keys only in a directory of its own: chmod 700 %s", dir, fi.Mode().Perm(), dir)
 	}
 	return nil
+}
+
+// rootInfo describes the directory o was opened on, by its descriptor
+// (not by its name, which may have been swapped since).
+func (o *OS) rootInfo() (fs.FileInfo, error) {
+	fd, err := o.rfd.get()
+	if err != nil {
+		return nil, err
+	}
+	defer o.rfd.put()
+	return lstatAt(fd, ".")
 }

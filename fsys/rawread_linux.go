@@ -6,10 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strings"
 	"sync/atomic"
 	"syscall"
-	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -25,45 +23,13 @@ type rawDir struct {
 	fd atomic.Int64 // -1 once closed
 }
 
-// openDir opens name (resolved through the root, so confined) as a
-// rawDir.
-func openDir(r *os.Root, name string) (Dir, error) {
-	if name == "" {
-		name = "."
-	}
-	f, err := r.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	sc, err := f.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	fd, oerr := -1, error(nil)
-	if err := sc.Control(func(h uintptr) {
-		fd, oerr = unix.Openat(int(h), ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	}); err != nil {
-		return nil, err
-	}
-	if oerr != nil {
-		return nil, &os.PathError{Op: "open", Path: name, Err: oerr}
-	}
-	return newRawDir(fd), nil
-}
+// newFdDir is a Dir on the directory descriptor fd, which it owns.
+func newFdDir(fd int) Dir { return newRawDir(fd) }
 
 func newRawDir(fd int) *rawDir {
 	d := &rawDir{}
 	d.fd.Store(int64(fd))
 	return d
-}
-
-// entryName refuses what is not one entry of the directory.
-func entryName(op, name string) error {
-	if name == "" || name == "." || name == ".." || strings.IndexByte(name, '/') >= 0 {
-		return &os.PathError{Op: op, Path: name, Err: syscall.EINVAL}
-	}
-	return nil
 }
 
 func (d *rawDir) handle(op, name string) (int, error) {
@@ -399,71 +365,6 @@ func (d *rawDir) lstat(name string) (fs.FileInfo, error) {
 	}
 	return fi, nil
 }
-
-// lstatAt stats name in the directory fd without following a symlink;
-// the error is the system's, for the caller to name.
-func lstatAt(fd int, name string) (fs.FileInfo, error) {
-	st := new(syscall.Stat_t)
-	for {
-		err := unix.Fstatat(fd, name, (*unix.Stat_t)(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return &fileStat{name: name, st: st}, nil
-	}
-}
-
-// unix.Stat_t and syscall.Stat_t are the same kernel struct on Linux;
-// these fail to compile if their sizes ever differ.
-var (
-	_ [unsafe.Sizeof(unix.Stat_t{}) - unsafe.Sizeof(syscall.Stat_t{})]byte
-	_ [unsafe.Sizeof(syscall.Stat_t{}) - unsafe.Sizeof(unix.Stat_t{})]byte
-)
-
-// fileStat is the fs.FileInfo of an entry, as os.Lstat makes it (Sys is
-// the *syscall.Stat_t).
-type fileStat struct {
-	name string
-	st   *syscall.Stat_t
-}
-
-func (f *fileStat) Name() string { return f.name }
-func (f *fileStat) Size() int64  { return f.st.Size }
-func (f *fileStat) Mode() fs.FileMode {
-	m := fs.FileMode(f.st.Mode & 0o777)
-	switch f.st.Mode & syscall.S_IFMT {
-	case syscall.S_IFBLK:
-		m |= fs.ModeDevice
-	case syscall.S_IFCHR:
-		m |= fs.ModeDevice | fs.ModeCharDevice
-	case syscall.S_IFDIR:
-		m |= fs.ModeDir
-	case syscall.S_IFIFO:
-		m |= fs.ModeNamedPipe
-	case syscall.S_IFLNK:
-		m |= fs.ModeSymlink
-	case syscall.S_IFSOCK:
-		m |= fs.ModeSocket
-	}
-	if f.st.Mode&syscall.S_ISGID != 0 {
-		m |= fs.ModeSetgid
-	}
-	if f.st.Mode&syscall.S_ISUID != 0 {
-		m |= fs.ModeSetuid
-	}
-	if f.st.Mode&syscall.S_ISVTX != 0 {
-		m |= fs.ModeSticky
-	}
-	return m
-}
-func (f *fileStat) ModTime() time.Time {
-	return time.Unix(int64(f.st.Mtim.Sec), int64(f.st.Mtim.Nsec))
-}
-func (f *fileStat) IsDir() bool { return f.Mode().IsDir() }
-func (f *fileStat) Sys() any    { return f.st }
 
 type rawDirent struct {
 	d    *rawDir

@@ -5,74 +5,117 @@ package fsys
 import (
 	"io/fs"
 	"os"
-	"syscall"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
 )
 
-// openDir opens name as a Dir through os.Root: portable, and confined
-// by the root, if slower than Linux's bare descriptors.
-func openDir(root *os.Root, name string) (Dir, error) {
-	r := root
-	if name != "." && name != "" {
-		sub, err := root.OpenRoot(name)
+// fdDir is a [Dir] on a directory descriptor where there is no getdents
+// of Linux's kind: entries are listed through package os and stat'ed
+// relative to the descriptor; children are opened with one openat each,
+// O_NOFOLLOW, so nothing leaves the directory or follows a link.
+type fdDir struct {
+	fd atomic.Int64 // -1 once closed
+}
+
+// newFdDir is a Dir on the directory descriptor fd, which it owns.
+func newFdDir(fd int) Dir {
+	d := &fdDir{}
+	d.fd.Store(int64(fd))
+	return d
+}
+
+func (d *fdDir) handle(op, name string) (int, error) {
+	fd := int(d.fd.Load())
+	if fd < 0 {
+		return -1, &os.PathError{Op: op, Path: name, Err: os.ErrClosed}
+	}
+	return fd, entryName(op, name)
+}
+
+// ReadDir implements [Dir]: the names through a second descriptor (so
+// that package os may own and close it), each entry stat'ed relative to
+// this one.
+func (d *fdDir) ReadDir() ([]fs.DirEntry, error) {
+	fd := int(d.fd.Load())
+	if fd < 0 {
+		return nil, &os.PathError{Op: "readdir", Path: ".", Err: os.ErrClosed}
+	}
+	dup, err := openatRetry(fd, ".", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "readdir", Path: ".", Err: err}
+	}
+	f := os.NewFile(uintptr(dup), ".")
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]fs.DirEntry, 0, len(names))
+	for _, n := range names {
+		fi, err := lstatAt(fd, n)
 		if err != nil {
-			return nil, err
+			if err == unix.ENOENT {
+				continue
+			}
+			return nil, &os.PathError{Op: "fstatat", Path: n, Err: err}
 		}
-		r = sub
+		out = append(out, statDirent{fi})
 	}
-	return &osDir{r: r, own: r != root}, nil
+	return out, nil
 }
 
-type osDir struct {
-	r   *os.Root
-	own bool
-}
-
-func (d *osDir) ReadDir() ([]fs.DirEntry, error) {
-	f, err := d.r.Open(".")
+func (d *fdDir) Open(name string) (File, error) {
+	dfd, err := d.handle("openat", name)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return f.ReadDir(-1)
-}
-
-func (d *osDir) Open(name string) (File, error) {
-	f, err := d.r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	fd, err := openatRetry(dfd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW, 0)
 	if err != nil {
-		return nil, err
+		if isNoFollowErr(err) {
+			err = unix.ELOOP
+		}
+		return nil, &os.PathError{Op: "openat", Path: name, Err: err}
 	}
-	return osFile{f}, nil
+	return osFile{os.NewFile(uintptr(fd), name)}, nil
 }
 
 // OpenDir implements [Dir].
-func (d *osDir) OpenDir(name string) (Dir, error) {
-	if fi, err := d.r.Lstat(name); err != nil {
-		return nil, err
-	} else if !fi.IsDir() {
-		return nil, &fs.PathError{Op: "opendir", Path: name, Err: syscall.ENOTDIR}
-	}
-	sub, err := d.r.OpenRoot(name)
+func (d *fdDir) OpenDir(name string) (Dir, error) {
+	dfd, err := d.handle("opendir", name)
 	if err != nil {
 		return nil, err
 	}
-	return &osDir{r: sub, own: true}, nil
+	fd, err := openatRetry(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		if isNoFollowErr(err) {
+			err = unix.ENOTDIR // a symlink: not a directory of this tree
+		}
+		return nil, &os.PathError{Op: "openat", Path: name, Err: err}
+	}
+	return newFdDir(fd), nil
 }
 
-// ReadFile implements [Dir] through Open where there is no raw path.
-func (d *osDir) ReadFile(name string, buf []byte, max int64) ([]byte, error) {
+// ReadFile implements [Dir] through Open.
+func (d *fdDir) ReadFile(name string, buf []byte, max int64) ([]byte, error) {
 	f, err := d.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return ReadAll(f, buf, max)
-}
-
-func (d *osDir) Close() error {
-	if d.own {
-		return d.r.Close()
+	data, err := ReadAll(f, buf, max)
+	if err != nil {
+		return nil, &os.PathError{Op: "read", Path: name, Err: err}
 	}
-	return nil
+	return data, nil
 }
 
-var _ Dir = (*osDir)(nil)
+func (d *fdDir) Close() error {
+	fd := d.fd.Swap(-1)
+	if fd < 0 {
+		return os.ErrClosed
+	}
+	return unix.Close(int(fd))
+}
+
+var _ Dir = (*fdDir)(nil)

@@ -19,19 +19,24 @@ func TestRevalidateErrorsAreNotConflicts(t *testing.T) {
 	if _, err := view.Lstat("a/b/c/x"); !errors.Is(err, os.ErrNotExist) { // caches a/b/c
 		t.Fatal(err)
 	}
-	// Lower the limit of open files to what is open now: the lookup from
-	// the root, which opens a and a/b, fails with EMFILE.
+	// Lower the limit of open files to the lowest descriptor free now:
+	// the lookup from the root, which opens a/b (or a and a/b), fails
+	// with EMFILE.
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
 		t.Fatal(err)
 	}
-	ents, _ := os.ReadDir("/proc/self/fd")
+	free, err := syscall.Open("/dev/null", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syscall.Close(free)
 	low := lim
-	low.Cur = uint64(len(ents) - 1) // less the one ReadDir used
+	low.Cur = uint64(free)
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
 		t.Fatal(err)
 	}
-	err := view.Revalidate()
+	err = view.Revalidate()
 	syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
 	var ce *ConflictError
 	if errors.As(err, &ce) || !errors.Is(err, syscall.EMFILE) {

@@ -2,7 +2,10 @@
 
 package fsys
 
-import "syscall"
+import (
+	"syscall"
+	"time"
+)
 
 func statIdentity(id *Identity, s *syscall.Stat_t) {
 	id.Dev, id.Ino, id.Nlink = uint64(s.Dev), uint64(s.Ino), uint64(s.Nlink)
@@ -10,3 +13,5 @@ func statIdentity(id *Identity, s *syscall.Stat_t) {
 	id.Atime = int64(s.Atim.Sec)*1e9 + int64(s.Atim.Nsec)
 	id.Uid, id.Gid = int(s.Uid), int(s.Gid)
 }
+
+func statMtime(s *syscall.Stat_t) time.Time { return time.Unix(int64(s.Mtim.Sec), int64(s.Mtim.Nsec)) }

@@ -12,7 +12,7 @@ import (
 )
 
 // CreateUnnamed implements [FS]: openat(dir, ".", O_TMPFILE), in the
-// directory opened confined to the root (openat2 below it, or os.Root).
+// directory opened below the root without following a symlink.
 // The file is linked through /proc/self/fd (linkat with AT_EMPTY_PATH
 // needs CAP_DAC_READ_SEARCH), so where /proc is not mounted it is
 // unsupported.
@@ -83,28 +83,4 @@ func (u *unnamedFile) Link(name string) error {
 			return nil
 		}
 	})
-}
-
-// inDir calls fn with a descriptor of directory dir, opened confined to
-// the root (openat2 below it, or os.Root where openat2 does not give it).
-func (o *OS) inDir(dir string, fn func(dfd int) error) error {
-	o.b.init(o.root)
-	if fd := o.b.dir(dir); fd >= 0 {
-		defer unix.Close(fd)
-		return fn(fd)
-	}
-	f, err := o.root.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var ferr error
-	if err := rc.Control(func(h uintptr) { ferr = fn(int(h)) }); err != nil {
-		return err
-	}
-	return ferr
 }

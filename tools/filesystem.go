@@ -568,6 +568,10 @@ func fsTree(ctx context.Context, env *Env, args json.RawMessage) Result {
 		return fsFailErr(err)
 	}
 	roots := rootsOf(env)
+	excl, err := compileTreeExcludes(a.ExcludePatterns)
+	if err != nil {
+		return fsFailErr(err)
+	}
 	var build func(rel string) ([]fsTreeEntry, error)
 	build = func(rel string) ([]fsTreeEntry, error) {
 		p, err := fsResolve(roots, path.Join(a.Path, rel))
@@ -584,7 +588,7 @@ func fsTree(ctx context.Context, env *Env, args json.RawMessage) Result {
 		out := []fsTreeEntry{}
 		for _, e := range ents {
 			sub := path.Join(rel, e.name)
-			if excludedFromTree(sub, a.ExcludePatterns) {
+			if matchesAny(sub, excl) {
 				continue
 			}
 			te := fsTreeEntry{Name: e.name, Type: "file"}
@@ -612,22 +616,25 @@ func fsTree(ctx context.Context, env *Env, args json.RawMessage) Result {
 	return fsOK(strings.TrimSuffix(sb.String(), "\n"))
 }
 
-// excludedFromTree is directory_tree's exclusion: a pattern with "*"
-// matches the path below the listed directory; one without matches it
-// as a name at any depth, or a directory above it.
-func excludedFromTree(rel string, patterns []string) bool {
+// compileTreeExcludes compiles directory_tree's exclusions: a pattern
+// with "*" matches the path below the listed directory; one without
+// matches it as a name at any depth, or a directory above it.
+func compileTreeExcludes(patterns []string) ([]*mmPattern, error) {
+	var out []*mmPattern
 	for _, pat := range patterns {
-		if strings.Contains(pat, "*") {
-			if minimatch(rel, pat) {
-				return true
-			}
-			continue
+		forms := []string{pat}
+		if !strings.Contains(pat, "*") {
+			forms = append(forms, "**/"+pat, "**/"+pat+"/**")
 		}
-		if minimatch(rel, pat) || minimatch(rel, "**/"+pat) || minimatch(rel, "**/"+pat+"/**") {
-			return true
+		for _, f := range forms {
+			m, err := compileMinimatch(f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, m)
 		}
 	}
-	return false
+	return out, nil
 }
 
 func fsMove(ctx context.Context, env *Env, args json.RawMessage) Result {
@@ -688,6 +695,16 @@ func fsSearch(ctx context.Context, env *Env, args json.RawMessage) Result {
 	if err := decode(args, &a); err != nil {
 		return fsFailErr(err)
 	}
+	// Each pattern is compiled once for the call (matching is then linear
+	// in the path; docs/filesystem.md, "Limits").
+	match, err := compileMinimatch(a.Pattern)
+	if err != nil {
+		return fsFailErr(err)
+	}
+	excl, err := compileMinimatches(a.ExcludePatterns)
+	if err != nil {
+		return fsFailErr(err)
+	}
 	roots := rootsOf(env)
 	top, err := fsResolve(roots, a.Path)
 	if err != nil {
@@ -702,6 +719,9 @@ func fsSearch(ctx context.Context, env *Env, args json.RawMessage) Result {
 	var results []string
 	var search func(dir, rel string) error
 	search = func(dir, rel string) error {
+		if err := ctx.Err(); err != nil {
+			return err // the client cancelled the call
+		}
 		p := &fsPath{named: a.Path, abs: dir, root: top.root, allowed: top.allowed}
 		ents, err := listDir(ctx, p, dir)
 		if err != nil {
@@ -717,15 +737,15 @@ func fsSearch(ctx context.Context, env *Env, args json.RawMessage) Result {
 					continue
 				}
 			}
-			if matchesAny(sub, a.ExcludePatterns) {
+			if matchesAny(sub, excl) {
 				continue
 			}
-			if minimatch(sub, a.Pattern) {
+			if match.Match(sub) {
 				results = append(results, full)
 			}
 			if e.isDir {
-				if err := search(full, sub); err != nil {
-					continue
+				if err := search(full, sub); err != nil && ctx.Err() != nil {
+					return err
 				}
 			}
 		}
@@ -740,9 +760,21 @@ func fsSearch(ctx context.Context, env *Env, args json.RawMessage) Result {
 	return fsOK(strings.Join(results, "\n"))
 }
 
-func matchesAny(rel string, patterns []string) bool {
+func compileMinimatches(patterns []string) ([]*mmPattern, error) {
+	out := make([]*mmPattern, 0, len(patterns))
 	for _, pat := range patterns {
-		if minimatch(rel, pat) {
+		m, err := compileMinimatch(pat)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func matchesAny(rel string, patterns []*mmPattern) bool {
+	for _, m := range patterns {
+		if m.Match(rel) {
 			return true
 		}
 	}

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/txedit/txedit/engine"
 	"github.com/txedit/txedit/internal/buildinfo"
 	"github.com/txedit/txedit/internal/mcpcli"
@@ -129,7 +128,9 @@ func run(args []string) int {
 	server := mcpserver.New(ts, ws[0], mcpserver.Options{ReadOnly: cfg.ReadOnly, Version: buildinfo.Version(), Agent: cfg.Agent,
 		NoReadCheck: cfg.NoReadCheck, Env: tools.Env{Mode: mcpcli.ExecMode(tools.ModeAcceptEdits, cfg.AllowExecute), AllowExecute: cfg.AllowExecute, LanguageServer: strings.Fields(cfg.Server)},
 		Roots: ws[1:], OpenRoot: openRoot})
-	if err := server.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+	// The SDK's stdio, with every message checked first: one it cannot
+	// decode would end the connection (mcpserver.GuardedStdio).
+	if err := server.Run(ctx, mcpserver.GuardedStdio()); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(os.Stderr, "%s%v\n", prefix, err)
 		return 1
 	}

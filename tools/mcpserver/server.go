@@ -57,11 +57,36 @@ type Options struct {
 	// replace that connection's allowed directories; none valid keeps
 	// them. Workspaces are opened once per directory.
 	OpenRoot func(dir string) (*engine.Workspace, error)
+	// Files and Args, if set, are the budgets the calls are charged to
+	// (servers may share them): the file contents they read and their
+	// arguments, held until each call's answer is written. Nil: budgets
+	// of FileBudget and ArgBudget bytes of this server's own.
+	Files, Args *engine.Budget
 }
+
+// The server's memory bound (docs/design.md, "The server's limits").
+const (
+	// FileBudget bounds the file contents the calls being served have
+	// read: a call's first file waits until it fits beside what the
+	// others hold (one bigger than the budget, until nothing else is
+	// held); the files after it do not wait, so calls never wait on each
+	// other in a circle. A file over 16 MiB is read alone.
+	FileBudget = 32 << 20
+	// ArgBudget bounds the arguments of the calls being served, charged
+	// when each call begins (one bigger than the budget runs alone).
+	ArgBudget = 32 << 20
+)
 
 // New returns a server of ts's tools on the workspace w.
 func New(ts *tools.Toolset, w *engine.Workspace, o Options) *mcp.Server {
-	s := &sessions{w: w, o: o, ts: ts, byConn: map[*mcp.ServerSession]*conn{}, open: map[string]*engine.Workspace{}}
+	s := &sessions{w: w, o: o, ts: ts, byConn: map[*mcp.ServerSession]*conn{}, open: map[string]*engine.Workspace{},
+		files: o.Files, args: o.Args}
+	if s.files == nil {
+		s.files = engine.NewBudget(FileBudget)
+	}
+	if s.args == nil {
+		s.args = engine.NewBudget(ArgBudget)
+	}
 	for _, x := range append([]*engine.Workspace{w}, o.Roots...) {
 		s.open[x.RealRoot()] = x
 	}
@@ -106,6 +131,18 @@ func New(ts *tools.Toolset, w *engine.Workspace, o Options) *mcp.Server {
 				if err != nil {
 					return nil, err
 				}
+				// The server's memory bound (docs/design.md, "The
+				// server's limits"): the call's arguments, then the file
+				// contents it reads, are charged to budgets shared by all
+				// calls, and given back once its answer is written
+				// (leaveUntilAnswered).
+				release, err := s.args.Acquire(ctx, int64(len(req.Params.Arguments)))
+				if err != nil {
+					return nil, err
+				}
+				ctx, done := engine.WithBudget(ctx, s.files)
+				mark, _ := req.Params.Meta[markKey].(string)
+				defer leaveUntilAnswered(mark, func() { done(); release() })
 				r := tools.Call(ctx, env, t, req.Params.Arguments)
 				return result(r), nil
 			})
@@ -117,12 +154,15 @@ func New(ts *tools.Toolset, w *engine.Workspace, o Options) *mcp.Server {
 // workspaces opened for the allowed directories (by real path), shared by
 // the connections.
 type sessions struct {
-	w      *engine.Workspace
-	o      Options
-	ts     *tools.Toolset
-	mu     sync.Mutex
-	byConn map[*mcp.ServerSession]*conn
-	open   map[string]*engine.Workspace
+	// files and args are the budgets every call is charged to: the file
+	// contents its operations read, its arguments.
+	files, args *engine.Budget
+	w           *engine.Workspace
+	o           Options
+	ts          *tools.Toolset
+	mu          sync.Mutex
+	byConn      map[*mcp.ServerSession]*conn
+	open        map[string]*engine.Workspace
 }
 
 // conn is one connection's environment, and its pending roots/list.
