@@ -282,7 +282,8 @@ func (m *hunkMatcher) oldOrNew(p *placed, ends []int, start, shift int) (*placed
 	h := p.h
 	if h.Line > 0 || !h.Changes() || len(p.new) == 0 || blank(p.new) {
 		// Blank new lines stand in most files: where they do says
-		// nothing (SPEC §13's proof likewise needs a non-blank line).
+		// nothing (the content proof of docs/patch-formats.md, "Already
+		// applied only with proof", likewise needs a non-blank line).
 		return p, nil
 	}
 	np := newPattern(m.t, p.new)

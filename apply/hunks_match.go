@@ -199,7 +199,7 @@ func (t *hunkText) lacks(r int, p *pattern) bool {
 // indexes built so far are kept current: keys, hashes and counts of the
 // lines replaced only; their prefix hashes are recomputed from pos when
 // next used. A SEARCH/REPLACE block costs the lines it touches, not a
-// rebuild of every rung (issue #27: 10,000 blocks on one file took 40 s).
+// rebuild of every rung (10,000 blocks on one file took 40 s that way).
 func (t *hunkText) splice(pos, end int, raws []string, fresh []bool) {
 	lines := make([]string, len(raws))
 	for i, r := range raws {
@@ -324,7 +324,7 @@ func (t *hunkText) next(r int, p *pattern, from, to int) int {
 	if !t.spliced {
 		// The places of p's rarest line are its only candidates: a
 		// patch's hunks cost their own lines, not a scan of the file
-		// each (issue #27: a failing 3,000-hunk patch took 28 s).
+		// each (a failing 3,000-hunk patch took 28 s that way).
 		best, j := []int(nil), -1
 		for k, key := range p.keys[r] {
 			if ps := t.positions(r, key); j < 0 || len(ps) < len(best) {

@@ -7,7 +7,7 @@ import (
 )
 
 // TestStartBench runs a tiny `bench/run.sh start` (two rounds), so that the
-// instrument issue #22's process-start goal is measured with cannot rot:
+// instrument the process-start goal is measured with cannot rot:
 // it builds txedit and a hello world, runs each method, and prints its
 // table and the goal line.
 func TestStartBench(t *testing.T) {

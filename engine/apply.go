@@ -127,8 +127,8 @@ func (o *op) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Res
 	// the workspace lock: a plan that fails, however long its edits take
 	// (a patch of thousands of hunks), never holds the lock, and one that
 	// succeeds holds it to check its files and commit, not to compute
-	// (issue #27 finding 6: a failing 3,000-hunk patch made a one-line
-	// write beside it wait 28.5 s). Staging reads each file again under
+	// (a failing 3,000-hunk patch made a one-line write beside it wait
+	// 28.5 s). Staging reads each file again under
 	// the lock and checks that it is what the edits were computed from (a
 	// request without hashes of its own is planned again on what it finds).
 	// A pattern_replace walks its directory under the lock, so that the
@@ -509,7 +509,7 @@ func (o *op) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, locked 
 	newData := t.out.Content
 	if n := int64(len(newData)); n > o.w.opts.MaxFileSize && (!cur.exists || !bytes.Equal(newData, cur.data)) {
 		// Limits apply at the door: what a commit writes, undo must be
-		// able to read back and revert (issue #27 item 7).
+		// able to read back and revert.
 		t.fileErr = plan.Errorf(plan.CodeTooLarge, t.fo.Path, "would be %d bytes, over the %d-byte limit of a file txedit writes (and can undo)", n, o.w.opts.MaxFileSize)
 		return
 	}

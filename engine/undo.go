@@ -65,8 +65,8 @@ func (o *op) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.Result,
 	// the commit reads the before-images from the pack again as it stages
 	// them, and a streamed result hands each file over as soon as it is
 	// final (results.go). A 50,000-file transaction is undone in bounded
-	// memory (issue #27 finding 5: undo held every before-image, 440-860
-	// MiB).
+	// memory (undo held every before-image, 440-860 MiB, before it was
+	// streamed).
 	st := streamOf(ctx)
 	pack := o.j.OpenPack(tm)
 	defer pack.Close()
@@ -645,8 +645,8 @@ func (w *Workspace) Show(ctx context.Context, id string) (*TxnInfo, string, erro
 
 // ShowStream is Show for a transaction of any size: it calls head with the
 // record, then diff with each file's diff in turn (their concatenation is
-// Show's diff), holding one at a time (issue #27 finding 5: show joined a
-// 50,000-file transaction's diffs into one string). head is called before
+// Show's diff), holding one at a time (show used to join a 50,000-file
+// transaction's diffs into one string). head is called before
 // any error about the diffs; an error from head or diff stops it and is
 // returned.
 func (w *Workspace) ShowStream(ctx context.Context, id string, head func(*TxnInfo) error, diff func(string) error) error {

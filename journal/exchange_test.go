@@ -37,7 +37,7 @@ func (s *saveBeforeSwap) View() (fsys.FS, func()) {
 	return &saveBeforeSwap{FS: v, save: func() { s.once.Do(s.save) }}, release
 }
 
-// TestOutsideSaveIsNeverReplaced (issue #27 item 1): a writer that knows
+// TestOutsideSaveIsNeverReplaced (docs/testing.md, the reliability audit): a writer that knows
 // nothing of txedit saves the file between the commit's identity check and
 // its rename. A rename replaced that save silently; the exchange sees what
 // it displaced, gives the save back and fails with a conflict. With the
@@ -145,7 +145,7 @@ func (s *openDuringSwap) ReadLease(name string) (fsys.Lease, error) {
 
 func (s *openDuringSwap) View() (fsys.FS, func()) { return s, func() {} }
 
-// TestInPlaceSaveIsNeverLost (issue #27 finding 2): a writer that saves in
+// TestInPlaceSaveIsNeverLost (docs/testing.md, the reliability audit): a writer that saves in
 // place exposes the file truncated for a moment, and writes into the file
 // it opened whatever is at the name later. Two moments: (1) the writer
 // has the file open, truncated, when the commit comes, and the edit was

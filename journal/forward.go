@@ -17,7 +17,7 @@ import (
 // leaves every file in its new version, and recovery, which finds the
 // transaction prepared and every file new, finishes it forward (makes the
 // mark, durably) instead of rolling it back. One round of syncs fewer per
-// commit (issue #22). The mark becomes durable with the next sync of the
+// commit (docs/journal.md, "Rolling forward"). The mark becomes durable with the next sync of the
 // transactions directory: the next transaction's begin round, which comes
 // before that transaction touches any file, or recovery's.
 //

@@ -402,8 +402,8 @@ var brokenOrder struct {
 	dataSyncOnly          bool // a staged file whose mode was set after creation is only fdatasynced
 	noDirSyncBeforeCommit bool // no directory fsync between the renames and the commit mark
 	commitFirst           bool // the commit mark is made durable before the renames
-	noExchange            bool // renames instead of exchanges (the window issue #27 closed)
-	noLease               bool // no read lease over an exchange (in-place writers, issue #27)
+	noExchange            bool // renames instead of exchanges (the window the exchange closes)
+	noLease               bool // no read lease over an exchange (in-place writers: docs/journal.md, "Writers outside txedit")
 	noForward             bool // recovery never rolls forward (but the commit mark is still not synced)
 	forwardMixed          bool // recovery rolls forward a transaction some files of which are old
 	stageNamed            bool // staged files are named, with the begin round before (not a broken order: the other path)
@@ -1032,7 +1032,7 @@ func (tx *Tx) commitPoint() error {
 // the file in between (an editor's save: a temporary file renamed over
 // it; or a write in place) is caught, its file swapped back, and the
 // commit fails with conflict, where a rename would have replaced that
-// save silently (issue #27). The displaced old version stays at the
+// save silently (docs/journal.md, "Writers outside txedit"). The displaced old version stays at the
 // staging name until the commit removes it, before its commit point; a
 // crash before then is rolled back from the pack's before-image, which
 // is durable by now. Without an exchange (other systems, other file

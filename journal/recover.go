@@ -180,7 +180,8 @@ func (ls *listing) add(id string) {
 // everything (ID is a transaction's file or an older txedit's directory,
 // ID.prepared and friends its
 // marks), so it costs the getdents calls and no call per transaction,
-// however many are retained (issue #22).
+// however many are retained (docs/journal.md, "Cost per commit, whatever
+// is retained").
 func (j *Journal) scan() (*listing, error) {
 	ls := &listing{states: map[string]*txnStates{}}
 	names, err := fsys.ReadDirNames(j.fs, txnsDir)

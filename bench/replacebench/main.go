@@ -12,7 +12,7 @@
 // txedit's other output modes (--dry-run, --json, --json --dry-run) for
 // their peak RSS; -history times what reads or reverts the replacement's
 // transaction afterwards (show, show --json, undo --dry-run [--json], undo,
-// redo: issue #27 finding 5). The tree is made under -dir, whose file system (disk or
+// redo: docs/testing.md, the reliability audit). The tree is made under -dir, whose file system (disk or
 // a tmpfs) is the one measured.
 //
 // Every run starts from the pristine tree (git checkout of a committed
@@ -120,8 +120,8 @@ func main() {
 		}}
 	}
 	// The same substitution as a JSON pattern_replace request, through
-	// txedit apply and through the fs_write tool (issue #22: every entry
-	// point as fast as the CLI's).
+	// txedit apply and through the fs_write tool (every entry point as
+	// fast as the CLI's: bench/README.md).
 	request := fmt.Sprintf(`{"directory":".","file_pattern":"*.go","sed_pattern":"s/%s/%s/g","literal":true}`, find, repl)
 	req := func(name string, args ...string) timing.Method {
 		return timing.Method{Name: name, Setup: reset, Teardown: count(name), Cmd: func() *exec.Cmd {

@@ -152,7 +152,7 @@ func (cc *clientConfig) runInstall(e *env, o clientconfig.Options) int {
 // entryCommand decides the command the entry names (cc.cmdPath) and
 // returns the root it names. A project's file is committed and shared: it
 // names the command as found on PATH and the project by the client's own
-// variable, never this machine's paths (issue #25). A user's file keeps
+// variable, never this machine's paths (the file is shared). A user's file keeps
 // absolute ones.
 func (cc *clientConfig) entryCommand(e *env, c *clientconfig.Client, root string) (string, error) {
 	project := (cc.scope == "" && c.Scopes[0] == clientconfig.Project || cc.scope == string(clientconfig.Project)) && cc.file == ""

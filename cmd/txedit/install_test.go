@@ -298,7 +298,7 @@ func TestInstallUsage(t *testing.T) {
 
 // Without --command a user's entry runs this very binary, unless it is a
 // temporary build that will be gone (go run, go test); a project's entry
-// runs txedit as found on PATH (the file is shared: issue #25 item 4).
+// runs txedit as found on PATH (the file is shared).
 func TestInstallCommandDefault(t *testing.T) {
 	_, project := installEnv(t)
 	if r := runCLI("mcp", "install", "--client", "cursor", "--root", project, "--dry-run"); r.code != 0 ||
