@@ -142,21 +142,40 @@ func errNeedsTree() *plan.Error {
 	return plan.Errorf(plan.CodeInvalidRequest, "", "the input is an LSP WorkspaceEdit, which compiles against the workspace: use CompileWith (or CompileLSP) with a Tree")
 }
 
-// lines splits input into lines without "\n" (a "\r" before it is kept),
-// dropping the empty piece after a final newline and a leading BOM.
+// lines splits input into lines without "\n", dropping the empty piece
+// after a final newline and a leading BOM. A "\r" before the "\n" is kept:
+// a patch's lines may carry their own line ends (a git diff of a CRLF file),
+// and the lines of such a patch are applied byte for byte
+// (docs/patch-formats.md, "Line ends"). Unless every line ends in "\r\n",
+// the patch's own lines (headers, markers) too: then the CRs are how the
+// patch was carried (saved on Windows, pasted through a terminal), not
+// its content, and they are removed.
 func lines(input []byte) []string {
 	s := strings.TrimPrefix(string(input), "\ufeff")
 	if s == "" {
 		return nil
 	}
+	carried := crlfCarried(s)
 	ls := strings.Split(s, "\n")
 	if ls[len(ls)-1] == "" {
 		ls = ls[:len(ls)-1]
 	}
+	if carried {
+		for i, l := range ls {
+			ls[i] = strings.TrimSuffix(l, "\r")
+		}
+	}
 	return ls
 }
 
-// textLines is lines with each line's trailing "\r" removed.
+// crlfCarried reports whether every line break of s is CRLF.
+func crlfCarried(s string) bool {
+	n := strings.Count(s, "\n")
+	return n > 0 && strings.Count(s, "\r\n") == n
+}
+
+// textLines is lines with each line's trailing "\r" removed (for telling
+// the format).
 func textLines(input []byte) []string {
 	ls := lines(input)
 	for i, l := range ls {

@@ -279,21 +279,7 @@ type diffHunk struct {
 func toHunks(hs []diffHunk) []plan.Hunk {
 	out := make([]plan.Hunk, len(hs))
 	for i, h := range hs {
-		out[i] = plan.Hunk{Old: noCR(h.old), New: noCR(h.new), Line: h.line, OldNoEOL: h.oldNoEOL, NewNoEOL: h.newNoEOL, Marks: string(h.marks)}
-	}
-	return out
-}
-
-func noCR(ls []string) []string {
-	if len(ls) == 0 {
-		return nil
-	}
-	if !slices.ContainsFunc(ls, func(l string) bool { return strings.HasSuffix(l, "\r") }) {
-		return ls // no copy: the lines are the diff's own
-	}
-	out := make([]string, len(ls))
-	for i, l := range ls {
-		out[i] = strings.TrimSuffix(l, "\r")
+		out[i] = plan.Hunk{Old: orNil(h.old), New: orNil(h.new), Line: h.line, OldNoEOL: h.oldNoEOL, NewNoEOL: h.newNoEOL, Marks: string(h.marks)}
 	}
 	return out
 }
@@ -343,8 +329,8 @@ func (d *diffReader) hunks(path string) ([]diffHunk, error) {
 			if l != "" {
 				op = l[0]
 			}
-			text := ""
-			if len(raw) > 0 {
+			text := raw // an empty context line that lost its ' ' ("" or "\r")
+			if l != "" {
 				text = raw[1:]
 			}
 			switch op {
