@@ -523,7 +523,7 @@ func (m *hunkMatcher) settle(o *HunkOutcome, ps []*placed) {
 	}
 	sort.SliceStable(o.Failed, func(i, j int) bool { return o.Failed[i].Index < o.Failed[j].Index })
 	for _, p := range ps {
-		rep := plan.HunkReport{Hunk: p.k, Line: p.pos + 1, Rung: rungName(p.rung), AlreadyApplied: p.already}
+		rep := plan.HunkReport{Hunk: p.k, Line: p.pos + 1, Rung: rungName(p.rung), AlreadyApplied: p.already, Recounted: p.h.Recounted}
 		if p.h.Line > 0 && !p.already && !p.appendEOF {
 			rep.Offset = p.offset
 		}

@@ -41,6 +41,11 @@ type Hunk struct {
 	// is the context; without it the lines are paired by their longest
 	// common subsequence.
 	Marks string `json:"-"`
+	// Recounted: the unified hunk's header counts disagreed with its
+	// lines, and it was read by its lines instead (as git apply --recount
+	// does), its body being delimited by the next @@ line, the next file
+	// or the end. Reported (HunkReport.Recounted) so the agent knows.
+	Recounted bool `json:"-"`
 }
 
 // Changes reports whether applying h changes anything: its old and new
@@ -99,6 +104,9 @@ type HunkReport struct {
 	// AlreadyApplied: the hunk's change is already in the file; nothing was
 	// done.
 	AlreadyApplied bool `json:"already_applied,omitempty"`
+	// Recounted: the hunk's header counts disagreed with its lines, which
+	// were taken instead ("counts recounted", as git apply --recount).
+	Recounted bool `json:"recounted,omitempty"`
 }
 
 // LoosestRung returns the loosest rung among reports, the one to show per
