@@ -48,9 +48,11 @@ type Op struct {
 	Old     string // old_str
 	All     bool   // replace_all
 	First   bool   // str_replace: the first of several occurrences
-	// patch: the hunks, placed by content; Blocks: as SEARCH/REPLACE.
+	// patch: the hunks, placed by content; Blocks: as SEARCH/REPLACE;
+	// or a git binary patch.
 	Hunks  []Hunk
 	Blocks bool
+	Binary *BinaryPatch
 	// IfAbsent (create, write), MissingOK (delete), Overwrite (move,
 	// copy): see [Edit].
 	IfAbsent, MissingOK, Overwrite bool
@@ -91,9 +93,18 @@ type FileOps struct {
 	Invalid []*Error
 }
 
-// TextEdits reports whether the file has edits that need text content.
+// TextEdits reports whether the file has edits that need text content
+// (a binary patch does not).
 func (f *FileOps) TextEdits() bool {
-	return len(f.LineEdits)+len(f.StrReplaces)+len(f.Appends)+len(f.Patches) > 0
+	if len(f.LineEdits)+len(f.StrReplaces)+len(f.Appends) > 0 {
+		return true
+	}
+	for _, op := range f.Patches {
+		if op.Binary == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Positional reports whether the file's edits name positions in the
@@ -398,10 +409,13 @@ func (op *Op) takeFields(e Edit, present fields) string {
 		}
 		op.Text, op.IfAbsent = *e.FileText, e.IfAbsent
 	case Patch:
-		if len(e.Hunks) == 0 && e.Mode == "" {
+		if len(e.Hunks) == 0 && e.Mode == "" && e.Binary == nil {
 			return "patch needs hunks (or, for a mode change alone, mode)"
 		}
-		op.Hunks, op.Blocks = e.Hunks, e.Blocks
+		if e.Binary != nil && len(e.Hunks) > 0 {
+			return "a patch is hunks or a binary patch, not both"
+		}
+		op.Hunks, op.Blocks, op.Binary = e.Hunks, e.Blocks, e.Binary
 	case Delete:
 		op.MissingOK = e.MissingOK
 	case TextEdits:

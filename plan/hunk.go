@@ -120,3 +120,18 @@ func LoosestRung(reports []HunkReport) Rung {
 	}
 	return r
 }
+
+// BinaryPatch is a git binary patch ("GIT binary patch"): the new content
+// whole (a literal) or as a delta from the old, between the two versions
+// git names by their object ids (the diff's "index OLD..NEW" line, full
+// length). It applies only to the content whose id is Old, and what it
+// makes must have the id New, so it is exact or refused, never a guess.
+type BinaryPatch struct {
+	// Old and New are the git object ids (hex: 40 digits for SHA-1, 64
+	// for SHA-256) of the content before and after.
+	Old, New string
+	// Delta: Data is a git delta from the old content; else Data is the
+	// new content itself.
+	Delta bool
+	Data  []byte
+}

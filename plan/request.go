@@ -108,6 +108,9 @@ type Edit struct {
 	// TextEdits and PositionEncoding are text_edits' (see [TextEdit]).
 	TextEdits        []TextEdit `json:"text_edits,omitempty"`
 	PositionEncoding string     `json:"position_encoding,omitempty"`
+	// Binary is a patch's git binary patch (patch only; the formats of
+	// docs/patch-formats.md compile to it, JSON requests do not carry it).
+	Binary *BinaryPatch `json:"-"`
 }
 
 // IsAtomic reports the request's atomic setting (default true).

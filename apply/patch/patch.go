@@ -88,6 +88,9 @@ type File struct {
 	// OldMode and NewMode are git's modes ("100644", "100755") when the
 	// diff states them.
 	OldMode, NewMode string
+	// Binary is a git diff's binary patch of an OpUpdate or OpDelete (an
+	// OpAdd's literal is its Content).
+	Binary *plan.BinaryPatch
 	// Line is the 1-based line of the input where the file's section
 	// starts, for messages (0 for a Responses operation).
 	Line int
@@ -102,6 +105,8 @@ func (f *File) Apply(content []byte) *apply.HunkOutcome {
 	switch {
 	case f.Op == OpAdd:
 		return &apply.HunkOutcome{Content: f.Content, AlreadyApplied: content != nil && bytes.Equal(content, f.Content)}
+	case f.Binary != nil:
+		return apply.ApplyBinary(f.Path, content, f.Binary)
 	case f.Op == OpDelete && len(f.Hunks) == 0:
 		return &apply.HunkOutcome{}
 	case f.Blocks:

@@ -40,8 +40,8 @@ func Request(f Format, files []*File) (*plan.Request, error) {
 			text := string(fl.Content)
 			fe.Edits = append(fe.Edits, plan.Edit{Command: "write", FileText: &text, IfAbsent: !fl.Overwrite, Mode: fl.NewMode})
 		case OpDelete:
-			if len(fl.Hunks) > 0 {
-				fe.Edits = append(fe.Edits, plan.Edit{Command: "patch", Hunks: fl.Hunks})
+			if len(fl.Hunks) > 0 || fl.Binary != nil {
+				fe.Edits = append(fe.Edits, plan.Edit{Command: "patch", Hunks: fl.Hunks, Binary: fl.Binary})
 			}
 			fe.Edits = append(fe.Edits, plan.Edit{Command: "delete", MissingOK: true})
 		case OpUpdate:
@@ -49,8 +49,8 @@ func Request(f Format, files []*File) (*plan.Request, error) {
 			if fl.NewMode != "" && fl.NewMode != fl.OldMode {
 				mode = fl.NewMode
 			}
-			if len(fl.Hunks) > 0 || mode != "" {
-				fe.Edits = append(fe.Edits, plan.Edit{Command: "patch", Hunks: fl.Hunks, Blocks: fl.Blocks, Mode: mode})
+			if len(fl.Hunks) > 0 || mode != "" || fl.Binary != nil {
+				fe.Edits = append(fe.Edits, plan.Edit{Command: "patch", Hunks: fl.Hunks, Blocks: fl.Blocks, Mode: mode, Binary: fl.Binary})
 			}
 			if fl.MoveTo != "" && fl.MoveTo != fl.Path {
 				fe.Edits = append(fe.Edits, plan.Edit{Command: "move", NewPath: fl.MoveTo, Overwrite: replace})

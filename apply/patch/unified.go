@@ -82,7 +82,7 @@ func (d *diffReader) gitSection() (*File, error) {
 	d.i++
 	f := &File{Op: OpUpdate, Line: start + 1}
 	var isNew, isDel bool
-	var from, to string
+	var from, to, ids string
 headers:
 	for ; d.i < len(d.lines); d.i++ {
 		l := d.text(d.i)
@@ -104,9 +104,16 @@ headers:
 			to, err = unquote(l[len("rename new "):])
 		case strings.HasPrefix(l, "copy from "), strings.HasPrefix(l, "copy to "):
 			return nil, errAt(d.i+1, a, "%q: copies are not supported: make the diff without -C (as a new file)", clip(l))
-		case strings.HasPrefix(l, "similarity index "), strings.HasPrefix(l, "dissimilarity index "), strings.HasPrefix(l, "index "):
-		case strings.HasPrefix(l, "Binary files ") || l == "GIT binary patch":
-			return nil, errAt(d.i+1, a, "%q: binary changes are not supported: write the file another way", clip(l))
+		case strings.HasPrefix(l, "index "):
+			ids = l[len("index "):]
+		case strings.HasPrefix(l, "similarity index "), strings.HasPrefix(l, "dissimilarity index "):
+		case l == "GIT binary patch":
+			if f.Binary, err = d.binaryPatch(a, ids); err != nil {
+				return nil, err
+			}
+			break headers
+		case strings.HasPrefix(l, "Binary files "):
+			return nil, errAt(d.i+1, a, "%q: the diff does not carry the binary change (make it with git diff --binary)", clip(l))
 		default:
 			break headers
 		}
@@ -227,6 +234,15 @@ func (d *diffReader) finish(f *File, old, nw string, start int, git bool) (*File
 	hunks, err := d.hunks(f.Path)
 	if err != nil {
 		return nil, err
+	}
+	if f.Binary != nil {
+		if len(hunks) > 0 {
+			return nil, errAt(start+1, f.Path, "a binary patch and text hunks for one file")
+		}
+		if f.Op == OpAdd {
+			f.Content, f.Binary = f.Binary.Data, nil
+		}
+		return f, nil
 	}
 	switch f.Op {
 	case OpAdd:
