@@ -444,3 +444,25 @@ func indentStep(lines []string) string {
 func leading(s string) string {
 	return s[:len(s)-len(strings.TrimLeft(s, " \t"))]
 }
+
+// Reindent returns a replacement's new lines as the patch formats write a
+// hunk whose old lines matched with leading whitespace ignored (the
+// whitespace rung): matched is the file's lines where old matched, all the
+// whole file (for its unit of indentation). A new line paired with an old
+// one (the lines they share, in order) is the file's line; every other is
+// re-indented from old's indentation to the file's (indentShift), so a
+// block written two spaces deep for a four-space file lands four deep,
+// deeper lines too.
+func Reindent(matched, old, new, all []string) []string {
+	indent := indentShift(matched, old, new, all)
+	pair := alignLines(old, new)
+	out := make([]string, len(new))
+	for j, l := range new {
+		if i := pair[j]; i >= 0 {
+			out[j] = matched[i]
+		} else {
+			out[j] = indent(l)
+		}
+	}
+	return out
+}
