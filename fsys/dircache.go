@@ -379,6 +379,15 @@ func (c *cachedFS) Readlink(name string) (string, error) {
 	return s, fixPath(err, name)
 }
 
+func (c *cachedFS) Symlink(target, name string) error {
+	r, base, err := c.at(name)
+	if err != nil {
+		return err
+	}
+	c.forget(name)
+	return fixPath(r.Symlink(target, base), name)
+}
+
 func (c *cachedFS) Mkdir(name string, perm fs.FileMode) error {
 	r, base, err := c.at(name)
 	if err != nil {

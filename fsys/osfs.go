@@ -80,6 +80,7 @@ func (o *OS) ReadDir(name string) ([]fs.DirEntry, error) {
 }
 
 func (o *OS) Readlink(name string) (string, error)      { return o.root.Readlink(name) }
+func (o *OS) Symlink(target, name string) error         { return o.root.Symlink(target, name) }
 func (o *OS) Mkdir(name string, perm fs.FileMode) error { return o.root.Mkdir(name, perm) }
 func (o *OS) Rename(oldname, newname string) error      { return o.root.Rename(oldname, newname) }
 func (o *OS) Link(oldname, newname string) error        { return o.root.Link(oldname, newname) }
