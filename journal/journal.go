@@ -700,6 +700,16 @@ func (tx *Tx) Stage(i int, s Staging) error {
 	if !s.Checked && hash.Of(s.New) != op.New.Hash {
 		return fmt.Errorf("stage %s: new content does not match the manifest", op.Path)
 	}
+	if op.New.IsLink() {
+		// A link is staged under its name (there are no unnamed links),
+		// durable with its directory in the prepare round.
+		if tx.syncer != nil {
+			if err := tx.ensureBegun(); err != nil {
+				return err
+			}
+		}
+		return tx.j.writeStaged(op.staged, s.New, op.New, false)
+	}
 	if tx.syncer == nil {
 		return tx.j.writeStaged(op.staged, s.New, op.New, false)
 	}
@@ -734,7 +744,12 @@ func (tx *Tx) Stage(i int, s Staging) error {
 }
 
 // writeStaged writes a staging file (see createStaged), synced if asked.
+// A symbolic link's state makes a link whose target is data (durable with
+// its directory, which the caller syncs).
 func (j *Journal) writeStaged(name string, data []byte, st *State, sync bool) error {
+	if st.IsLink() {
+		return j.fs.Symlink(string(data), name)
+	}
 	f, meta, err := j.createStaged(name, data, st)
 	if err != nil {
 		return err
@@ -1054,7 +1069,7 @@ func (tx *Tx) swapIn(i int) error {
 	if brokenOrder.noExchange {
 		return fsy.Rename(op.staged, op.Path)
 	}
-	lease, err := tx.lease(op.Path)
+	lease, err := tx.lease(op.Path, op.Old)
 	if err != nil {
 		return err
 	}
@@ -1089,9 +1104,11 @@ func (tx *Tx) swapIn(i int) error {
 
 // lease takes a read lease on the target name for a replacement or a
 // removal (see swapIn): nil where there are no leases, a conflict if
-// another process has the file open for writing.
-func (tx *Tx) lease(name string) (fsys.Lease, error) {
-	if brokenOrder.noLease {
+// another process has the file open for writing. A symbolic link (old, the
+// version replaced) takes none: nothing writes into a link in place, and a
+// lease would be taken on what it leads to.
+func (tx *Tx) lease(name string, old *State) (fsys.Lease, error) {
+	if brokenOrder.noLease || old.IsLink() {
 		return nil, nil
 	}
 	l, err := tx.j.fs.ReadLease(name)
@@ -1110,7 +1127,7 @@ func (tx *Tx) lease(name string) (fsys.Lease, error) {
 // writing meanwhile, is not removed (conflict).
 func (tx *Tx) removeTarget(i int) error {
 	op := tx.m.Ops[i]
-	lease, err := tx.lease(op.Path)
+	lease, err := tx.lease(op.Path, op.Old)
 	if err != nil {
 		return err
 	}

@@ -475,24 +475,51 @@ func matches(data []byte, st *State) bool {
 	return int64(len(data)) == st.Size && hash.Of(data) == st.Hash
 }
 
-// readCurrent reads a file for classification. A missing file is not an
-// error; a symlink, directory or special file is.
-func readCurrent(fsy fsys.FS, name string) ([]byte, bool, error) {
+// entry is what readCurrent found at a name: a file's bytes, or a
+// symbolic link's target, and its mode.
+type entry struct {
+	data []byte
+	link bool
+	mode fs.FileMode
+}
+
+// is reports whether e is version st: the same kind (file or link) and
+// the same content.
+func (e entry) is(st *State) bool { return e.link == st.IsLink() && matches(e.data, st) }
+
+// hasMode reports whether e has st's mode (permission, setuid, setgid and
+// sticky bits; a link has no mode of its own).
+func (e entry) hasMode(st *State) bool {
+	const bits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+	return e.link || e.mode&bits == st.Mode&bits
+}
+
+// readCurrent reads a file, or a symbolic link's target, for
+// classification. A missing file is not an error; a directory or special
+// file is.
+func readCurrent(fsy fsys.FS, name string) (entry, bool, error) {
 	fi, err := fsy.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
+		return entry{}, false, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return entry{}, false, err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		target, err := fsy.Readlink(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			return entry{}, false, nil
+		}
+		return entry{data: []byte(target), link: true, mode: fi.Mode()}, err == nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, true, fmt.Errorf("is now a %v, not a regular file; left as it is", fi.Mode().Type())
+		return entry{}, true, fmt.Errorf("is now a %v, not a regular file; left as it is", fi.Mode().Type())
 	}
 	data, _, err := fsys.ReadFile(fsy, name, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
+		return entry{}, false, nil
 	}
-	return data, err == nil, err
+	return entry{data: data, mode: fi.Mode()}, err == nil, err
 }
 
 // inexactReason is the conflict of an op whose name may have lost bytes.
@@ -544,7 +571,7 @@ func (j *Journal) restore(m *Manifest, op *Op, data []byte, sync bool) error {
 		return err
 	}
 	displaced, _, rerr := readCurrent(j.fs, op.staged)
-	if rerr == nil && matches(displaced, op.New) {
+	if rerr == nil && displaced.is(op.New) {
 		return nil
 	}
 	if err := j.fs.Exchange(op.staged, op.Path); err != nil {
