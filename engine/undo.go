@@ -228,7 +228,7 @@ type undoSlot struct {
 // run renders the file's diff into its result.
 func (o *op) undoFile(sl *undoSlot, tm *journal.Manifest, i int, pack *journal.Pack, uo UndoOptions) error {
 	op, fr := tm.Ops[i], sl.fr
-	cur, err := o.readFile(op.Path, op.Path, true)
+	cur, err := o.readEntry(op.Path, op.Path, op.Old.IsLink() || op.New.IsLink())
 	if err != nil {
 		fr.Code, fr.Error = plan.CodeOf(err), err.Error()
 		sl.conflict = op.Path + " (" + err.Error() + ")"
@@ -309,7 +309,7 @@ func sameState(cur *fileInfo, st *journal.State) bool {
 	if st == nil {
 		return !cur.exists
 	}
-	return cur.exists && int64(len(cur.data)) == st.Size && hash.Of(cur.data) == st.Hash
+	return cur.exists && cur.link == st.IsLink() && int64(len(cur.data)) == st.Size && hash.Of(cur.data) == st.Hash
 }
 
 // undoUnit builds the unit restoring op's old state over cur; before reads
@@ -317,12 +317,8 @@ func sameState(cur *fileInfo, st *journal.State) bool {
 // keeps none of cur's bytes: staging reads the file again under the lock
 // and checks it is still what was looked at.
 func undoUnit(op *journal.Op, cur *fileInfo, before func() ([]byte, error)) (*unit, []*journal.Op) {
-	var old *journal.State
-	if cur.exists {
-		old = &journal.State{Hash: hash.Of(cur.data), Size: int64(len(cur.data)), Mode: cur.mode.Perm() | cur.mode&modeExtra,
-			Uid: cur.ident.Uid, Gid: cur.ident.Gid}
-	}
-	u := &unit{src: op.Path, old: old, load: before,
+	old := stateOf(cur)
+	u := &unit{src: op.Path, old: old, load: before, link: op.Old.IsLink() || op.New.IsLink(),
 		render: func(o, n []byte) (string, apply.Stat) {
 			c := apply.Change{OldPath: op.Path, NewPath: op.Path, Old: o, New: n}
 			if old == nil {

@@ -651,6 +651,7 @@ type fileInfo struct {
 	// readAt is when the read began (readFile), for stableRead; zero
 	// when not known.
 	readAt time.Time
+	link   bool // a symbolic link read as an entry: data is its target (links.go)
 }
 
 // readFile reads a resolved path for editing: only regular files with one

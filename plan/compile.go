@@ -86,12 +86,19 @@ type FileOps struct {
 	StrReplaces []*Op
 	Appends     []*Op // append and append_text, in request order
 	Final       *Op   // copy, move or delete
-	// Mode, if set, is the permission bits the file gets.
+	// Mode, if set, is the permission bits the file gets, or
+	// fs.ModeSymlink|0o777: it becomes (or stays) a symbolic link whose
+	// target is its content (IsLink).
 	Mode *fs.FileMode
+	// NoFollow: see FileEdit.NoFollow (true also when Mode is a link's).
+	NoFollow bool
 	// Invalid holds validation failures of individual edits. The edits
 	// listed here are not in the groups above.
 	Invalid []*Error
 }
+
+// IsLink reports whether f's edits make the file a symbolic link.
+func (f *FileOps) IsLink() bool { return f.Mode != nil && *f.Mode&fs.ModeSymlink != 0 }
 
 // TextEdits reports whether the file has edits that need text content
 // (a binary patch does not).
@@ -215,7 +222,7 @@ func compilePattern(r *Request) (*Pattern, error) {
 }
 
 func compileFile(entry int, fe FileEdit) *FileOps {
-	f := &FileOps{Entry: entry, Path: fe.Path, NumEdits: len(fe.Edits)}
+	f := &FileOps{Entry: entry, Path: fe.Path, NumEdits: len(fe.Edits), NoFollow: fe.NoFollow}
 	bad := func(i int, cmd string, code Code, format string, args ...any) {
 		f.Invalid = append(f.Invalid, EditErrorf(code, fe.Path, i, cmd, format, args...))
 	}
@@ -284,6 +291,7 @@ func compileFile(entry int, fe FileEdit) *FileOps {
 			continue
 		}
 		f.Mode = &m
+		f.NoFollow = f.NoFollow || m&fs.ModeSymlink != 0
 	}
 	f.LineEdits = orderLineEdits(lineEdits, func(op, prev *Op) {
 		f.Invalid = append(f.Invalid, EditErrorf(CodeOverlappingEdits, fe.Path, op.Index, string(op.Command),
@@ -498,16 +506,19 @@ func (op *Op) takeTextEdits(e Edit) string {
 	return ""
 }
 
-// parseMode reads a permission mode as git writes it ("100755") or as
-// octal ("0755", "755").
+// parseMode reads a permission mode as git writes it ("100755"; "120000"
+// is a symbolic link) or as octal ("0755", "755").
 func parseMode(s string) (fs.FileMode, error) {
 	n, err := strconv.ParseUint(s, 8, 32)
 	if err != nil {
 		return 0, fmt.Errorf("want octal permission bits such as 0644 or git's 100755")
 	}
+	if n == 0o120000 {
+		return fs.ModeSymlink | 0o777, nil
+	}
 	if n > 0o777 {
 		if n>>9 != 0o100 { // git: 100644, 100755
-			return 0, fmt.Errorf("only regular file modes (100644, 100755) are supported")
+			return 0, fmt.Errorf("only regular file modes (100644, 100755) and symbolic links (120000) are supported")
 		}
 		n &= 0o777
 	}

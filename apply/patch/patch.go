@@ -85,12 +85,16 @@ type File struct {
 	// CreateIfMissing: the file's first block has an empty SEARCH, so a
 	// missing file is created by applying the blocks to no content.
 	CreateIfMissing bool
-	// OldMode and NewMode are git's modes ("100644", "100755") when the
-	// diff states them.
+	// OldMode and NewMode are git's modes ("100644", "100755", "120000"
+	// for a symbolic link) when the diff states them.
 	OldMode, NewMode string
 	// Binary is a git diff's binary patch of an OpUpdate or OpDelete (an
 	// OpAdd's literal is its Content).
 	Binary *plan.BinaryPatch
+	// Git: the section is a git diff's, where a path names an entry (a
+	// symbolic link is one, of mode 120000, its content its target) and
+	// is not followed (plan.FileEdit.NoFollow).
+	Git bool
 	// Line is the 1-based line of the input where the file's section
 	// starts, for messages (0 for a Responses operation).
 	Line int

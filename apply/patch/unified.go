@@ -121,11 +121,20 @@ headers:
 			return nil, errAt(d.i+1, a, "%v", err)
 		}
 	}
+	// The index line's mode ("index a..b 120000") is the mode of both
+	// sides when no mode lines say otherwise: a link changed in place.
+	if idx := strings.Fields(ids); len(idx) == 2 && idx[1] == "120000" && f.OldMode == "" && f.NewMode == "" && !isNew && !isDel {
+		f.OldMode, f.NewMode = idx[1], idx[1]
+	}
 	for _, m := range []string{f.OldMode, f.NewMode} {
-		if m == "120000" || m == "160000" {
-			return nil, errAt(start+1, a, "mode %s: symbolic links and submodules are not supported", m)
+		if m == "160000" {
+			return nil, errAt(start+1, a, "mode %s: submodules are not supported", m)
 		}
 	}
+	if f.OldMode != "" && f.NewMode != "" && (f.OldMode == "120000") != (f.NewMode == "120000") {
+		return nil, errAt(start+1, a, "mode %s to %s in one section: git writes a type change as a deletion and a creation", f.OldMode, f.NewMode)
+	}
+	f.Git = true
 	// git records and applies only whether a file is executable: any
 	// other regular-file mode is read as 100755 or 100644, as git apply
 	// does, never applied literally (100777 is not 0777, 100000 not 0000).

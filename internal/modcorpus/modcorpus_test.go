@@ -71,7 +71,9 @@ func runPair(t *testing.T, name, dir string) outcome {
 	cmd := exec.Command("git", "-c", "core.autocrlf=false", "apply", "--whitespace=nowarn", "-")
 	cmd.Dir, cmd.Stdin = theirs, bytes.NewReader(diff)
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+	forkMu.Lock()
 	out, err := cmd.CombinedOutput()
+	forkMu.Unlock()
 	o.git, _ = judge(t, theirs, old, nw, err == nil)
 	if o.git != exact {
 		o.why += "; git apply: " + strings.TrimSpace(string(out))
@@ -185,10 +187,19 @@ func treeDiff(a, b map[string]entry) string {
 	return strings.Join(diffs, "; ")
 }
 
+// forkMu keeps git's fork apart from the copying of trees: a child forked
+// while another goroutine has a file open for writing holds that file open
+// until it execs, and txedit's commit, which takes a read lease on each
+// file it replaces, would see a writer there and refuse (docs/journal.md,
+// "Writers outside txedit").
+var forkMu sync.Mutex
+
 // copyTree copies a tree (files with their executable bit, symbolic links
 // as links).
 func copyTree(t *testing.T, from, to string) {
 	t.Helper()
+	forkMu.Lock()
+	defer forkMu.Unlock()
 	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err

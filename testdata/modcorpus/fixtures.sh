@@ -67,19 +67,25 @@ cut crlf-and-bare-cr github.com/BurntSushi/toml/v0.4.1..v1.0.0 internal/toml-tes
 cut binary-literal-and-delta github.com/BurntSushi/toml/v1.3.2..v1.4.0 internal/toml-test/tests/invalid/control/bare-null.toml internal/toml-test/tests/invalid/control/comment-null.toml
 cut binary-rename golang.org/x/net/v0.55.0..v0.56.0 html/testdata/webkit/plain-text-unsafe.dat:html/testdata/html5lib-tests/tree-construction/plain-text-unsafe.dat
 
-# Symbolic links, made with git: one created (to a file and to a
-# directory inside the tree), one retargeted, one deleted, one renamed.
+# Symbolic links, made with git: created (to a file, to a directory, and
+# one climbing up and back inside the tree), one retargeted, one deleted,
+# one renamed, a file replaced by a link and a link by a file.
 d=$out/symlinks
 mkdir -p "$d/old/docs" "$d/new/docs"
 printf 'readme\n' >"$d/old/docs/README.md"
-cp "$d/old/docs/README.md" "$d/new/docs/README.md"
+printf 'index\n' >"$d/old/docs/INDEX.md"
+cp "$d/old/docs/README.md" "$d/old/docs/INDEX.md" "$d/new/docs/"
 ln -s docs/README.md "$d/old/README"
-ln -s docs/README.md "$d/old/gone"
+ln -s docs/INDEX.md "$d/old/gone"
 ln -s docs "$d/old/old-name"
+printf 'was a file\n' >"$d/old/kind"
+ln -s docs/README.md "$d/old/kind2"
+ln -s docs/INDEX.md "$d/new/README"
 ln -s docs/README.md "$d/new/README.txt"
-ln -s README.md "$d/new/README"
 ln -s docs "$d/new/new-name"
-ln -s docs "$d/new/docs-link"
+ln -s ../README "$d/new/docs/up"
+ln -s docs/INDEX.md "$d/new/kind"
+printf 'now a file\n' >"$d/new/kind2"
 diffTrees symlinks
 echo "symlinks: made with git here (created, retargeted, deleted, renamed links)" >>"$out/SOURCES"
 
