@@ -47,39 +47,52 @@ type outcome struct {
 
 // runPair applies dir's diff to copies of dir/old with txedit (through the
 // engine, as txedit apply does) and with git apply, and compares each with
-// dir/new.
+// dir/new. Each tree is read once.
 func runPair(t *testing.T, name, dir string) outcome {
 	t.Helper()
 	diff, err := os.ReadFile(filepath.Join(dir, "diff"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	old, nw := filepath.Join(dir, "old"), filepath.Join(dir, "new")
+	old, nw := readTree(t, filepath.Join(dir, "old")), readTree(t, filepath.Join(dir, "new"))
 	o := outcome{name: name}
-	scratch := t.TempDir()
+	scratch := scratchDir(t)
 
 	ours := filepath.Join(scratch, "txedit")
-	copyTree(t, old, ours)
+	writeTree(t, old, ours)
 	ok, msg := applyTxedit(ours, diff)
-	o.txedit, o.why = judge(t, ours, old, nw, ok)
+	o.txedit, o.why = judge(t, readTree(t, ours), old, nw, ok)
 	if msg != "" {
 		o.why = msg + "; " + o.why
 	}
 
 	theirs := filepath.Join(scratch, "git")
-	copyTree(t, old, theirs)
+	writeTree(t, old, theirs)
 	cmd := exec.Command("git", "-c", "core.autocrlf=false", "apply", "--whitespace=nowarn", "-")
 	cmd.Dir, cmd.Stdin = theirs, bytes.NewReader(diff)
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
 	forkMu.Lock()
 	out, err := cmd.CombinedOutput()
 	forkMu.Unlock()
-	o.git, _ = judge(t, theirs, old, nw, err == nil)
+	o.git, _ = judge(t, readTree(t, theirs), old, nw, err == nil)
 	if o.git != exact {
 		o.why += "; git apply: " + strings.TrimSpace(string(out))
 	}
 	os.RemoveAll(scratch)
 	return o
+}
+
+// scratchDir is a fresh directory for one pair's two trees: in /dev/shm
+// where there is one (the corpus writes and reads some gigabytes of small
+// files, which a disk makes I/O-bound), else the test's temporary
+// directory.
+func scratchDir(t *testing.T) string {
+	t.Helper()
+	if d, err := os.MkdirTemp("/dev/shm", "txedit-modcorpus-"); err == nil {
+		t.Cleanup(func() { os.RemoveAll(d) })
+		return d
+	}
+	return t.TempDir()
 }
 
 // applyTxedit applies diff in the workspace dir and reports whether it
@@ -104,18 +117,17 @@ func applyTxedit(dir string, diff []byte) (bool, string) {
 	return true, ""
 }
 
-// judge says how a program that reported ok left got, against the old and
-// new trees, and how got differs from new.
-func judge(t *testing.T, got, old, nw string, ok bool) (verdict, string) {
+// judge says how a program that reported ok left the tree got, against
+// the old and new trees, and how got differs from new.
+func judge(t *testing.T, got, old, nw map[string]entry, ok bool) (verdict, string) {
 	t.Helper()
-	g, n := readTree(t, got), readTree(t, nw)
-	diff := treeDiff(g, n)
+	diff := treeDiff(got, nw)
 	switch {
 	case ok && diff == "":
 		return exact, ""
 	case ok:
 		return falseSuccess, diff
-	case treeDiff(g, readTree(t, old)) == "":
+	case treeDiff(got, old) == "":
 		return refused, diff
 	}
 	return refusedChanged, diff
@@ -187,47 +199,36 @@ func treeDiff(a, b map[string]entry) string {
 	return strings.Join(diffs, "; ")
 }
 
-// forkMu keeps git's fork apart from the copying of trees: a child forked
+// forkMu keeps git's fork apart from the writing of trees: a child forked
 // while another goroutine has a file open for writing holds that file open
 // until it execs, and txedit's commit, which takes a read lease on each
 // file it replaces, would see a writer there and refuse (docs/journal.md,
 // "Writers outside txedit").
 var forkMu sync.Mutex
 
-// copyTree copies a tree (files with their executable bit, symbolic links
-// as links).
-func copyTree(t *testing.T, from, to string) {
+// writeTree writes a tree read by readTree (files with their executable
+// bit, symbolic links as links).
+func writeTree(t *testing.T, tr map[string]entry, to string) {
 	t.Helper()
 	forkMu.Lock()
 	defer forkMu.Unlock()
-	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+	for p, e := range tr {
+		dst := filepath.Join(to, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		switch e.kind {
+		case "link":
+			err = os.Symlink(string(e.data), dst)
+		case "exec":
+			err = os.WriteFile(dst, e.data, 0o755)
+		default:
+			err = os.WriteFile(dst, e.data, 0o644)
+		}
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		rel, _ := filepath.Rel(from, p)
-		dst := filepath.Join(to, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(dst, 0o755)
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(target, dst)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, data, info.Mode().Perm()|0o200)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 
