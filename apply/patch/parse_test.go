@@ -122,6 +122,7 @@ var diffCases = []parseCase{
 	{"fewer lines than the header says, to the next hunk: recounted", "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n-x\n+y\n@@ -9 +9 @@\n-p\n+q\n",
 		"update f (line 1)\n  hunk 0 line 1 recounted\n    -\"x\"\n    +\"y\"\n  hunk 1 line 9\n    -\"p\"\n    +\"q\"\n"},
 	{"a recounted pure addition goes after the stated line", "--- a/f\n+++ b/f\n@@ -5,1 +6,1 @@\n+y\n", "update f (line 1)\n  hunk 0 line 6 recounted\n    +\"y\"\n"},
+	{"counts met, more hunk lines, then prose: refused, not dropped", "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-x\n+y\n-z\n+w\nthanks\n", "error invalid_request: line 6: \"-z\": the hunk at line 3 has more lines than its header says, and they run into other text"},
 	{"counts met, then a git format-patch signature: not hunk lines", "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-x\n+y\n-- \n2.39.5\n\n", "update f (line 1)\n  hunk 0 line 1\n    -\"x\"\n    +\"y\"\n"},
 	{"garbage in a counted hunk", "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-x\n+y\nhello\n", "error invalid_request: line 6: the hunk at line 3 ends early: its header promises 1 more old and 1 more new lines"},
 	{"bad hunk header", "--- a/f\n+++ b/f\n@@ -a +b @@\n-x\n", "error invalid_request: line 3: \"@@ -a +b @@\" is not a hunk header"},

@@ -350,6 +350,13 @@ func (d *diffReader) hunks(path string) ([]diffHunk, error) {
 					h, err = rh, nil
 				} else if err != nil {
 					return nil, err
+				} else if d.text(d.i) != "-- " {
+					// More hunk lines than counted, then other text:
+					// not delimited, and not to be dropped silently.
+					// (git format-patch's signature, "-- " and its
+					// version, follows the last hunk: it is not a hunk
+					// line.)
+					return nil, errAt(d.i+1, path, "%q: the hunk at line %d has more lines than its header says, and they run into other text: fix the header's counts, or write '@@ ... @@'", clip(d.text(d.i)), h.at)
 				}
 			}
 			h.line = max(os, 1)
