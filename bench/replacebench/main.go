@@ -36,8 +36,8 @@ import (
 const (
 	find = "errors.New("
 	repl = "errors.Newf("
-	// The regex replacement (issue #40: finding the files that change
-	// costs what a search costs): a regex that is a plain string, as an
+	// The regex replacement (finding the files that change costs what a
+	// search costs: bench/README.md): a regex that is a plain string, as an
 	// agent writes it, and a name nothing in the tree uses.
 	findRE = `errors\.New`
 	replRE = "errors.NewErr"
@@ -132,7 +132,7 @@ func main() {
 		}}
 	}
 	// The same replacement as a regex, through txedit replace and as a
-	// JSON request (issue #40's rows), and its dry run.
+	// JSON request (bench/README.md's replace rows), and its dry run.
 	requestRE := fmt.Sprintf(`{"directory":".","file_pattern":"*.go","sed_pattern":"s/%s/%s/g"}`, strings.ReplaceAll(findRE, `\`, `\\`), replRE)
 	txRE := func(name string, flags ...string) timing.Method {
 		args := append(append([]string{"replace"}, flags...), "--glob", "*.go", "s/"+findRE+"/"+replRE+"/g")
@@ -195,7 +195,7 @@ func main() {
 	if changed[methods[iRegex].Name] != changed[methods[iSdRE].Name] {
 		fmt.Printf("note: txedit's regex replacement changed %d files, rg | sd's %d: not the same work\n", changed[methods[iRegex].Name], changed[methods[iSdRE].Name])
 	}
-	// The bounds of SPEC §11: within 1.3x of rg | sd on disk, 1.0x on a
+	// The bounds (bench/README.md): within 1.3x of rg | sd on disk, 1.0x on a
 	// tmpfs; the dry run within 1.5x of rg -l plus what sd needs (sd's
 	// own preview of the same files).
 	bound := 1.3
