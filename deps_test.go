@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -19,43 +20,45 @@ const module = "github.com/txedit/txedit"
 // the test: new packages declare their place. (The idea of Go's own
 // go/build/deps_test.go, at our scale.)
 var allowed = map[string][]string{
-	"hash":                  {"github.com/cespare/xxhash/v2"},
-	"plan":                  {"hash", "internal/jsonenc"},
-	"apply":                 {"plan", "hash", "internal/grep", "github.com/hexops/gotextdiff"},
-	"apply/patch":           {"plan", "apply", "hash"},
-	"fsys":                  {"golang.org/x/sys"},
-	"fsys/memfs":            {"fsys"},
-	"fsys/faultfs":          {"fsys"},
-	"fsys/fstest":           {"fsys", "fsys/memfs", "fsys/faultfs"},
-	"internal/jsonenc":      {},
-	"internal/par":          {"github.com/sourcegraph/conc"},
-	"internal/ignore":       {"github.com/gobwas/glob"},
-	"internal/grep":         {"plan"},
-	"internal/walk":         {"fsys", "internal/ignore", "internal/par", "github.com/sourcegraph/conc"},
-	"journal":               {"fsys", "hash", "internal/par"},
-	"engine":                {"plan", "apply", "hash", "journal", "fsys", "internal/par", "internal/walk", "internal/ignore", "internal/grep"},
-	"tools":                 {"engine", "plan", "apply", "apply/patch", "hash", "journal", "fsys", "internal/grep", "internal/jsonenc", "internal/lsp"},
-	"tools/mcpserver":       {"tools", "engine", "plan", "github.com/modelcontextprotocol/go-sdk"},
-	"cmd/txedit":            {"*"},
-	"bench":                 {"*"},
-	"bench/commitbench":     {"*"},
-	"bench/replacebench":    {"*"},
-	"bench/searchbench":     {"*"},
-	"bench/agentloopbench":  {"*"},
-	"bench/soakbench":       {"*"},
-	"bench/startbench":      {"*"},
-	"bench/fscostbench":     {"*"},
-	"bench/realdiffbench":   {"*"},
-	"bench/internal/timing": {"*"},
-	"internal/buildinfo":    {},
-	"internal/mcpcli":       {"engine", "plan", "tools"},
-	"internal/profile":      {},
-	"cmd/txedit-mcp":        {"*"},
-	"internal/patchcorpus":  {},
-	"internal/testlong":     {},
-	"internal/teststate":    {},
-	"bench/patchpeers":      {"*"},
-	"internal/clientconfig": {"apply", "github.com/google/renameio/v2", "golang.org/x/sys"},
+	"hash":                     {"github.com/cespare/xxhash/v2"},
+	"plan":                     {"hash", "internal/jsonenc"},
+	"apply":                    {"plan", "hash", "internal/grep", "github.com/hexops/gotextdiff"},
+	"apply/patch":              {"plan", "apply", "hash"},
+	"fsys":                     {"golang.org/x/sys"},
+	"fsys/memfs":               {"fsys"},
+	"fsys/faultfs":             {"fsys"},
+	"fsys/fstest":              {"fsys", "fsys/memfs", "fsys/faultfs"},
+	"internal/jsonenc":         {},
+	"internal/par":             {"github.com/sourcegraph/conc"},
+	"internal/ignore":          {"github.com/gobwas/glob"},
+	"internal/grep":            {"plan"},
+	"internal/walk":            {"fsys", "internal/ignore", "internal/par", "github.com/sourcegraph/conc"},
+	"journal":                  {"fsys", "hash", "internal/par"},
+	"engine":                   {"plan", "apply", "hash", "journal", "fsys", "internal/par", "internal/walk", "internal/ignore", "internal/grep"},
+	"tools":                    {"engine", "plan", "apply", "apply/patch", "hash", "journal", "fsys", "internal/grep", "internal/jsonenc", "internal/lsp"},
+	"tools/mcpserver":          {"tools", "engine", "plan", "github.com/modelcontextprotocol/go-sdk"},
+	"cmd/txedit":               {"*"},
+	"bench":                    {"*"},
+	"bench/commitbench":        {"*"},
+	"bench/replacebench":       {"*"},
+	"bench/searchbench":        {"*"},
+	"bench/agentloopbench":     {"*"},
+	"bench/soakbench":          {"*"},
+	"bench/startbench":         {"*"},
+	"bench/fscostbench":        {"*"},
+	"bench/realdiffbench":      {"*"},
+	"bench/internal/timing":    {"*"},
+	"internal/buildinfo":       {},
+	"internal/mcpcli":          {"engine", "plan", "tools"},
+	"internal/profile":         {},
+	"cmd/txedit-mcp":           {"*"},
+	"internal/patchcorpus":     {},
+	"internal/modcorpus":       {},
+	"internal/modcorpus/build": {"internal/modcorpus"},
+	"internal/testlong":        {},
+	"internal/teststate":       {},
+	"bench/patchpeers":         {"*"},
+	"internal/clientconfig":    {"apply", "github.com/google/renameio/v2", "golang.org/x/sys"},
 	// The LSP client: JSON-RPC over a server's stdio, nothing of the
 	// module (the rename in tools drives it; the engine never sees it).
 	"internal/lsp": {},
@@ -157,8 +160,8 @@ func TestEngineKnowsNoDialect(t *testing.T) {
 
 // TestOnlyTheServerLinksTheSDK: txedit itself does not link the MCP SDK
 // or what it brings (net/http, crypto/tls, OAuth): their package inits
-// ran in every command, ~12 ms a start (issue #22). Only txedit-mcp links
-// them.
+// ran in every command, ~12 ms a start (docs/design.md, "Process start").
+// Only txedit-mcp links them.
 func TestOnlyTheServerLinksTheSDK(t *testing.T) {
 	for _, d := range goList(t, "-deps", "./cmd/txedit") {
 		if strings.Contains(d, "modelcontextprotocol") || d == "net/http" || d == "crypto/tls" || strings.HasPrefix(d, "golang.org/x/oauth2") {
@@ -244,8 +247,8 @@ func TestFuzzTargetsDocumented(t *testing.T) {
 }
 
 // maxFuncLines is the longest a function outside bench/ and the tests may
-// be (issue #26: each core function reads as a short story of named steps,
-// the details in helpers beside it; docs/design.md).
+// be (each core function reads as a short story of named steps, the
+// details in helpers beside it; docs/design.md).
 const maxFuncLines = 100
 
 // TestFunctionsAreShort keeps every function of the module's packages
@@ -285,5 +288,57 @@ func TestFunctionsAreShort(t *testing.T) {
 	})
 	if checked < 500 {
 		t.Errorf("checked only %d functions: the walk is broken", checked)
+	}
+}
+
+// citation matches what a comment must not cite: the product
+// specification (by its name in capitals, or a section sign and number) or
+// an issue (the word and a number, or a number after "#"). A reader of the
+// repository has its docs (docs/*.md, bench/README.md), not those.
+var citation = regexp.MustCompile(`\bSPEC\b|§|(?i:\bissues?\s*#?\d+)|(?:^|[\s(])#\d+\b`)
+
+// TestCommentsCiteOnlyDocs: no comment of the module's Go files, and no
+// comment line of its shell scripts, cites the specification or an issue
+// number; comments cite the repository's own docs, or say the thing itself.
+func TestCommentsCiteOnlyDocs(t *testing.T) {
+	fset := token.NewFileSet()
+	checked := 0
+	filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if name := d.Name(); name == "node_modules" || name == ".git" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch {
+		case strings.HasSuffix(p, ".go"):
+			f, err := parser.ParseFile(fset, p, nil, parser.ParseComments|parser.SkipObjectResolution)
+			if err != nil {
+				return nil // a test input that is not Go
+			}
+			checked++
+			for _, g := range f.Comments {
+				for _, c := range g.List {
+					if m := citation.FindString(c.Text); m != "" {
+						t.Errorf("%s: a comment cites %q: cite docs/….md (or say the thing itself)", fset.Position(c.Pos()), strings.TrimSpace(m))
+					}
+				}
+			}
+		case strings.HasSuffix(p, ".sh") || filepath.Base(p) == "run" && filepath.Base(filepath.Dir(p)) == ".ci":
+			data, _ := os.ReadFile(p)
+			checked++
+			for i, line := range strings.Split(string(data), "\n") {
+				if c, ok := strings.CutPrefix(strings.TrimSpace(line), "#"); ok && citation.MatchString(c) {
+					t.Errorf("%s:%d: a comment cites %q: cite docs/….md (or say the thing itself)", p, i+1, strings.TrimSpace(citation.FindString(c)))
+				}
+			}
+		}
+		return nil
+	})
+	if checked < 100 {
+		t.Errorf("checked only %d files: the walk is broken", checked)
 	}
 }

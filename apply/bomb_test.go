@@ -21,9 +21,9 @@ func line(i int) string { return fmt.Sprintf("line %d of the file", i) }
 
 // TestHunkBombCostIsLinear: a patch of many hunks that all fail — each
 // hunk's lines are in the file, but not together — looks at a bounded
-// number of places per hunk, whatever the file's length (issue #27
-// finding 6: a failing 3,000-hunk patch took 28.5 s, each hunk scanning
-// the whole file on every rung of the ladder). The cost is counted, not
+// number of places per hunk, whatever the file's length (a failing
+// 3,000-hunk patch took 28.5 s, each hunk scanning the whole file on every
+// rung of the ladder; docs/testing.md, the reliability audit). The cost is counted, not
 // timed: 4 times the file and the hunks cost about 4 times the work.
 func TestHunkBombCostIsLinear(t *testing.T) {
 	work := func(n int) int {
@@ -49,7 +49,7 @@ func TestHunkBombCostIsLinear(t *testing.T) {
 // another, each to the result of the ones before it; the rung indexes
 // (each line's key on each rung of the ladder) are kept current across
 // those splices, not rebuilt for every block (which made 10,000 blocks
-// take 40.7 s, issue #27 finding 6). Blocks whose new lines match nowhere
+// take 40.7 s). Blocks whose new lines match nowhere
 // make the matcher look on every rung; the result is the sequential one.
 func TestBlockBombIndexesOnce(t *testing.T) {
 	const n = 2000

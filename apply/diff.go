@@ -57,6 +57,13 @@ func Render(c Change) (string, Stat) {
 	if bName == "" {
 		bName = aName
 	}
+	if c.OldPath != "" && c.NewPath != "" && (c.OldMode&fs.ModeSymlink != 0) != (c.NewMode&fs.ModeSymlink != 0) {
+		// A file replaced by a symbolic link, or a link by a file: git
+		// writes the deletion and the creation.
+		d1, s1 := Render(Change{OldPath: c.OldPath, Old: c.Old, OldMode: c.OldMode})
+		d2, s2 := Render(Change{NewPath: c.NewPath, New: c.New, NewMode: c.NewMode})
+		return d1 + d2, Stat{Added: s1.Added + s2.Added, Removed: s1.Removed + s2.Removed, Binary: s1.Binary || s2.Binary}
+	}
 	b.WriteString("diff --git " + quote("a/"+aName) + " " + quote("b/"+bName) + "\n")
 	switch {
 	case c.OldPath == "":
@@ -180,6 +187,9 @@ func commonSuffix(a, b []byte) int {
 }
 
 func gitMode(m fs.FileMode) string {
+	if m&fs.ModeSymlink != 0 {
+		return "120000"
+	}
 	if m&0o111 != 0 {
 		return "100755"
 	}

@@ -384,7 +384,7 @@ func patches(f *plan.FileOps, content []byte, exists bool, out *Outcome) []byte 
 			content, exists = res, true
 			continue
 		}
-		if len(op.Hunks) == 0 { // a mode change alone
+		if len(op.Hunks) == 0 && op.Binary == nil { // a mode change alone
 			out.Applied++
 			all = false
 			continue
@@ -394,7 +394,9 @@ func patches(f *plan.FileOps, content []byte, exists bool, out *Outcome) []byte 
 			in = nil // a missing file: an empty SEARCH creates it
 		}
 		var ho *HunkOutcome
-		if op.Blocks {
+		if op.Binary != nil {
+			ho = ApplyBinary(f.Path, in, op.Binary)
+		} else if op.Blocks {
 			ho = ApplyBlocks(f.Path, in, op.Hunks)
 		} else {
 			ho = ApplyHunks(f.Path, in, op.Hunks)

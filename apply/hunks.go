@@ -64,8 +64,10 @@ func (o *HunkOutcome) OK() bool { return len(o.Failed) == 0 }
 // conflict, naming the hunks.
 //
 // Line endings, a UTF-8 BOM, a missing final newline and bytes that are
-// not UTF-8 are kept: context lines keep the file's exact bytes and added
-// lines take its line ending. Only a unified hunk that says so changes the
+// not UTF-8 are kept: context lines keep the file's exact bytes; added
+// lines end as the patch says when its lines carry their own ends (an
+// exact patch: carriesEnds), else as the file lines around them
+// (hunkMatcher.addedEnds; docs/patch-formats.md, "Line ends"). Only a unified hunk that says so changes the
 // final newline (OldNoEOL != NewNoEOL), and only a hunk at the top whose
 // first old and new lines differ in a BOM adds or removes one. Every hunk
 // is evaluated and every failure reported. ApplyHunks never panics, and its
@@ -77,7 +79,7 @@ func ApplyHunks(path string, content []byte, hunks []plan.Hunk) *HunkOutcome {
 		return o
 	}
 	st, body := split(content)
-	m := &hunkMatcher{path: path, t: newHunkText(body), hints: hintBudget}
+	m := &hunkMatcher{path: path, t: newHunkText(body, carriesEnds(hunks)), hints: hintBudget}
 	var ps []*placed
 	start, shift := 0, 0
 	for k := range hunks {
@@ -140,7 +142,7 @@ func ApplyBlocks(path string, content []byte, hunks []plan.Hunk) *HunkOutcome {
 		return o
 	}
 	st, body := split(content)
-	t := newHunkText(body)
+	t := newHunkText(body, carriesEnds(hunks))
 	budget := hintBudget
 	var ps []*placed
 	m := &hunkMatcher{path: path, t: t, blocks: true}
@@ -159,15 +161,15 @@ func ApplyBlocks(path string, content []byte, hunks []plan.Hunk) *HunkOutcome {
 		// Apply the block now: the next one looks in the result.
 		st = bomChange(st, []*placed{p})
 		want, eof := m.wantFinalNL(p.h), p.end == t.n()
-		region, pair := m.region(p, st.nl())
+		region, pair := m.region(p, st)
 		fresh := make([]bool, len(region))
 		for j, i := range pair {
 			fresh[j] = i < 0 || t.freshIn(p.pos+i, 1) // added, or kept from an earlier block's
 		}
 		t.splice(p.pos, p.end, region, fresh)
-		closeLines(t.raws, p.pos-1, p.pos+len(region), st.nl())
+		closeLines(t, p.pos-1, p.pos+len(region), st)
 		if eof {
-			endFile(t.raws, want, st)
+			endFile(t, want, st)
 		}
 	}
 	m.settle(o, ps)
@@ -282,7 +284,8 @@ func (m *hunkMatcher) oldOrNew(p *placed, ends []int, start, shift int) (*placed
 	h := p.h
 	if h.Line > 0 || !h.Changes() || len(p.new) == 0 || blank(p.new) {
 		// Blank new lines stand in most files: where they do says
-		// nothing (SPEC §13's proof likewise needs a non-blank line).
+		// nothing (the content proof of docs/patch-formats.md, "Already
+		// applied only with proof", likewise needs a non-blank line).
 		return p, nil
 	}
 	np := newPattern(m.t, p.new)
@@ -318,11 +321,13 @@ func (m *hunkMatcher) oldOrNew(p *placed, ends []int, start, shift int) (*placed
 		spanText(p.pos+1, p.end), spanText(q+1, q+len(p.new)))
 }
 
-// hunkLines returns lines without "\r" endings and without a BOM on the
-// first line (a diff of a file with a BOM shows it there; bomChange
-// decides whether the file keeps it).
+// hunkLines returns lines without "\r" endings (unless the patch is exact:
+// carriesEnds) and without a BOM on the first line (a diff of a file with a
+// BOM shows it there; bomChange decides whether the file keeps it).
 func (m *hunkMatcher) hunkLines(lines []string) []string {
-	lines = cleanLines(lines)
+	if !m.t.exact {
+		lines = cleanLines(lines)
+	}
 	if len(lines) > 0 && strings.HasPrefix(lines[0], "\ufeff") {
 		lines = slices.Clone(lines)
 		lines[0] = strings.TrimPrefix(lines[0], "\ufeff")
@@ -518,7 +523,7 @@ func (m *hunkMatcher) settle(o *HunkOutcome, ps []*placed) {
 	}
 	sort.SliceStable(o.Failed, func(i, j int) bool { return o.Failed[i].Index < o.Failed[j].Index })
 	for _, p := range ps {
-		rep := plan.HunkReport{Hunk: p.k, Line: p.pos + 1, Rung: rungName(p.rung), AlreadyApplied: p.already}
+		rep := plan.HunkReport{Hunk: p.k, Line: p.pos + 1, Rung: rungName(p.rung), AlreadyApplied: p.already, Recounted: p.h.Recounted}
 		if p.h.Line > 0 && !p.already && !p.appendEOF {
 			rep.Offset = p.offset
 		}

@@ -74,7 +74,10 @@ const hashBase = 0x9E3779B97F4A7C15
 // matching.
 type hunkText struct {
 	raws  []string // every line as the file has it, its line break included
-	lines []string // the same without "\n" and a "\r" before it
+	lines []string // the same without "\n" and (unless exact) a "\r" before it
+	// exact: the patch carries its own line ends (carriesEnds), so a
+	// line's "\r" is part of what it is compared by and written with.
+	exact bool
 	seed  maphash.Seed
 	rungs [rungCount]*rungIndex
 	// spliced: lines were replaced since the text was read (blocks),
@@ -103,8 +106,8 @@ type rungIndex struct {
 	pos    map[string][]int
 }
 
-func newHunkText(body []byte) *hunkText {
-	t := &hunkText{seed: maphash.MakeSeed()}
+func newHunkText(body []byte, exact bool) *hunkText {
+	t := &hunkText{seed: maphash.MakeSeed(), exact: exact}
 	s := string(body)
 	n := strings.Count(s, "\n")
 	if len(s) > 0 && s[len(s)-1] != '\n' {
@@ -121,7 +124,7 @@ func newHunkText(body []byte) *hunkText {
 	}
 	t.lines = make([]string, len(t.raws))
 	for i, r := range t.raws {
-		t.lines[i] = trimEOL(r)
+		t.lines[i] = t.trimEOL(r)
 	}
 	return t
 }
@@ -147,10 +150,30 @@ func (t *hunkText) bytes() []byte {
 	return b
 }
 
-// trimEOL removes a line's "\n" and one "\r" before it.
-func trimEOL(s string) string {
+// trimEOL removes a line's "\n" and, unless the text is exact, one "\r"
+// before it.
+func (t *hunkText) trimEOL(s string) string {
 	s = strings.TrimSuffix(s, "\n")
+	if t.exact {
+		return s
+	}
 	return strings.TrimSuffix(s, "\r")
+}
+
+// ending returns the line break of line i ("\r\n", "\n"), or "" when it
+// has none (the last line of a file without a final newline) or there is
+// no line i.
+func (t *hunkText) ending(i int) string {
+	if i < 0 || i >= len(t.raws) {
+		return ""
+	}
+	switch r := t.raws[i]; {
+	case strings.HasSuffix(r, "\r\n"):
+		return "\r\n"
+	case strings.HasSuffix(r, "\n"):
+		return "\n"
+	}
+	return ""
 }
 
 // rung returns the index of rung r, built on first use and brought up to
@@ -199,11 +222,11 @@ func (t *hunkText) lacks(r int, p *pattern) bool {
 // indexes built so far are kept current: keys, hashes and counts of the
 // lines replaced only; their prefix hashes are recomputed from pos when
 // next used. A SEARCH/REPLACE block costs the lines it touches, not a
-// rebuild of every rung (issue #27: 10,000 blocks on one file took 40 s).
+// rebuild of every rung (10,000 blocks on one file took 40 s that way).
 func (t *hunkText) splice(pos, end int, raws []string, fresh []bool) {
 	lines := make([]string, len(raws))
 	for i, r := range raws {
-		lines[i] = trimEOL(r)
+		lines[i] = t.trimEOL(r)
 	}
 	if t.fresh == nil {
 		t.fresh = make([]bool, len(t.lines))
@@ -324,7 +347,7 @@ func (t *hunkText) next(r int, p *pattern, from, to int) int {
 	if !t.spliced {
 		// The places of p's rarest line are its only candidates: a
 		// patch's hunks cost their own lines, not a scan of the file
-		// each (issue #27: a failing 3,000-hunk patch took 28 s).
+		// each (a failing 3,000-hunk patch took 28 s that way).
 		best, j := []int(nil), -1
 		for k, key := range p.keys[r] {
 			if ps := t.positions(r, key); j < 0 || len(ps) < len(best) {
@@ -360,6 +383,26 @@ func firstAfter(ps []int, i int) int {
 
 // rungName names rung r for reports.
 func rungName(r int) plan.Rung { return plan.Rungs[r] }
+
+// carriesEnds reports whether a patch's lines carry their own line ends:
+// some old or new line of its hunks ends with "\r", as every line of a git
+// diff of a CRLF file does. Such a patch is exact: it is matched and
+// written byte for byte, as git apply does, "\r" and all, so a diff that
+// changes only line ends changes them. One that carries none (LF only) is
+// converted: its lines match CRLF lines too, and each line it adds takes
+// the line break of the lines around it (hunkMatcher.addedEnds).
+func carriesEnds(hunks []plan.Hunk) bool {
+	for i := range hunks {
+		for _, side := range [][]string{hunks[i].Old, hunks[i].New} {
+			for _, l := range side {
+				if strings.HasSuffix(l, "\r") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
 
 // cleanLines returns lines without a trailing "\r" each, sharing lines when
 // none has one.
@@ -398,7 +441,10 @@ const maxAnchorHits = 1000
 // hunk's @@ line), its last occurrence there is used.
 func (m *hunkMatcher) anchorEnds(k int, h *plan.Hunk, start int) ([]int, int, *plan.Error) {
 	t := m.t
-	anchors := cleanLines(h.Anchors)
+	anchors := h.Anchors
+	if !t.exact {
+		anchors = cleanLines(anchors)
+	}
 	var occ []int
 	rung := 0
 	for r := range rungCount {

@@ -10,8 +10,9 @@ import (
 // render returns m's text with the placed hunks applied (those neither
 // already applied nor pending). Lines outside the hunks are copied byte for
 // byte; a hunk's context lines (the lines its Old and New share) keep the
-// file's bytes, so a fuzzy match leaves them as they were; added lines take
-// the file's line ending.
+// file's bytes, so a fuzzy match leaves them as they were; added lines end
+// as the patch says (an exact patch) or as the lines around them
+// (addedEnds).
 func (m *hunkMatcher) render(st style, ps []*placed) []byte {
 	t := m.t
 	todo := make([]*placed, 0, len(ps))
@@ -23,7 +24,7 @@ func (m *hunkMatcher) render(st style, ps []*placed) []byte {
 	// Appends at the end of the file may precede later hunks in patch
 	// order: apply by position, keeping patch order at equal positions.
 	slices.SortStableFunc(todo, func(a, b *placed) int { return a.pos - b.pos })
-	out := &hunkText{raws: make([]string, 0, t.n()+8)}
+	out := &hunkText{raws: make([]string, 0, t.n()+8), exact: t.exact}
 	cur := 0
 	var atEOF *placed
 	for _, p := range todo {
@@ -31,7 +32,7 @@ func (m *hunkMatcher) render(st style, ps []*placed) []byte {
 			continue // unreachable: hunks are placed in order
 		}
 		out.raws = append(out.raws, t.raws[cur:p.pos]...)
-		region, _ := m.region(p, st.nl())
+		region, _ := m.region(p, st)
 		out.raws = append(out.raws, region...)
 		cur = p.end
 		if p.end == t.n() {
@@ -39,31 +40,103 @@ func (m *hunkMatcher) render(st style, ps []*placed) []byte {
 		}
 	}
 	out.raws = append(out.raws, t.raws[cur:]...)
-	closeLines(out.raws, 0, len(out.raws), st.nl())
+	closeLines(out, 0, len(out.raws), st)
 	if atEOF != nil {
-		endFile(out.raws, m.wantFinalNL(atEOF.h), st)
+		endFile(out, m.wantFinalNL(atEOF.h), st)
 	}
 	return out.bytes()
 }
 
 // region returns the lines that replace p's region: the hunk's new lines,
-// context lines as the file has them, added lines ending with nl; and the
-// pairing it went by (pair[j]: the old line new line j keeps, or -1).
-func (m *hunkMatcher) region(p *placed, nl string) (out []string, pair []int) {
+// context lines as the file has them, added lines with their line breaks
+// (an exact patch's lines carry their "\r": they end with "\n"; others
+// end as addedEnds says); and the pairing it went by (pair[j]: the old
+// line new line j keeps, or -1).
+func (m *hunkMatcher) region(p *placed, st style) (out []string, pair []int) {
 	pair = p.pairing()
 	indent := noIndent
 	if p.rung >= rungTrim {
 		indent = indentShift(m.t.lines[p.pos:p.end], p.old, p.new, m.t.lines)
 	}
+	var ends []string
+	if !m.t.exact {
+		ends = m.addedEnds(p, pair, st)
+	}
 	out = make([]string, len(p.new))
 	for j, l := range p.new {
-		if i := pair[j]; i >= 0 {
+		switch i := pair[j]; {
+		case i >= 0:
 			out[j] = m.t.raws[p.pos+i]
-		} else {
-			out[j] = indent(l) + nl
+		case m.t.exact:
+			out[j] = indent(l) + "\n"
+		default:
+			out[j] = indent(l) + ends[j]
 		}
 	}
 	return out, pair
+}
+
+// addedEnds returns the line break each added line of p (pair[j] < 0) is
+// written with when the patch carries no line ends of its own (an LF-only
+// patch; carriesEnds), following the lines around it in the file
+// (docs/patch-formats.md, "Line ends"):
+//   - a line that replaces removed lines ends as the removed line at its
+//     place in the change does (the last one, for lines beyond them);
+//   - otherwise, as the file lines before and after the added run end when
+//     they agree, or as the one of them that has a line break;
+//   - where they disagree (one CRLF, one LF), as the patch wrote it: LF;
+//   - with neither (an empty file), the file's convention.
+//
+// In a file whose line breaks are all CRLF every added line is CRLF, in an
+// LF file LF; only a file with both needs the neighbours.
+func (m *hunkMatcher) addedEnds(p *placed, pair []int, st style) []string {
+	t := m.t
+	ends := make([]string, len(pair))
+	prev := -1 // the old index of the last kept line before the run
+	for j := 0; j < len(pair); {
+		if pair[j] >= 0 {
+			prev = pair[j]
+			j++
+			continue
+		}
+		k := j
+		for k < len(pair) && pair[k] < 0 {
+			k++
+		}
+		next := len(p.old) // the old index of the kept line after the run
+		if k < len(pair) {
+			next = pair[k]
+		}
+		removed := next - prev - 1
+		for r := j; r < k; r++ {
+			e := ""
+			if removed > 0 {
+				e = t.ending(p.pos + prev + 1 + min(r-j, removed-1))
+			}
+			if e == "" {
+				e = t.around(p.pos+prev, p.pos+next, st)
+			}
+			ends[r] = e
+		}
+		prev, j = next, k
+	}
+	return ends
+}
+
+// around returns the line break for a line added between lines a and b
+// of t (either may be out of range): theirs when they agree or only one
+// has one, LF when they disagree, the file's convention when neither has.
+func (t *hunkText) around(a, b int, st style) string {
+	ea, eb := t.ending(a), t.ending(b)
+	switch {
+	case ea != "" && eb != "" && ea != eb:
+		return "\n"
+	case ea != "":
+		return ea
+	case eb != "":
+		return eb
+	}
+	return st.nl()
 }
 
 // wantFinalNL says whether the file must end with a line break after a
@@ -76,28 +149,44 @@ func (m *hunkMatcher) wantFinalNL(h *plan.Hunk) bool {
 	return m.t.finalNL()
 }
 
-// closeLines gives a line break to every line of raws[from:to] but the
+// closeLines gives a line break to every line of t.raws[from:to] but the
 // file's last that lacks one (the old last line, when lines now follow it).
-func closeLines(raws []string, from, to int, nl string) {
+func closeLines(t *hunkText, from, to int, st style) {
+	raws := t.raws
 	for i := max(from, 0); i < min(to, len(raws)-1); i++ {
 		if !strings.HasSuffix(raws[i], "\n") {
-			raws[i] += nl
+			raws[i] += t.breakAfter(i, st)
 		}
 	}
 }
 
-// endFile makes the last line end with a line break or not.
-func endFile(raws []string, want bool, st style) {
+// breakAfter is the line break line i gains when it has none: "\n" in an
+// exact text (a "\r" is the line's own), else the line before's, or the
+// file's convention.
+func (t *hunkText) breakAfter(i int, st style) string {
+	if t.exact {
+		return "\n"
+	}
+	if e := t.ending(i - 1); e != "" {
+		return e
+	}
+	return st.nl()
+}
+
+// endFile makes the last line end with a line break or not. Removing it
+// removes "\r\n" unless the text is exact (there a "\r" is the line's).
+func endFile(t *hunkText, want bool, st style) {
+	raws := t.raws
 	if len(raws) == 0 {
 		return
 	}
 	last := &raws[len(raws)-1]
 	switch has := strings.HasSuffix(*last, "\n"); {
 	case want && !has:
-		*last += st.nl()
+		*last += t.breakAfter(len(raws)-1, st)
 	case !want && has:
 		*last = strings.TrimSuffix(*last, "\n")
-		if st.crlf {
+		if !t.exact {
 			*last = strings.TrimSuffix(*last, "\r")
 		}
 	}
@@ -354,4 +443,26 @@ func indentStep(lines []string) string {
 
 func leading(s string) string {
 	return s[:len(s)-len(strings.TrimLeft(s, " \t"))]
+}
+
+// Reindent returns a replacement's new lines as the patch formats write a
+// hunk whose old lines matched with leading whitespace ignored (the
+// whitespace rung): matched is the file's lines where old matched, all the
+// whole file (for its unit of indentation). A new line paired with an old
+// one (the lines they share, in order) is the file's line; every other is
+// re-indented from old's indentation to the file's (indentShift), so a
+// block written two spaces deep for a four-space file lands four deep,
+// deeper lines too.
+func Reindent(matched, old, new, all []string) []string {
+	indent := indentShift(matched, old, new, all)
+	pair := alignLines(old, new)
+	out := make([]string, len(new))
+	for j, l := range new {
+		if i := pair[j]; i >= 0 {
+			out[j] = matched[i]
+		} else {
+			out[j] = indent(l)
+		}
+	}
+	return out
 }

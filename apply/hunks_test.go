@@ -122,7 +122,7 @@ var hunkCases = []hunkCase{
 	{name: "retried append before a change", in: "a\nB\nz\n", hunks: []plan.Hunk{{New: L("z")}, {Old: L("b"), New: L("B")}}, want: "a\nB\nz\n", already: true},
 	{name: "partly applied is a conflict", in: "a\nB\nc\nd\n", hunks: []plan.Hunk{{Old: L("a\nb"), New: L("a\nB")}, {Old: L("c\nd"), New: L("c\nD")}},
 		// Hunks are named as people count them: hunk 2 is the one missing
-		// (issue #27 finding 8: the message named hunk 1 twice).
+		// (the message used to name hunk 1 twice).
 		errs: []string{"conflict:0:this hunk is already applied (its new lines stand at lines 1-2) but hunk 2 is not"}},
 	{name: "absent deletion alone is not found", in: "a\n", hunks: []plan.Hunk{{Old: L("gone"), New: nil}}, errs: []string{"not_found:0:the lines to delete"}},
 	{name: "absent deletion without context is no proof, even in a retried patch", in: "a\nB\n", hunks: []plan.Hunk{{Old: L("gone")}, {Old: L("b"), New: L("B")}},

@@ -10,8 +10,8 @@ import (
 )
 
 // TestAgentLoopBench runs a tiny `bench/run.sh agentloop` (3 edits, journal
-// sizes 0 and 5, one run, on disk), so that the instrument issue #22 is
-// measured with cannot rot: it must build, drive both kinds of server
+// sizes 0 and 5, one run, on disk), so that the instrument the agent loop's
+// goals are measured with cannot rot: it must build, drive both kinds of server
 // through the official MCP client, check every edit it times, and print
 // its tables. It installs nothing (AGENTLOOP_INSTALL=0): the MCP SDK comes
 // from cmd/txedit/testdata/mcpclient (npm ci, as CI does) or from a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs txedit's side-by-side benchmarks (SPEC §11, issue #12) and prints
+# Runs txedit's side-by-side benchmarks (bench/README.md) and prints
 # their tables, one per file system, then a summary of the goals.
 #
 #   bench/run.sh all              search, commit and replace, on disk and on tmpfs
@@ -16,14 +16,14 @@
 #                                 --json) and redo of its transaction (on demand:
 #                                 not in all)
 #   bench/run.sh phases           where a 1,000-file commit's time goes (Go benchmark)
-#   bench/run.sh agentloop [flags]  the agent's loop (issue #22): N single edits of
+#   bench/run.sh agentloop [flags]  the agent's loop: N single edits of
 #                                 one file and one edit in each of N files through
 #                                 MCP, txedit mcp against the official filesystem
 #                                 server (npm, pinned), a dry run, spawn to
 #                                 tools/list, and the edits through the CLI, at
 #                                 journal sizes 0, 200 and 1,000; system calls per
 #                                 edit (strace) (bench/agentloopbench; not in all)
-#   bench/run.sh start [flags]    process start (issue #22): txedit version, a read and
+#   bench/run.sh start [flags]    process start: txedit version, a read and
 #                                 the same read as a tool against a Go hello world
 #                                 built in the same run, less the cost of a spawn
 #                                 (/bin/true) (bench/startbench; not in all)
@@ -35,7 +35,7 @@
 #   bench/run.sh fscost [flags]   single file-system calls a commit is made of (create,
 #                                 mkdir, link, O_TMPFILE, unlink, fsync, fdatasync, parallel
 #                                 fsyncs), on disk and on tmpfs (bench/fscostbench; not in all)
-#   bench/run.sh soak [flags]     the soak (issue #27): MCP sessions and CLI processes
+#   bench/run.sh soak [flags]     the soak: MCP sessions and CLI processes
 #                                 editing with hashes, rename-style and in-place
 #                                 outside writers, a kill -9 of an MCP server every
 #                                 few seconds then txedit recover; counts lost saves
@@ -289,7 +289,7 @@ soak() {
 
 summary() {
 	[ -s "$goals" ] || return 0
-	section "summary: the goals (issue #12; the agent loop: issue #22) (ratios of median wall times; peak RSS the largest of the runs)"
+	section "summary: the goals (ratios of median wall times; peak RSS the largest of the runs)"
 	awk -F'\t' 'NR == FNR { w = length($1) > w ? length($1) : w; next }
 		FNR == 1 { printf "%-*s %9s  %s\n", w, "goal", "measured", "" }
 		{ printf "%-*s %9s  %s\n", w, $1, $2, $3 }' "$goals" "$goals"

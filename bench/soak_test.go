@@ -10,15 +10,15 @@ import (
 )
 
 // TestSoak runs a tiny `bench/run.sh soak` (300 outside saves, a kill -9
-// of an MCP server every 300 ms, on disk) so that the soak of issue #27
-// cannot rot: it must build, drive MCP sessions, CLI processes and both
+// of an MCP server every 300 ms, on disk) so that the soak (bench/README.md,
+// "Soak") cannot rot: it must build, drive MCP sessions, CLI processes and both
 // kinds of outside writer at once, and print every row of its table. What
 // it asserts is what must hold on any run, however short: no transaction
 // half applied, no rename-style outside save lost, nothing pending after
 // the final recover, no staged file left, no refused edit in effect, and
 // no edit answered success lost but by a commit on a transient state.
-// In-place outside saves lost are logged, not asserted (issue #27: what
-// remains of their window is measured, bench/README.md "Soak").
+// In-place outside saves lost are logged, not asserted (what remains of
+// their window is measured, bench/README.md "Soak").
 func TestSoak(t *testing.T) {
 	repo, err := filepath.Abs("..")
 	if err != nil {
@@ -77,7 +77,7 @@ func TestSoak(t *testing.T) {
 		}
 	}
 	if n := rows["outside saves lost, in-place"]; n > 0 {
-		t.Logf("in-place outside saves lost: %d of %d (issue #27: measured, not yet asserted)", n, rows["outside saves made, in-place"])
+		t.Logf("in-place outside saves lost: %d of %d (measured, not yet asserted: bench/README.md, Soak)", n, rows["outside saves made, in-place"])
 	}
 	// An edit answered success can be lost only by a commit on a transient
 	// in-place state (which wipes what the partial state lacked): without

@@ -128,8 +128,8 @@ func (o *op) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Res
 	// the workspace lock: a plan that fails, however long its edits take
 	// (a patch of thousands of hunks), never holds the lock, and one that
 	// succeeds holds it to check its files and commit, not to compute
-	// (issue #27 finding 6: a failing 3,000-hunk patch made a one-line
-	// write beside it wait 28.5 s). Staging reads each file again under
+	// (a failing 3,000-hunk patch made a one-line write beside it wait
+	// 28.5 s). Staging reads each file again under
 	// the lock and checks that it is what the edits were computed from (a
 	// request without hashes of its own is planned again on what it finds).
 	// A pattern_replace walks its directory under the lock, so that the
@@ -405,6 +405,10 @@ func (o *op) prepare(p *plan.Plan) []*task {
 			continue
 		}
 		rel, dangling, err := o.resolveLinks(fo.Path)
+		if entryOps(fo) {
+			rel, dangling, err = "", false, nil
+			rel, err = o.resolveEntry(fo.Path)
+		}
 		if err == nil && rel == "." {
 			err = plan.Errorf(plan.CodeNotRegular, fo.Path, "is the workspace root, a directory")
 		}
@@ -423,6 +427,10 @@ func (o *op) prepare(p *plan.Plan) []*task {
 		if f := fo.Final; f != nil && (f.Command == plan.Move || f.Command == plan.Copy) {
 			t.dstNamed = f.NewPath
 			dst, dangling, err := o.resolveLinks(f.NewPath)
+			if entryOps(fo) {
+				dst, dangling, err = "", false, nil
+				dst, err = o.resolveEntry(f.NewPath)
+			}
 			if err == nil && dangling {
 				err = plan.Errorf(plan.CodeDenied, f.NewPath, "is a dangling symlink; refusing to write through it")
 			}
@@ -491,7 +499,9 @@ func (o *op) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, locked 
 	}
 	t.cur = cur
 	// A dry run writes nothing, so it loses nothing: it needs no read.
-	if err := c.checkRead(t, cur); err != nil && !dryRun {
+	// A link read as an entry cannot have been read by the session (a
+	// read follows it): the rule does not apply to it (links.go).
+	if err := c.checkRead(t, cur); err != nil && !dryRun && !cur.link {
 		t.fileErr = err
 		return
 	}
@@ -511,11 +521,15 @@ func (o *op) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, locked 
 	newData := t.out.Content
 	if n := int64(len(newData)); n > o.w.opts.MaxFileSize && (!cur.exists || !bytes.Equal(newData, cur.data)) {
 		// Limits apply at the door: what a commit writes, undo must be
-		// able to read back and revert (issue #27 item 7).
+		// able to read back and revert.
 		t.fileErr = plan.Errorf(plan.CodeTooLarge, t.fo.Path, "would be %d bytes, over the %d-byte limit of a file txedit writes (and can undo)", n, o.w.opts.MaxFileSize)
 		return
 	}
 	t.noteChange(cur, newData)
+	if err := o.checkEntry(t, cur, newData); err != nil {
+		t.fileErr = err
+		return
+	}
 	if dryRun {
 		var st apply.Stat
 		t.res.Preview, st = renderDiff(t, cur.data, newData)
@@ -562,7 +576,7 @@ func (o *op) current(t *task, dryRun bool, budget *atomic.Int64, locked bool) (c
 		var err error
 		t.release(budget)
 		t.pre = nil // computed from other bytes
-		if cur, err = o.readFile(t.fo.Path, t.src, true); err != nil {
+		if cur, err = o.readEntry(t.fo.Path, t.src, entryOps(t.fo)); err != nil {
 			t.fileErr = err
 			return nil, false
 		}
@@ -591,7 +605,7 @@ func (o *op) checkDestination(t *task, cur *fileInfo) (moved, ok bool) {
 	// Codex's Move to replaces the destination: it is read, and
 	// journaled like any file the transaction changes.
 	var err error
-	if t.dstCur, err = o.readFile(t.dstNamed, t.dst, true); err != nil {
+	if t.dstCur, err = o.readEntry(t.dstNamed, t.dst, entryOps(t.fo)); err != nil {
 		t.fileErr = editErr(err, t.fo.Final)
 		return false, false
 	}
@@ -626,7 +640,8 @@ func (o *op) outcome(t *task, cur *fileInfo) (sedN int) {
 // newData), the new bytes' hash and size, and its status.
 func (t *task) noteChange(cur *fileInfo, newData []byte) {
 	final := t.fo.Final
-	t.changed = !cur.exists || !bytes.Equal(newData, cur.data) || final != nil || (t.fo.Mode != nil && cur.mode.Perm() != *t.fo.Mode)
+	t.changed = !cur.exists || !bytes.Equal(newData, cur.data) || final != nil || newIsLink(t.fo, cur) != cur.link ||
+		(t.fo.Mode != nil && !t.fo.IsLink() && cur.mode.Perm() != *t.fo.Mode)
 	if final != nil && final.Command == plan.Delete && !cur.exists {
 		t.changed = false
 	}
@@ -752,6 +767,9 @@ func renderDiff(t *task, old, new []byte) (string, apply.Stat) {
 	if t.fo.Mode != nil {
 		newMode = *t.fo.Mode
 	}
+	if newIsLink(t.fo, t.cur) != (mode&fs.ModeSymlink != 0) && !newIsLink(t.fo, t.cur) {
+		newMode = createMode() // a link replaced by a file
+	}
 	c := apply.Change{OldPath: t.src, NewPath: t.src, Old: old, New: new, OldMode: mode, NewMode: newMode}
 	if t.cur == nil || !t.cur.exists {
 		c.OldPath = ""
@@ -859,14 +877,17 @@ func (o *op) unitsFor(tasks []*task, p *plan.Plan, c *caller) ([]*unit, *journal
 		names = append(names, t.fo.Path)
 		old := t.old
 		mode, uid, gid := createMode(), 0, 0
-		if old != nil {
+		if old != nil && !old.IsLink() {
 			mode, uid, gid = old.Mode, old.Uid, old.Gid
 		}
-		if t.fo.Mode != nil {
+		if t.fo.Mode != nil && !t.fo.IsLink() {
 			mode = mode&^fs.ModePerm | *t.fo.Mode
 		}
+		if newIsLink(t.fo, t.cur) {
+			mode = linkMode
+		}
 		newState := &journal.State{Hash: t.newSum, Size: t.newSize, Mode: mode, Uid: uid, Gid: gid}
-		u := &unit{src: t.src, old: old, newSum: t.newSum, newSize: t.newSize, kept: t.kept, res: t.res,
+		u := &unit{src: t.src, old: old, newSum: t.newSum, newSize: t.newSize, kept: t.kept, res: t.res, link: entryOps(t.fo),
 			content: func(cur []byte, exists bool) []byte { out, _ := t.produce(cur, exists); return out.Content },
 			render:  func(old, new []byte) (string, apply.Stat) { return renderDiff(t, old, new) },
 			done:    func() { t.release(nil) }}
@@ -924,7 +945,7 @@ func overwriteUnit(t *task, m *journal.Manifest, newState *journal.State) *unit 
 	if t.fo.Final.Command == plan.Copy {
 		verb = "copied"
 	}
-	u := &unit{src: t.dst, old: stateOf(t.dstCur), newSum: t.newSum, newSize: int64(len(content)), kept: content,
+	u := &unit{src: t.dst, old: stateOf(t.dstCur), newSum: t.newSum, newSize: int64(len(content)), kept: content, link: entryOps(t.fo),
 		content: func([]byte, bool) []byte { return content },
 		render:  func(old, new []byte) (string, apply.Stat) { return "", apply.Stat{} }}
 	u.ops = []int{len(m.Ops)}
@@ -937,8 +958,11 @@ func stateOf(cur *fileInfo) *journal.State {
 	if !cur.exists {
 		return nil
 	}
-	return &journal.State{Hash: hash.Of(cur.data), Size: int64(len(cur.data)), Mode: cur.mode.Perm() | cur.mode&modeExtra,
-		Uid: cur.ident.Uid, Gid: cur.ident.Gid}
+	mode := cur.mode.Perm() | cur.mode&modeExtra
+	if cur.link {
+		mode = linkMode
+	}
+	return &journal.State{Hash: hash.Of(cur.data), Size: int64(len(cur.data)), Mode: mode, Uid: cur.ident.Uid, Gid: cur.ident.Gid}
 }
 
 // replanTask plans task t again on cur, its file's bytes under the lock:

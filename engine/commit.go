@@ -38,6 +38,9 @@ type unit struct {
 	ops    []int // indexes into the manifest's ops
 	// res, if set, receives the diff and stat of what was committed.
 	res *plan.FileResult
+	// link: src names an entry, a symbolic link there read as its target
+	// (links.go).
+	link bool
 	// replan, if set, plans the unit again on the file's current bytes
 	// when they are not what pass 1 planned against (a request without
 	// hashes of its own is re-planned, not refused: docs/decisions.md); it updates
@@ -178,7 +181,7 @@ func (o *op) stagedCurrent(u *unit) (*fileInfo, error) {
 	if cur != nil {
 		return cur, nil
 	}
-	cur, err := o.readFile(u.src, u.src, true)
+	cur, err := o.readEntry(u.src, u.src, u.link)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +189,7 @@ func (o *op) stagedCurrent(u *unit) (*fileInfo, error) {
 		return nil, &errReplan{path: u.src}
 	}
 	switch {
-	case u.old != nil && (!cur.exists || int64(len(cur.data)) != u.old.Size || hash.Of(cur.data) != u.old.Hash):
+	case u.old != nil && !sameState(cur, u.old):
 		now := "is gone"
 		if cur.exists {
 			now = "now hashes to " + hash.Of(cur.data).String()
@@ -238,7 +241,7 @@ func (o *op) replan(ctx context.Context, m *journal.Manifest, units []*unit) err
 	m.Mkdirs = nil // Begin finds them again
 	return par.Do(ctx, len(units), o.w.opts.Workers, func(i int) error {
 		u := units[i]
-		cur, err := o.readFile(u.src, u.src, true)
+		cur, err := o.readEntry(u.src, u.src, u.link)
 		if err != nil {
 			return err
 		}

@@ -16,7 +16,8 @@ import (
 // TestEditsAreEvaluatedOutsideTheLock: a request's edits are evaluated
 // before the workspace lock is taken. While a failing patch of many hunks
 // is being evaluated, another writer's one-line write to another file
-// goes through at once (issue #27 finding 6: it waited 28.5 s), and the
+// goes through at once (it waited 28.5 s; docs/testing.md, the reliability
+// audit), and the
 // failing request writes nothing. A request that succeeds is checked under
 // the lock against what its edits were computed from: a change made to
 // its file meanwhile is kept (an edit without a hash is planned again on

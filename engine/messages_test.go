@@ -13,7 +13,7 @@ import (
 // TestCreateThroughDirectoryLink: ld is a link to a directory inside the
 // root; creating ld/new.txt creates realdir/new.txt (the link is a
 // directory on the way, not the file's name), where it was refused as
-// "a dangling symlink" (issue #27 finding 8). A link whose own target is
+// "a dangling symlink" (docs/testing.md, the reliability audit). A link whose own target is
 // missing is still refused, as the last component or on the way.
 func TestCreateThroughDirectoryLink(t *testing.T) {
 	dir := t.TempDir()
@@ -45,7 +45,7 @@ func TestCreateThroughDirectoryLink(t *testing.T) {
 // TestBusyNamesTheOtherWorkspace: a writer kept waiting by a writer of
 // another workspace (one nested in its root, or one that contains it) is
 // told which, not "another txedit process is committing in this
-// workspace" (issue #27 finding 8).
+// workspace" (docs/testing.md, the reliability audit).
 func TestBusyNamesTheOtherWorkspace(t *testing.T) {
 	top := t.TempDir()
 	writeTree(t, top, map[string]string{"a.txt": "a\n", "sub/b.txt": "b\n"})

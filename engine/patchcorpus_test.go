@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/txedit/txedit/apply/patch"
 	"github.com/txedit/txedit/internal/patchcorpus"
+	"github.com/txedit/txedit/internal/testlong"
 )
 
 // The differential corpus (internal/patchcorpus): model-like patches made
@@ -108,4 +110,67 @@ func txeditRuns(t *testing.T, c *patchcorpus.Case, f patch.Format, input string)
 		runs = append(runs, r)
 	}
 	return runs
+}
+
+// TestWrongCountsRecounted: every wrong-counts case of the corpus (a diff
+// whose old count is off by one, its body ending at the end of the input)
+// applies to the intended file with its hunk reported as recounted, and
+// git apply --recount, the oracle, gives the same file.
+func TestWrongCountsRecounted(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	files := testlong.Pick(4, 40)
+	srcs, err := patchcorpus.GoSources(os.DirFS(filepath.Join(goRoot(t), "src")), files)
+	if err != nil || len(srcs) < files {
+		t.Fatalf("Go sources: %v (%d files)", err, len(srcs))
+	}
+	n := 0
+	for _, c := range patchcorpus.Generate(srcs) {
+		if c.Class != "wrong-counts" {
+			continue
+		}
+		n++
+		input := c.Patches[patchcorpus.Diff]
+		dir := t.TempDir()
+		file := filepath.Join(dir, patchcorpus.Path)
+		if err := os.WriteFile(file, c.Before, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		w, err := Open(dir, &Options{Durability: NotDurable})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, _, err := patch.Compile(patch.FormatDiff, []byte(input))
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		res, err := w.Apply(context.Background(), req)
+		w.Close()
+		if err != nil || !res.Success {
+			t.Errorf("%s: %v %s", c.Name, err, res.Error)
+			continue
+		}
+		if got, _ := os.ReadFile(file); string(got) != string(c.Want) {
+			t.Errorf("%s: not the intended file", c.Name)
+		}
+		if hs := res.Files[0].Hunks; len(hs) != 1 || !hs[0].Recounted {
+			t.Errorf("%s: hunks %+v: not reported as recounted", c.Name, hs)
+		}
+		gitDir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(gitDir, patchcorpus.Path), c.Before, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("git", "apply", "--recount", "-")
+		cmd.Dir, cmd.Stdin = gitDir, strings.NewReader(input)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("%s: git apply --recount: %v\n%s", c.Name, err, out)
+		} else if got, _ := os.ReadFile(filepath.Join(gitDir, patchcorpus.Path)); string(got) != string(c.Want) {
+			t.Errorf("%s: git apply --recount gives another file", c.Name)
+		}
+	}
+	if n < files/2 {
+		t.Fatalf("only %d wrong-counts cases", n)
+	}
+	t.Logf("%d wrong-counts cases: each applied, recounted, as git apply --recount gives", n)
 }

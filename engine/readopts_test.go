@@ -20,7 +20,7 @@ import (
 // TestSearchModeMergesContext: fs_read's Search mode prints each line
 // once however the contexts of nearby matches overlap, with "--" between
 // groups that do not touch — the lines and separators GNU grep -n -i -F
-// -C prints (issue #10: overlapping context came out twice).
+// -C prints (overlapping context used to come out twice).
 func TestSearchModeMergesContext(t *testing.T) {
 	dir := t.TempDir()
 	text := "one\nfoo two\nthree\nFOO four\nfive\nsix\nseven\neight\nnine\nfoo ten\neleven\n"

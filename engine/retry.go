@@ -26,7 +26,7 @@ var retryCodes = map[plan.Code]bool{plan.CodeNotFound: true, plan.CodeConflict: 
 
 // retryable reports whether t's failure is one a journal proof may answer:
 // a file whose edits are patches, str_replace or line edits (a request
-// sent again: issue #25 asks that it say so, naming the transaction), or a
+// sent again: the answer says so, naming the transaction), or a
 // patch's delete or move, every failure of a retryCodes code. Appends never
 // fail, and an append sent again is a second append.
 func retryable(t *task) bool {

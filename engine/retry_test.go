@@ -170,7 +170,7 @@ func TestRetriedGitRename(t *testing.T) {
 	}
 }
 
-// TestRequestSentAgain (issue #25): a str_replace sent again after it
+// TestRequestSentAgain: a str_replace sent again after it
 // committed (it fails: its old text is gone) answers already_applied naming the transaction, when
 // the request asks for retry proof (the command line and the txedit
 // toolset do); without it (dialects whose tools answer not found) it

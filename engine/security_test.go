@@ -15,7 +15,7 @@ import (
 	"github.com/txedit/txedit/plan"
 )
 
-// The attacks of issue #20 (a second red-team audit), each reproduced
+// The attacks of the second red-team audit (docs/testing.md), each reproduced
 // first: a parent root's tools reaching a nested workspace's journal, and
 // .git written below the top level or under a name the file system
 // folds to .git. docs/design.md, "Threat model", says who may write what.
@@ -450,7 +450,7 @@ func TestUndoNeverAddsSetuid(t *testing.T) {
 	}
 }
 
-// TestTooLargeAtTheDoor (issue #27 item 7): a file over the size limit was
+// TestTooLargeAtTheDoor (docs/testing.md, the reliability audit): a file over the size limit was
 // created (exit 0) but could never be undone ("changed … too_large", with
 // --force too). What a commit can write, undo can revert: the limit
 // applies to what is written.

@@ -27,7 +27,7 @@ import (
 // to write what both read, one is refused.
 //
 // A Session holds its Workspace (it does not embed it: closing a session
-// must not close the workspace its other sessions share; issue #26): the
+// must not close the workspace its other sessions share): the
 // reads it does not check (Grep, Glob, List, Log, …) go to the workspace
 // as they are (session_fwd.go). It is safe for concurrent use.
 type Session struct {

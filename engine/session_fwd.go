@@ -10,7 +10,7 @@ import (
 // What a session does as its workspace does: reads the read-before-write
 // rule does not concern, the journal's history, and where the workspace
 // is. A session holds its workspace rather than embedding it, so that
-// closing a session never closes the workspace (issue #26).
+// closing a session never closes the workspace.
 
 // Workspace returns the workspace the session works in.
 func (s *Session) Workspace() *Workspace { return s.w }

@@ -157,7 +157,7 @@ func TestRacingSessions(t *testing.T) {
 
 // TestBlindWriteReplans: a write that carries no hash of its own (and no
 // session rule) is planned again on the current bytes when someone wrote
-// the file between planning and the commit, not refused (issue #13).
+// the file between planning and the commit, not refused.
 func TestBlindWriteReplans(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"n.txt": "one\ntwo\n"})
@@ -260,7 +260,7 @@ func TestBinaryReadCountsAsRead(t *testing.T) {
 	}
 }
 
-// TestSessionCloseKeepsTheWorkspace (issue #26): Session embeds its
+// TestSessionCloseKeepsTheWorkspace: Session embeds its
 // Workspace, so its Close was the workspace's and shut every other
 // session's workspace with it. Now it ends the session only: what it read
 // is forgotten (a write through it needs a read again), and the other

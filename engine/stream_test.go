@@ -314,7 +314,7 @@ func (d *denyDir) OpenDir(name string) (fsys.Dir, error) {
 	return d.fs.OpenDir(d.join(name))
 }
 
-// TestPatternUnreadable (issue #13): a file pattern_replace cannot read, or
+// TestPatternUnreadable (docs/testing.md, the first red-team audit): a file pattern_replace cannot read, or
 // that matches but is too large to change, fails an atomic request — every
 // such file listed with its code, nothing written; a request that is not
 // atomic changes the rest and lists each skipped file and why. Binary

@@ -65,8 +65,8 @@ func (o *op) undo(ctx context.Context, uo UndoOptions, c *caller) (*plan.Result,
 	// the commit reads the before-images from the pack again as it stages
 	// them, and a streamed result hands each file over as soon as it is
 	// final (results.go). A 50,000-file transaction is undone in bounded
-	// memory (issue #27 finding 5: undo held every before-image, 440-860
-	// MiB).
+	// memory (undo held every before-image, 440-860 MiB, before it was
+	// streamed).
 	st := streamOf(ctx)
 	pack := o.j.OpenPack(tm)
 	defer pack.Close()
@@ -231,7 +231,7 @@ type undoSlot struct {
 // run renders the file's diff into its result.
 func (o *op) undoFile(sl *undoSlot, tm *journal.Manifest, i int, pack *journal.Pack, uo UndoOptions) error {
 	op, fr := tm.Ops[i], sl.fr
-	cur, err := o.readFile(op.Path, op.Path, true)
+	cur, err := o.readEntry(op.Path, op.Path, op.Old.IsLink() || op.New.IsLink())
 	if err != nil {
 		fr.Code, fr.Error = plan.CodeOf(err), err.Error()
 		sl.conflict = op.Path + " (" + err.Error() + ")"
@@ -323,7 +323,7 @@ func sameState(cur *fileInfo, st *journal.State) bool {
 	if st == nil {
 		return !cur.exists
 	}
-	return cur.exists && int64(len(cur.data)) == st.Size && hash.Of(cur.data) == st.Hash
+	return cur.exists && cur.link == st.IsLink() && int64(len(cur.data)) == st.Size && hash.Of(cur.data) == st.Hash
 }
 
 // undoUnit builds the unit restoring op's old state over cur; before reads
@@ -331,12 +331,8 @@ func sameState(cur *fileInfo, st *journal.State) bool {
 // keeps none of cur's bytes: staging reads the file again under the lock
 // and checks it is still what was looked at.
 func undoUnit(op *journal.Op, cur *fileInfo, before func() ([]byte, error)) (*unit, []*journal.Op) {
-	var old *journal.State
-	if cur.exists {
-		old = &journal.State{Hash: hash.Of(cur.data), Size: int64(len(cur.data)), Mode: cur.mode.Perm() | cur.mode&modeExtra,
-			Uid: cur.ident.Uid, Gid: cur.ident.Gid}
-	}
-	u := &unit{src: op.Path, old: old, load: before,
+	old := stateOf(cur)
+	u := &unit{src: op.Path, old: old, load: before, link: op.Old.IsLink() || op.New.IsLink(),
 		render: func(o, n []byte) (string, apply.Stat) {
 			c := apply.Change{OldPath: op.Path, NewPath: op.Path, Old: o, New: n}
 			if old == nil {
@@ -766,8 +762,8 @@ func (w *Workspace) Show(ctx context.Context, id string) (*TxnInfo, string, erro
 
 // ShowStream is Show for a transaction of any size: it calls head with the
 // record, then diff with each file's diff in turn (their concatenation is
-// Show's diff), holding one at a time (issue #27 finding 5: show joined a
-// 50,000-file transaction's diffs into one string). head is called before
+// Show's diff), holding one at a time (show used to join a 50,000-file
+// transaction's diffs into one string). head is called before
 // any error about the diffs; an error from head or diff stops it and is
 // returned.
 func (w *Workspace) ShowStream(ctx context.Context, id string, head func(*TxnInfo) error, diff func(string) error) error {

@@ -74,8 +74,9 @@ func TestStreamUndo(t *testing.T) {
 }
 
 // TestUndoMemoryBounded: undo and its dry run, streamed, hold a few files'
-// bytes at a time, not every before-image of the transaction (issue #27
-// finding 5: a 50,000-file undo peaked at 440-860 MiB). 48 files of 1 MiB
+// bytes at a time, not every before-image of the transaction (a
+// 50,000-file undo peaked at 440-860 MiB; docs/testing.md, the reliability
+// audit). 48 files of 1 MiB
 // are changed by one line each; the live heap, sampled after a collection
 // as files are streamed (dry run) and staged (undo), stays under 24 MiB
 // (holding the before-images takes 48).

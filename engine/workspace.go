@@ -442,8 +442,8 @@ func (o *op) resolve1(p string) (string, bool, error) {
 	// The last orig components of rest are the path's own; the others
 	// come from symlinks' targets. A missing component of the path's own
 	// is a create (ld/new.txt through a link ld to a directory); one that
-	// a link named is a dangling link (issue #27 finding 8: the first was
-	// refused as a dangling symlink).
+	// a link named is a dangling link (the first used to be refused as a
+	// dangling symlink).
 	r.orig = len(r.rest)
 	for len(r.rest) > 0 {
 		rel, dangling, end, err := r.step()
@@ -688,6 +688,7 @@ type fileInfo struct {
 	// readAt is when the read began (readFile), for stableRead; zero
 	// when not known.
 	readAt time.Time
+	link   bool // a symbolic link read as an entry: data is its target (links.go)
 }
 
 // readFile reads a resolved path for editing: only regular files with one

@@ -447,6 +447,19 @@ func (c *cachedFS) Readlink(name string) (string, error) {
 	return s, pathErr("readlink", name, err)
 }
 
+func (c *cachedFS) Symlink(target, name string) error {
+	h, base, name, err := c.at("symlink", name)
+	if err != nil {
+		return err
+	}
+	c.forget(name)
+	if h == nil {
+		return c.o.Symlink(target, name)
+	}
+	defer c.putDir(h)
+	return pathErr("symlink", name, ignoringEINTR(func() error { return unix.Symlinkat(target, h.fd, base) }))
+}
+
 func (c *cachedFS) Mkdir(name string, perm fs.FileMode) error {
 	h, base, name, err := c.at("mkdir", name)
 	if err != nil {

@@ -64,7 +64,8 @@ func TestDirCacheRevalidate(t *testing.T) {
 	}
 }
 
-// TestNoRenameOutsideAfterRevalidate is issue #13 item 11: the commit
+// TestNoRenameOutsideAfterRevalidate (docs/testing.md, the first red-team
+// audit): the commit
 // revalidates its cached directory handles and then renames through the
 // view. A directory moved out of the root in between must not receive
 // those renames (an fd follows its directory wherever it goes). The test

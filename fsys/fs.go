@@ -40,6 +40,10 @@ type FS interface {
 	Lstat(name string) (fs.FileInfo, error)
 	ReadDir(name string) ([]fs.DirEntry, error)
 	Readlink(name string) (string, error)
+	// Symlink makes name a symbolic link holding target (its text as
+	// given: where it leads is the caller's business); it fails if name
+	// exists. The link is durable once its directory is synced.
+	Symlink(target, name string) error
 	Mkdir(name string, perm fs.FileMode) error
 	// Rename replaces newname atomically.
 	Rename(oldname, newname string) error

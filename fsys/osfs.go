@@ -108,6 +108,12 @@ func (o *OS) Readlink(name string) (string, error) {
 	return s, err
 }
 
+func (o *OS) Symlink(target, name string) error {
+	return o.inParent("symlink", name, func(dfd int, base string) error {
+		return ignoringEINTR(func() error { return unix.Symlinkat(target, dfd, base) })
+	})
+}
+
 func (o *OS) Mkdir(name string, perm fs.FileMode) error {
 	return o.inParent("mkdir", name, func(dfd int, base string) error {
 		return ignoringEINTR(func() error { return unix.Mkdirat(dfd, base, uint32(perm.Perm())) })

@@ -18,7 +18,7 @@ import (
 // exclude each other, whichever holds first; a writer of w/other (beside
 // sub) does not wait for one of m. From m's root ".." leads to m's
 // parent, so before the walk went up w/sub's own file system too, m and w
-// did not conflict (issue #27 finding 1). The test runs itself again in a
+// did not conflict (docs/testing.md, the reliability audit). The test runs itself again in a
 // mount namespace of its own (unshare -m) to make the bind mount (root).
 func TestTreeLockBindMount(t *testing.T) {
 	if top := os.Getenv("TXEDIT_TREELOCK_BIND"); top != "" {

@@ -31,7 +31,7 @@ func openLockable(dir int) (int, error) {
 // another mount of that file system where one shows it (path handles).
 // ".." (dots) leads elsewhere from a mount's root: to the mount point's
 // parent. Without this, a writer of w and a writer of a bind mount of w/sub
-// did not serialise (issue #27 finding 1). The mount table is read once per
+// did not serialise (docs/design.md, "The tree lock"). The mount table is read once per
 // walk, and only when the walk meets a mount's root that is not the
 // namespace's root. A file system whose other mounts this namespace does
 // not see (a container given only the bind mount) cannot be walked up:

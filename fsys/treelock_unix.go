@@ -26,7 +26,8 @@ import (
 // w/sub, ".." leads to the mount point's parent, so the walk also goes up
 // from w/sub in its own file system, through another mount of it
 // (fsParents; Linux). Without that, writers of w and of the bind mount
-// were not serialised (issue #27: 10 of 60 increments lost).
+// were not serialised (10 of 60 increments lost; docs/design.md, "The tree
+// lock").
 //
 // Deadlock cannot happen: every writer takes its shared locks first and
 // its one exclusive lock last. A shared lock waits only for the holder of

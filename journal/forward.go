@@ -17,7 +17,7 @@ import (
 // leaves every file in its new version, and recovery, which finds the
 // transaction prepared and every file new, finishes it forward (makes the
 // mark, durably) instead of rolling it back. One round of syncs fewer per
-// commit (issue #22). The mark becomes durable with the next sync of the
+// commit (docs/journal.md, "Rolling forward"). The mark becomes durable with the next sync of the
 // transactions directory: the next transaction's begin round, which comes
 // before that transaction touches any file, or recovery's.
 //
@@ -40,7 +40,7 @@ func forwardable(m *Manifest) bool {
 			return false
 		case op.Old == nil && op.New == nil:
 			return false
-		case op.Old != nil && op.New != nil && op.Old.Hash == op.New.Hash && op.Old.Size == op.New.Size:
+		case op.Old != nil && op.New != nil && op.Old.Hash == op.New.Hash && op.Old.Size == op.New.Size && op.Old.IsLink() == op.New.IsLink():
 			return false
 		}
 	}
@@ -58,18 +58,26 @@ const (
 
 // classify reads op's file and says which version it is. data is its
 // content when it exists; reason says why a file is neither, when it
-// could not be read.
+// could not be read. A change of mode alone (old and new the same
+// content) is told by the mode: the new version is the file with the new
+// mode, not the old one.
 func classify(fsy fsys.FS, op *Op) (st fileState, data []byte, reason string) {
 	cur, exists, err := readCurrent(fsy, op.Path)
+	isOld := exists && op.Old != nil && cur.is(op.Old)
+	isNew := exists && op.New != nil && cur.is(op.New)
+	if isOld && isNew {
+		isNew = cur.hasMode(op.New) && !cur.hasMode(op.Old)
+		isOld = !isNew
+	}
 	switch {
 	case err != nil:
 		return stateNeither, nil, err.Error()
-	case !exists && op.Old == nil, exists && op.Old != nil && matches(cur, op.Old):
-		return stateOld, cur, ""
-	case !exists && op.New == nil, exists && op.New != nil && matches(cur, op.New):
-		return stateNew, cur, ""
+	case !exists && op.Old == nil, isOld:
+		return stateOld, cur.data, ""
+	case !exists && op.New == nil, isNew:
+		return stateNew, cur.data, ""
 	}
-	return stateNeither, cur, ""
+	return stateNeither, cur.data, ""
 }
 
 // finishedForward reports whether transaction m, found prepared and

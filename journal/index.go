@@ -12,8 +12,8 @@ import (
 )
 
 // The retention index, .txedit/index, lets GC decide what to keep without
-// opening every retained transaction (issue #22: a commit's cost must not
-// grow with the journal). One line per finished transaction, appended when
+// opening every retained transaction (a commit's cost must not grow with
+// the journal: docs/journal.md, "Cost per commit, whatever is retained"). One line per finished transaction, appended when
 // it ends (committed or rolled back) or when GC first meets it:
 //
 //	ID SIZE UNDOES COUNT BYTES

@@ -442,8 +442,8 @@ var brokenOrder struct {
 	dataSyncOnly          bool // a staged file whose mode was set after creation is only fdatasynced
 	noDirSyncBeforeCommit bool // no directory fsync between the renames and the commit mark
 	commitFirst           bool // the commit mark is made durable before the renames
-	noExchange            bool // renames instead of exchanges (the window issue #27 closed)
-	noLease               bool // no read lease over an exchange (in-place writers, issue #27)
+	noExchange            bool // renames instead of exchanges (the window the exchange closes)
+	noLease               bool // no read lease over an exchange (in-place writers: docs/journal.md, "Writers outside txedit")
 	noForward             bool // recovery never rolls forward (but the commit mark is still not synced)
 	forwardMixed          bool // recovery rolls forward a transaction some files of which are old
 	stageNamed            bool // staged files are named, with the begin round before (not a broken order: the other path)
@@ -743,6 +743,16 @@ func (tx *Tx) Stage(i int, s Staging) error {
 	if !s.Checked && hash.Of(s.New) != op.New.Hash {
 		return fmt.Errorf("stage %s: new content does not match the manifest", op.Path)
 	}
+	if op.New.IsLink() {
+		// A link is staged under its name (there are no unnamed links),
+		// durable with its directory in the prepare round.
+		if tx.syncer != nil {
+			if err := tx.ensureBegun(); err != nil {
+				return err
+			}
+		}
+		return tx.j.writeStaged(op.staged, s.New, op.New, false)
+	}
 	if tx.syncer == nil {
 		return tx.j.writeStaged(op.staged, s.New, op.New, false)
 	}
@@ -777,7 +787,12 @@ func (tx *Tx) Stage(i int, s Staging) error {
 }
 
 // writeStaged writes a staging file (see createStaged), synced if asked.
+// A symbolic link's state makes a link whose target is data (durable with
+// its directory, which the caller syncs).
 func (j *Journal) writeStaged(name string, data []byte, st *State, sync bool) error {
+	if st.IsLink() {
+		return j.fs.Symlink(string(data), name)
+	}
 	f, meta, err := j.createStaged(name, data, st)
 	if err != nil {
 		return err
@@ -1077,7 +1092,7 @@ func (tx *Tx) commitPoint() error {
 // the file in between (an editor's save: a temporary file renamed over
 // it; or a write in place) is caught, its file swapped back, and the
 // commit fails with conflict, where a rename would have replaced that
-// save silently (issue #27). The displaced old version stays at the
+// save silently (docs/journal.md, "Writers outside txedit"). The displaced old version stays at the
 // staging name until the commit removes it, before its commit point; a
 // crash before then is rolled back from the pack's before-image, which
 // is durable by now. Without an exchange (other systems, other file
@@ -1099,7 +1114,7 @@ func (tx *Tx) swapIn(i int) error {
 	if brokenOrder.noExchange {
 		return fsy.Rename(op.staged, op.Path)
 	}
-	lease, err := tx.lease(op.Path)
+	lease, err := tx.lease(op.Path, op.Old)
 	if err != nil {
 		return err
 	}
@@ -1138,9 +1153,11 @@ func (tx *Tx) swapIn(i int) error {
 
 // lease takes a read lease on the target name for a replacement or a
 // removal (see swapIn): nil where there are no leases, a conflict if
-// another process has the file open for writing.
-func (tx *Tx) lease(name string) (fsys.Lease, error) {
-	if brokenOrder.noLease {
+// another process has the file open for writing. A symbolic link (old, the
+// version replaced) takes none: nothing writes into a link in place, and a
+// lease would be taken on what it leads to.
+func (tx *Tx) lease(name string, old *State) (fsys.Lease, error) {
+	if brokenOrder.noLease || old.IsLink() {
 		return nil, nil
 	}
 	l, err := tx.j.fs.ReadLease(name)
@@ -1159,7 +1176,7 @@ func (tx *Tx) lease(name string) (fsys.Lease, error) {
 // writing meanwhile, is not removed (conflict).
 func (tx *Tx) removeTarget(i int) error {
 	op := tx.m.Ops[i]
-	lease, err := tx.lease(op.Path)
+	lease, err := tx.lease(op.Path, op.Old)
 	if err != nil {
 		return err
 	}

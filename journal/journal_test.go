@@ -347,7 +347,7 @@ func TestGitignoreRepaired(t *testing.T) {
 	}
 }
 
-// TestGCInBatches (issue #22): GCIfNeeded lets the journal hold up to a
+// TestGCInBatches (docs/journal.md, "Cost per commit, whatever is retained"): GCIfNeeded lets the journal hold up to a
 // sixteenth more than Keep, then retires down to Keep in one batch, so the
 // removal, the horizon and the index are paid once every Keep/16 commits;
 // and it leaves no gc/ directory behind, whose presence tells every later
@@ -400,7 +400,7 @@ func TestGCInBatches(t *testing.T) {
 	}
 }
 
-// TestLockListsPendingOnly (issue #22): taking the lock lists pending/, not
+// TestLockListsPendingOnly (docs/journal.md, "Cost per commit, whatever is retained"): taking the lock lists pending/, not
 // the transactions directory, whatever is retained; a transaction whose
 // pending entry a power loss lost (its directory kept, never prepared) is
 // finished by GC's full listing.

@@ -8,7 +8,7 @@ import (
 	"github.com/txedit/txedit/fsys"
 )
 
-// One file per transaction (issue #22; docs/journal.md, "On disk").
+// One file per transaction (docs/journal.md, "On disk").
 //
 // A transaction is the file txns/ID: its manifest as the first record,
 // then the pack's records (before-images, diffs) after it. A journal an

@@ -51,7 +51,8 @@ func (j *Journal) List() ([]*Entry, error) {
 // Recent returns the journal's transactions newest first, as an iterator
 // that reads each one's manifest only when it is reached: undo, log and
 // show stop after the few they need, so their cost does not grow with
-// the number of transactions retained (issue #22). It takes no lock.
+// the number of transactions retained (docs/journal.md, "Cost per commit,
+// whatever is retained"). It takes no lock.
 func (j *Journal) Recent() (iter.Seq[*Entry], error) {
 	ls, err := j.scan()
 	if err != nil {
@@ -241,8 +242,7 @@ func (l *Locked) gc(rs []retained, stale int) ([]string, error) {
 	}
 	if len(removed) > 0 {
 		// An empty gc/ left behind means an interrupted GC to the next
-		// open, which then recovers under the lock: every later open did
-		// (issue #22).
+		// open, which then recovers under the lock: every later open did.
 		if err := removeEmptyDir(j.fs, gcDir); err != nil {
 			return removed, err
 		}
@@ -367,8 +367,8 @@ func (j *Journal) setHorizon(id string) error {
 		return nil
 	}
 	// Not synced: a horizon lost to a power loss only lets undo look for
-	// transactions that are gone, and say less about why (issue #22: two
-	// syncs on every commit that retired one).
+	// transactions that are gone, and say less about why (not syncing spares
+	// two syncs on every commit that retired one).
 	return fsys.WriteFileAtomic(j.fs, horizonName, []byte(id+"\n"), 0o600, false)
 }
 
@@ -390,7 +390,8 @@ func (j *Journal) Horizon() string {
 // allow, by more than a sixteenth: it reads nothing but what the lock
 // already knows (the index's last line, kept current by every commit), and
 // when it does run it retires a batch, so its cost, which grows with the
-// journal, is paid once every Keep/16 commits, not on each (issue #22).
+// journal, is paid once every Keep/16 commits, not on each (docs/journal.md, "Cost per
+// commit, whatever is retained").
 // Between two runs up to a sixteenth more than Keep transactions are kept.
 func (l *Locked) GCIfNeeded() ([]string, error) {
 	if !l.GCDue() {

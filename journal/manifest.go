@@ -29,7 +29,9 @@ const (
 	Delete Kind = "delete"
 )
 
-// State describes one version of a file.
+// State describes one version of a file. A symbolic link's state has
+// fs.ModeSymlink in Mode, and its target as the content Hash and Size
+// are of (IsLink).
 type State struct {
 	Hash hash.Sum    `json:"hash"`
 	Size int64       `json:"size"`
@@ -37,6 +39,9 @@ type State struct {
 	Uid  int         `json:"uid,omitempty"`
 	Gid  int         `json:"gid,omitempty"`
 }
+
+// IsLink reports whether st is a symbolic link's state.
+func (st *State) IsLink() bool { return st != nil && st.Mode&fs.ModeSymlink != 0 }
 
 // Op is what a transaction does to one path.
 type Op struct {
@@ -357,7 +362,7 @@ func validate(m *Manifest) error {
 	}
 	const modeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 	checkState := func(i int, what string, st *State) error {
-		if st.Size < 0 || st.Mode&^modeBits != 0 {
+		if st.Size < 0 || st.Mode&^modeBits != 0 && st.Mode&^(fs.ModeSymlink|fs.ModePerm) != 0 {
 			return fmt.Errorf("op %d: %s state has size %d, mode %v", i, what, st.Size, st.Mode)
 		}
 		return nil

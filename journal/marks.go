@@ -10,8 +10,8 @@ import (
 // are empty files whose existence is all they say. Creating a file costs
 // an inode: 0.02-0.56 ms on the ext4 of the machines measured, by load
 // and churn (a hard link 0.01-0.025 ms: bench/run.sh fscost), and a
-// commit made three of them (issue #22;
-// docs/journal.md, "Cost per commit"). So each is a hard link to one
+// commit made three of them (docs/journal.md, "Cost per commit,
+// whatever is retained"). So each is a hard link to one
 // empty file, .txedit/mark, made once; where a link cannot be made (a
 // file system without hard links, the link count at its limit) the file
 // is created, as before. Their content is never read and they are never

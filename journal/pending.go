@@ -10,7 +10,8 @@ import (
 	"github.com/txedit/txedit/fsys"
 )
 
-// A commit must not visit every retained transaction (issue #22): taking
+// A commit must not visit every retained transaction (docs/journal.md,
+// "Cost per commit, whatever is retained"): taking
 // the lock listed the whole transactions directory to find the ones a
 // dead owner left, and every commit parsed the whole retention index.
 // Two small records replace them (docs/journal.md, "Cost per commit"):

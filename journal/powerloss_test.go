@@ -12,6 +12,7 @@ import (
 	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/fsys/faultfs"
 	"github.com/txedit/txedit/fsys/fstest"
+	"github.com/txedit/txedit/fsys/memfs"
 	"github.com/txedit/txedit/hash"
 	"github.com/txedit/txedit/internal/testlong"
 )
@@ -64,7 +65,16 @@ var workloads = []workload{
 	{"move-directory", map[string]string{"p/src/f": big, "p/src/sub/g": "g\n", "p/src/empty/": "", "dst/other": "o\n"},
 		map[string]*string{"p/src/f": nil, "dst/d/f": s(big), "p/src/sub/g": nil, "dst/d/sub/g": s("g\n"), "dst/d/empty/": s(""),
 			"p/src/empty/": nil, "p/src/sub/": nil, "p/src/": nil, "p/": s("")}, nil, true},
+	// Symbolic links (a git diff's mode 120000): one created, one
+	// retargeted, one deleted, a file replaced by a link and a link by a
+	// file, beside a file changed.
+	{"symlinks", map[string]string{"d/f": "f\n", "l/old": link("../d/f"), "l/gone": link("../d/f"), "t": "regular\n", "u": link("d/f")},
+		map[string]*string{"l/new": s(link("../d")), "l/old": s(link("f")), "l/gone": nil, "t": s(link("d/f")), "u": s("now a file\n"), "d/f": s("f2\n")},
+		nil, false},
 }
+
+// link is a workload's value for a symbolic link to target.
+func link(target string) string { return memfs.SymlinkPrefix + target }
 
 func workloadNamed(t *testing.T, name string) workload {
 	for _, w := range workloads {
@@ -102,9 +112,17 @@ func (w workload) final() map[string]string {
 	return out
 }
 
-func st(data string) *State {
-	return &State{Hash: hash.Of([]byte(data)), Size: int64(len(data)), Mode: 0o644}
+// st is the state of a workload's value (a file's content, or link's).
+func st(v string) *State {
+	if target, ok := strings.CutPrefix(v, memfs.SymlinkPrefix); ok {
+		return &State{Hash: hash.Of([]byte(target)), Size: int64(len(target)), Mode: fs.ModeSymlink | 0o777}
+	}
+	return &State{Hash: hash.Of([]byte(v)), Size: int64(len(v)), Mode: 0o644}
 }
+
+// content is the bytes a workload's value stages: a file's content, a
+// link's target.
+func content(v string) []byte { return []byte(strings.TrimPrefix(v, memfs.SymlinkPrefix)) }
 
 // runTx commits the workload through the journal API on fsys.
 func runTx(fsy fsys.FS, opts *Options, w workload) error {
@@ -168,10 +186,10 @@ func runTxOn(j *Journal, fsy fsys.FS, w workload) error {
 				tx.Abort()
 				return err
 			}
-			s.Old, s.Ident = []byte(w.initial[op.Path]), fsys.IdentityOf(fi)
+			s.Old, s.Ident = content(w.initial[op.Path]), fsys.IdentityOf(fi)
 		}
 		if op.New != nil {
-			s.New = []byte(*w.change[op.Path])
+			s.New = content(*w.change[op.Path])
 		}
 		if err := tx.Stage(i, s); err != nil {
 			tx.Abort()
@@ -235,6 +253,13 @@ func violation(d *fstest.Disk, w workload, succeeded bool) string {
 	for p, want := range w.modes {
 		if fi, err := d.Mem.Lstat(p); committed && (err != nil || fi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != want) {
 			return fmt.Sprintf("committed, but %s has mode %v, not %v", p, fi.Mode(), want)
+		}
+		// Rolled back, a file the workload had keeps its mode (0644, as
+		// the initial tree is made), also when only its mode changed.
+		if _, had := w.initial[p]; had && !committed {
+			if fi, err := d.Mem.Lstat(p); err != nil || fi.Mode().Perm() != 0o644 {
+				return fmt.Sprintf("not committed, but %s has mode %v, not its old 0644", p, fi.Mode())
+			}
 		}
 	}
 	if g, ok := d.Files()[Dir+"/.gitignore"]; ok && g != gitignore {

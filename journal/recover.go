@@ -243,7 +243,8 @@ func (ls *listing) add(id string) {
 // everything (ID is a transaction's file or an older txedit's directory,
 // ID.prepared and friends its
 // marks), so it costs the getdents calls and no call per transaction,
-// however many are retained (issue #22).
+// however many are retained (docs/journal.md, "Cost per commit, whatever
+// is retained").
 func (j *Journal) scan() (*listing, error) {
 	ls := &listing{states: map[string]*txnStates{}}
 	names, err := fsys.ReadDirNames(j.fs, txnsDir)
@@ -544,24 +545,51 @@ func matches(data []byte, st *State) bool {
 	return int64(len(data)) == st.Size && hash.Of(data) == st.Hash
 }
 
-// readCurrent reads a file for classification. A missing file is not an
-// error; a symlink, directory or special file is.
-func readCurrent(fsy fsys.FS, name string) ([]byte, bool, error) {
+// entry is what readCurrent found at a name: a file's bytes, or a
+// symbolic link's target, and its mode.
+type entry struct {
+	data []byte
+	link bool
+	mode fs.FileMode
+}
+
+// is reports whether e is version st: the same kind (file or link) and
+// the same content.
+func (e entry) is(st *State) bool { return e.link == st.IsLink() && matches(e.data, st) }
+
+// hasMode reports whether e has st's mode (permission, setuid, setgid and
+// sticky bits; a link has no mode of its own).
+func (e entry) hasMode(st *State) bool {
+	const bits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+	return e.link || e.mode&bits == st.Mode&bits
+}
+
+// readCurrent reads a file, or a symbolic link's target, for
+// classification. A missing file is not an error; a directory or special
+// file is.
+func readCurrent(fsy fsys.FS, name string) (entry, bool, error) {
 	fi, err := fsy.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
+		return entry{}, false, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return entry{}, false, err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		target, err := fsy.Readlink(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			return entry{}, false, nil
+		}
+		return entry{data: []byte(target), link: true, mode: fi.Mode()}, err == nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, true, fmt.Errorf("is now a %v, not a regular file; left as it is", fi.Mode().Type())
+		return entry{}, true, fmt.Errorf("is now a %v, not a regular file; left as it is", fi.Mode().Type())
 	}
 	data, _, err := fsys.ReadFile(fsy, name, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
+		return entry{}, false, nil
 	}
-	return data, err == nil, err
+	return entry{data: data, mode: fi.Mode()}, err == nil, err
 }
 
 // UnderGit reports whether the root-relative name p lies in a .git
@@ -628,7 +656,7 @@ func (j *Journal) restore(m *Manifest, op *Op, data []byte, sync bool) error {
 		return err
 	}
 	displaced, _, rerr := readCurrent(j.fs, op.staged)
-	if rerr == nil && matches(displaced, op.New) {
+	if rerr == nil && displaced.is(op.New) {
 		return nil
 	}
 	if err := j.fs.Exchange(op.staged, op.Path); err != nil {

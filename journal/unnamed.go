@@ -9,7 +9,7 @@ import (
 	"github.com/txedit/txedit/fsys"
 )
 
-// Unnamed staging: one round of syncs fewer (issue #22; docs/journal.md,
+// Unnamed staging: one round of syncs fewer (docs/journal.md,
 // "The commit, and what it syncs").
 //
 // The begin round exists so that no staged file appears in a user's

@@ -10,7 +10,7 @@ import (
 
 // TestCodeOfRefusals: an error the system refused with (EACCES, EPERM,
 // EROFS) that reaches a caller without a code is denied, not io_error
-// (issue #27 finding 8); any other is io_error.
+// (docs/testing.md, the reliability audit); any other is io_error.
 func TestCodeOfRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		err  error

@@ -48,9 +48,11 @@ type Op struct {
 	Old     string // old_str
 	All     bool   // replace_all
 	First   bool   // str_replace: the first of several occurrences
-	// patch: the hunks, placed by content; Blocks: as SEARCH/REPLACE.
+	// patch: the hunks, placed by content; Blocks: as SEARCH/REPLACE;
+	// or a git binary patch.
 	Hunks  []Hunk
 	Blocks bool
+	Binary *BinaryPatch
 	// IfAbsent (create, write), MissingOK (delete), Overwrite (move,
 	// copy): see [Edit].
 	IfAbsent, MissingOK, Overwrite bool
@@ -84,16 +86,32 @@ type FileOps struct {
 	StrReplaces []*Op
 	Appends     []*Op // append and append_text, in request order
 	Final       *Op   // copy, move or delete
-	// Mode, if set, is the permission bits the file gets.
+	// Mode, if set, is the permission bits the file gets, or
+	// fs.ModeSymlink|0o777: it becomes (or stays) a symbolic link whose
+	// target is its content (IsLink).
 	Mode *fs.FileMode
+	// NoFollow: see FileEdit.NoFollow (true also when Mode is a link's).
+	NoFollow bool
 	// Invalid holds validation failures of individual edits. The edits
 	// listed here are not in the groups above.
 	Invalid []*Error
 }
 
-// TextEdits reports whether the file has edits that need text content.
+// IsLink reports whether f's edits make the file a symbolic link.
+func (f *FileOps) IsLink() bool { return f.Mode != nil && *f.Mode&fs.ModeSymlink != 0 }
+
+// TextEdits reports whether the file has edits that need text content
+// (a binary patch does not).
 func (f *FileOps) TextEdits() bool {
-	return len(f.LineEdits)+len(f.StrReplaces)+len(f.Appends)+len(f.Patches) > 0
+	if len(f.LineEdits)+len(f.StrReplaces)+len(f.Appends) > 0 {
+		return true
+	}
+	for _, op := range f.Patches {
+		if op.Binary == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Positional reports whether the file's edits name positions in the
@@ -204,7 +222,7 @@ func compilePattern(r *Request) (*Pattern, error) {
 }
 
 func compileFile(entry int, fe FileEdit) *FileOps {
-	f := &FileOps{Entry: entry, Path: fe.Path, NumEdits: len(fe.Edits)}
+	f := &FileOps{Entry: entry, Path: fe.Path, NumEdits: len(fe.Edits), NoFollow: fe.NoFollow}
 	bad := func(i int, cmd string, code Code, format string, args ...any) {
 		f.Invalid = append(f.Invalid, EditErrorf(code, fe.Path, i, cmd, format, args...))
 	}
@@ -273,6 +291,7 @@ func compileFile(entry int, fe FileEdit) *FileOps {
 			continue
 		}
 		f.Mode = &m
+		f.NoFollow = f.NoFollow || m&fs.ModeSymlink != 0
 	}
 	f.LineEdits = orderLineEdits(lineEdits, func(op, prev *Op) {
 		f.Invalid = append(f.Invalid, EditErrorf(CodeOverlappingEdits, fe.Path, op.Index, string(op.Command),
@@ -398,10 +417,13 @@ func (op *Op) takeFields(e Edit, present fields) string {
 		}
 		op.Text, op.IfAbsent = *e.FileText, e.IfAbsent
 	case Patch:
-		if len(e.Hunks) == 0 && e.Mode == "" {
+		if len(e.Hunks) == 0 && e.Mode == "" && e.Binary == nil {
 			return "patch needs hunks (or, for a mode change alone, mode)"
 		}
-		op.Hunks, op.Blocks = e.Hunks, e.Blocks
+		if e.Binary != nil && len(e.Hunks) > 0 {
+			return "a patch is hunks or a binary patch, not both"
+		}
+		op.Hunks, op.Blocks, op.Binary = e.Hunks, e.Blocks, e.Binary
 	case Delete:
 		op.MissingOK = e.MissingOK
 	case TextEdits:
@@ -484,16 +506,19 @@ func (op *Op) takeTextEdits(e Edit) string {
 	return ""
 }
 
-// parseMode reads a permission mode as git writes it ("100755") or as
-// octal ("0755", "755").
+// parseMode reads a permission mode as git writes it ("100755"; "120000"
+// is a symbolic link) or as octal ("0755", "755").
 func parseMode(s string) (fs.FileMode, error) {
 	n, err := strconv.ParseUint(s, 8, 32)
 	if err != nil {
 		return 0, fmt.Errorf("want octal permission bits such as 0644 or git's 100755")
 	}
+	if n == 0o120000 {
+		return fs.ModeSymlink | 0o777, nil
+	}
 	if n > 0o777 {
 		if n>>9 != 0o100 { // git: 100644, 100755
-			return 0, fmt.Errorf("only regular file modes (100644, 100755) are supported")
+			return 0, fmt.Errorf("only regular file modes (100644, 100755) and symbolic links (120000) are supported")
 		}
 		n &= 0o777
 	}

@@ -144,8 +144,8 @@ func As(err error) *Error {
 
 // CodeOf returns the code of the first *Error in err's chain. Any other
 // non-nil error is denied when the system refused it (EACCES, EPERM, or a
-// read-only file system: EROFS) and io_error otherwise (issue #27 finding
-// 8: a refusal that reached here unclassified was reported as io_error).
+// read-only file system: EROFS) and io_error otherwise (a refusal that
+// reached here unclassified used to be reported as io_error).
 func CodeOf(err error) Code {
 	if err == nil {
 		return ""

@@ -41,6 +41,11 @@ type Hunk struct {
 	// is the context; without it the lines are paired by their longest
 	// common subsequence.
 	Marks string `json:"-"`
+	// Recounted: the unified hunk's header counts disagreed with its
+	// lines, and it was read by its lines instead (as git apply --recount
+	// does), its body being delimited by the next @@ line, the next file
+	// or the end. Reported (HunkReport.Recounted) so the agent knows.
+	Recounted bool `json:"-"`
 }
 
 // Changes reports whether applying h changes anything: its old and new
@@ -99,6 +104,9 @@ type HunkReport struct {
 	// AlreadyApplied: the hunk's change is already in the file; nothing was
 	// done.
 	AlreadyApplied bool `json:"already_applied,omitempty"`
+	// Recounted: the hunk's header counts disagreed with its lines, which
+	// were taken instead ("counts recounted", as git apply --recount).
+	Recounted bool `json:"recounted,omitempty"`
 }
 
 // LoosestRung returns the loosest rung among reports, the one to show per
@@ -111,4 +119,19 @@ func LoosestRung(reports []HunkReport) Rung {
 		}
 	}
 	return r
+}
+
+// BinaryPatch is a git binary patch ("GIT binary patch"): the new content
+// whole (a literal) or as a delta from the old, between the two versions
+// git names by their object ids (the diff's "index OLD..NEW" line, full
+// length). It applies only to the content whose id is Old, and what it
+// makes must have the id New, so it is exact or refused, never a guess.
+type BinaryPatch struct {
+	// Old and New are the git object ids (hex: 40 digits for SHA-1, 64
+	// for SHA-256) of the content before and after.
+	Old, New string
+	// Delta: Data is a git delta from the old content; else Data is the
+	// new content itself.
+	Delta bool
+	Data  []byte
 }

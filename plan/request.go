@@ -53,6 +53,13 @@ type FileEdit struct {
 	// whole file or "HEX@S-E" for lines S..E.
 	ContentHash string `json:"content_hash,omitempty"`
 	Edits       []Edit `json:"edits"`
+	// NoFollow: a symbolic link at Path (and at a move's new_path) is
+	// the entry the edits are about, as in a git diff, where a link is an
+	// entry of mode 120000 whose content is its target: a delete or move
+	// takes the link, not what it leads to. Directories on the way are
+	// followed. An edit with mode "120000" implies it. (Go library and
+	// git diffs only; JSON requests do not carry it.)
+	NoFollow bool `json:"-"`
 }
 
 // Edit is one edit command. Which fields apply depends on Command:
@@ -108,6 +115,9 @@ type Edit struct {
 	// TextEdits and PositionEncoding are text_edits' (see [TextEdit]).
 	TextEdits        []TextEdit `json:"text_edits,omitempty"`
 	PositionEncoding string     `json:"position_encoding,omitempty"`
+	// Binary is a patch's git binary patch (patch only; the formats of
+	// docs/patch-formats.md compile to it, JSON requests do not carry it).
+	Binary *BinaryPatch `json:"-"`
 }
 
 // IsAtomic reports the request's atomic setting (default true).

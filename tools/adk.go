@@ -31,7 +31,7 @@ func lcOK(s string) Result { return Result{Value: s, OK: true} }
 func lcFail(err error) Result { return lcError(err, "Error: "+err.Error()) }
 
 func lcError(err error, msg string) Result {
-	return Result{Value: msg, OK: false, Code: plan.CodeOf(err)}
+	return Result{Value: msg, OK: false, Code: plan.CodeOf(err), Plain: true}
 }
 
 // absPath is the path LangChain's exceptions name: the argument resolved

@@ -90,7 +90,7 @@ func toolOK(tr ToolResult) Result {
 func toolFail(err error, filePath string) Result {
 	code := plan.CodeOf(err)
 	tr := ToolResult{Success: false, Error: err.Error(), FilePath: filePath, Code: code}
-	return Result{Value: tr, Text: "Error: " + err.Error(), OK: false, Code: code}
+	return Result{Value: tr, Text: "Error: " + err.Error(), OK: false, Code: code, Plain: true}
 }
 
 // readLimit is how many lines deepagents' read_file returns by default.
@@ -146,14 +146,14 @@ const (
 // check makes: the message inside <tool_use_error>.
 func useError(code plan.Code, filePath, msg string) Result {
 	tr := ToolResult{Success: false, Error: msg, FilePath: filePath, Code: code}
-	return Result{Value: tr, Text: "<tool_use_error>" + msg + "</tool_use_error>", OK: false, Code: code}
+	return Result{Value: tr, Text: "<tool_use_error>" + msg + "</tool_use_error>", OK: false, Code: code, Plain: true}
 }
 
 // plainError is a failure Claude Code reports as the bare message (an
 // exception of its tool's run).
 func plainError(code plan.Code, filePath, msg string) Result {
 	tr := ToolResult{Success: false, Error: msg, FilePath: filePath, Code: code}
-	return Result{Value: tr, Text: msg, OK: false, Code: code}
+	return Result{Value: tr, Text: msg, OK: false, Code: code, Plain: true}
 }
 
 // claudeFail words an engine failure as Claude Code does where it has
@@ -373,8 +373,10 @@ func errorOf(code plan.Code, msg string) error {
 }
 
 // written is a successful write in Claude Code's words (text), then
-// txedit's additions: the file's new
-// content_hash and any note.
+// txedit's notes: only what changes what the model should believe about
+// the file (docs/toolsets.md, "What txedit adds"): the rung a tolerant
+// match needed (quoteNote), or a rebase over another writer's change. No
+// content_hash: no claude tool takes one back.
 func written(res *plan.Result, filePath, text, note string) Result {
 	if !res.Success {
 		return claudeFail(resultErr(res), filePath)
@@ -387,15 +389,8 @@ func written(res *plan.Result, filePath, text, note string) Result {
 			status = "Created"
 		}
 	}
-	return toolOK(ToolResult{Content: text + hashNote(res) + note,
+	return toolOK(ToolResult{Content: text + note,
 		ShortResult: fmt.Sprintf("%s %s (+%d -%d)", status, filePath, add, del), FilePath: filePath})
-}
-
-func hashNote(res *plan.Result) string {
-	if len(res.Files) == 1 && res.Files[0].ContentHash != "" {
-		return fmt.Sprintf(" Its content_hash is now %s.", res.Files[0].ContentHash)
-	}
-	return ""
 }
 
 func claudeWrite() *Tool {
@@ -1096,6 +1091,17 @@ func runClaudeGrep(ctx context.Context, env *Env, args json.RawMessage) Result {
 	if req.OutputMode == plan.OutputFiles || req.OutputMode == "" {
 		req.Sort = "modified" // Claude Code lists the newest first
 	}
+	// A binary file given by name: rg prints its matching lines but those
+	// holding a NUL, then a notice (binaryGrepText); paging applies to
+	// what it prints, so every match is needed.
+	nulAt := -1
+	if req.Path != "" && req.OutputMode == plan.OutputContent {
+		if isDir, _ := env.W.IsDir(req.Path); !isDir {
+			if nulAt = nulOffset(ctx, env, req.Path); nulAt >= 0 {
+				req.HeadLimit = 0
+			}
+		}
+	}
 	res, err := env.W.Grep(ctx, &req)
 	if err != nil {
 		if plan.CodeOf(err) == plan.CodeFileNotFound && req.Path != "" {
@@ -1109,19 +1115,20 @@ func runClaudeGrep(ctx context.Context, env *Env, args json.RawMessage) Result {
 		onlyMatching(res, req.Pattern, req.IgnoreCase)
 	}
 	omitLongLines(res)
-	text, n, cut := grepText(res, grep.PrintOptions{
+	po := grep.PrintOptions{
 		LineNumbers: req.LineNums == nil || *req.LineNums,
 		// -c -H: count names the file even when it is the one searched.
 		NoPath:  single && res.Mode != plan.OutputCount,
 		Context: req.Before > 0 || req.After > 0 || req.Context > 0,
 		Offset:  a.Offset, HeadLimit: limit,
-	})
-	// rg searches a binary file it is given by name, and says so instead
-	// of printing its lines.
-	if single && res.Mode == plan.OutputContent && len(res.Matches) > 0 {
-		if at := nulOffset(ctx, env, req.Path); at >= 0 {
-			text, n, cut = fmt.Sprintf("binary file matches (found \"\\0\" byte around offset %d)", at), 1, false
-		}
+	}
+	var text string
+	var n int
+	var cut bool
+	if single && res.Mode == plan.OutputContent && len(res.Matches) > 0 && nulAt >= 0 {
+		text, n, cut = binaryGrepText(res, po, nulAt)
+	} else {
+		text, n, cut = grepText(res, po)
 	}
 	cut = cut || res.Truncated
 	content, short := claudeGrepReport(res.Mode, strings.TrimSuffix(text, "\n"), n, pagination(cut, limit, a.Offset))
@@ -1259,6 +1266,33 @@ func onlyMatching(res *plan.GrepResult, pattern string, ignoreCase bool) {
 		}
 	}
 	res.Matches = out
+}
+
+// binaryGrepText prints the matches of a binary file given by name as
+// Claude Code's rg (2.1.332) does: every matching and context line but
+// those holding a NUL (its groups, and their "--" separators, as if they
+// were there), then "binary file matches (found "\0" byte around offset
+// N)", N the first NUL's offset; Claude Code's offset and head_limit page
+// those lines, the notice among them.
+func binaryGrepText(res *plan.GrepResult, o grep.PrintOptions, nulAt int) (string, int, bool) {
+	offset, limit := o.Offset, o.HeadLimit
+	o.Offset, o.HeadLimit = 0, 0
+	all, _, _ := grepText(res, o)
+	var lines []string
+	if all != "" {
+		for _, l := range strings.Split(strings.TrimSuffix(all, "\n"), "\n") {
+			if !strings.Contains(l, "\x00") {
+				lines = append(lines, l)
+			}
+		}
+	}
+	lines = append(lines, fmt.Sprintf("binary file matches (found \"\\0\" byte around offset %d)", nulAt))
+	lines = lines[min(offset, len(lines)):]
+	cut := limit > 0 && len(lines) > limit
+	if cut {
+		lines = lines[:limit]
+	}
+	return strings.Join(lines, "\n") + "\n", len(lines), cut
 }
 
 // nulOffset is the byte offset of the first NUL in a file, or -1: the

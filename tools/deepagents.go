@@ -26,7 +26,7 @@ func deepagentsToolset() *Toolset {
 func daFail(err error) Result {
 	err = renamer{names: claudeNames}.err(err)
 	msg := "Error: " + err.Error()
-	return Result{Value: msg, Text: msg, OK: false, Code: plan.CodeOf(err)}
+	return Result{Value: msg, Text: msg, OK: false, Code: plan.CodeOf(err), Plain: true}
 }
 
 func daOK(v any) Result { return Result{Value: v, OK: true} }

@@ -13,7 +13,7 @@ import (
 	"github.com/txedit/txedit/plan"
 )
 
-// Issue #10's dialect defects, each with the test that would have caught
+// The dialects' defects found by using them as a model would, each with the test that would have caught
 // it. The comparisons with the real programs are in conformance_test.go.
 
 func content(r Result) string { return r.Value.(ToolResult).Content }
@@ -385,7 +385,7 @@ func TestPyDecodeError(t *testing.T) {
 	}
 }
 
-// TestUndoToolHonoursDenyFlags (issue #20): the txedit toolset's undo tool
+// TestUndoToolHonoursDenyFlags (docs/testing.md, the second red-team audit): the txedit toolset's undo tool
 // (as MCP serves it) went around --deny-write and --deny-read: its dry run
 // showed a denied file's diff and the real one rewrote the file.
 func TestUndoToolHonoursDenyFlags(t *testing.T) {

@@ -115,7 +115,11 @@ func applyFsEdits(name, content string, edits []fsEditArg) (string, []string, er
 		if rung == plan.RungExact {
 			continue
 		}
-		notes = append(notes, fmt.Sprintf("Note (txedit): edit %d's oldText matched only with %s ignored; check the diff.", i+1, rungWords(rung)))
+		note := fmt.Sprintf("Note (txedit): edit %d's oldText matched only with %s ignored", i+1, rungWords(rung))
+		if rung != plan.RungTrailingSpace {
+			note += "; its newText was written at the file's indentation"
+		}
+		notes = append(notes, note+"; check the diff.")
 	}
 	return content, notes, nil
 }
@@ -172,46 +176,18 @@ func looseEdit(name, content, old, repl string) (string, plan.Rung, error) {
 	if len(hunkOld) < len(oldLines) && len(newLines) > 1 && newLines[len(newLines)-1] == "" {
 		newLines = newLines[:len(newLines)-1]
 	}
-	// The block keeps its shape, moved to where it matched: what
-	// oldText's first line is indented by becomes the file's indent
-	// there. (The official server puts every later line at the first
-	// line's indent plus its own offset from oldText's same line, which
-	// flattens nested code: "def m():\n    return 1" matched four spaces
-	// in comes out with "return" at the indent of "def".)
-	indent, oldBase := leadingSpace(lines[at]), leadingSpace(oldLines[0])
-	out := make([]string, len(newLines))
-	for j, l := range newLines {
-		switch {
-		case j == 0:
-			out[j] = indent + trimLeftSpace(l)
-		case l == "":
-			out[j] = l
-		case strings.HasPrefix(l, oldBase):
-			out[j] = indent + l[len(oldBase):]
-		default:
-			out[j] = l
-		}
+	// newText is written at the file's indentation, as the patch formats
+	// write a hunk matched on the whitespace rung (apply.Reindent): each
+	// of oldText's indentations maps to the file's where it matched, and
+	// newText's lines go through that map, deeper ones by the file's unit.
+	// (The official server puts every line after the first at the first
+	// line's indent plus its own offset from oldText's, which loses the
+	// file's indentation: "  return b + a" matched four spaces deep stays
+	// two deep.)
+	out := newLines
+	if rung := o.Reports[0].Rung; rung != plan.RungExact && rung != plan.RungTrailingSpace {
+		out = apply.Reindent(lines[at:at+len(hunkOld)], hunkOld, newLines, lines)
 	}
 	lines = append(lines[:at], append(out, lines[at+len(hunkOld):]...)...)
 	return strings.Join(lines, "\n"), o.Reports[0].Rung, nil
 }
-
-// jsSpace is JavaScript's \s.
-func jsSpace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200a
-}
-
-func leadingSpace(s string) string {
-	for i, r := range s {
-		if !jsSpace(r) {
-			return s[:i]
-		}
-	}
-	return s
-}
-
-func trimLeftSpace(s string) string { return s[len(leadingSpace(s)):] }

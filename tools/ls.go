@@ -184,7 +184,8 @@ var names sync.Map // "u123" / "g123" -> name
 // userName and groupName name an owner as ls -l does, from /etc/passwd
 // and /etc/group (a number where they do not name it). os/user would
 // ask the C library (NSS) through cgo, which made every txedit process
-// load libc and start ~2x slower than a static Go program (issue #22);
+// load libc and start ~2x slower than a static Go program (docs/design.md,
+// "Process start");
 // what it would add is users from LDAP and the like, which ls on this
 // machine would name and this shows as numbers.
 func userName(uid int) string { return idName("u", "/etc/passwd", 2, uid) }

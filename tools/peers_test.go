@@ -195,6 +195,8 @@ type difference struct {
 	//           TxEdit (the error code over MCP);
 	//   suffix: txedit's text is the real text, then a suffix matching
 	//           TxEdit (txedit's additions);
+	//   status: txedit's text is the real text (after the other rows),
+	//           only the error status differs;
 	//   texts:  the real text matches Real and txedit's matches TxEdit
 	//           (after the prefix and suffix rows); the error status
 	//           may differ when Status is "differs";
@@ -283,7 +285,18 @@ func classify(rows []*difference, toolset, tool string, real gcall, text string,
 		}
 	}
 	// A prefix or suffix row whose Status is "differs" lets the error
-	// status differ too (LangChain answers its errors as plain strings).
+	// status differ too, and so does a status row (LangChain answers its
+	// errors as plain strings).
+	for _, d := range rows {
+		if d.applies(toolset, tool) && d.Kind == "status" && isErr != real.IsError {
+			for _, c := range cands {
+				if c.text == real.Text {
+					cands = append(cands, cand{c.text, append(append([]string{}, c.ids...), d.ID)})
+					break
+				}
+			}
+		}
+	}
 	statusOK := func(ids []string) bool {
 		if isErr == real.IsError {
 			return true

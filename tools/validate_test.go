@@ -10,8 +10,7 @@ import (
 // TestMissingArgumentWritesNothing: every tool that writes, called without
 // each of its required arguments (or with one of the wrong type), fails
 // with invalid_request naming the argument — in its dialect's shape — and
-// writes nothing (issue #10: Write without content used to empty the
-// file).
+// writes nothing (Write without content used to empty the file).
 func TestMissingArgumentWritesNothing(t *testing.T) {
 	cases := []struct {
 		toolset, tool, args, field string

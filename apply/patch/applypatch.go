@@ -31,7 +31,7 @@ var unifiedAt = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 
 // parseApplyPatch parses a Codex apply_patch envelope.
 func parseApplyPatch(input []byte) ([]*File, error) {
-	ls := textLines(input)
+	ls := lines(input)
 	lo, hi := trimBlank(ls, 0, len(ls))
 	// A heredoc or a Markdown fence around the envelope.
 	for range 2 {
@@ -184,7 +184,7 @@ func (p *v4a) moreAdds() bool {
 func (p *v4a) hunks(path string) ([]plan.Hunk, error) {
 	var out []plan.Hunk
 	for {
-		for p.i < p.end && p.lines[p.i] == "" {
+		for p.i < p.end && emptyLine(p.lines[p.i]) {
 			p.i++
 		}
 		if p.i >= p.end || isMarker(strings.TrimSpace(p.lines[p.i])) {
@@ -223,8 +223,8 @@ func (p *v4a) hunks(path string) ([]plan.Hunk, error) {
 			} else if isMarker(t) {
 				break
 			}
-			if l == "" {
-				h.Old, h.New = append(h.Old, ""), append(h.New, "")
+			if emptyLine(l) {
+				h.Old, h.New = append(h.Old, l), append(h.New, l)
 				marks = append(marks, ' ')
 				blankTail++
 				n++
@@ -255,6 +255,9 @@ func (p *v4a) hunks(path string) ([]plan.Hunk, error) {
 		out = append(out, h)
 	}
 }
+
+// emptyLine reports whether l is an empty line, which may carry its "\r".
+func emptyLine(l string) bool { return l == "" || l == "\r" }
 
 // orNil returns nil for an empty slice, so that no lines is always nil.
 func orNil(ls []string) []string {

@@ -2,7 +2,8 @@ package patch
 
 import "testing"
 
-// TestGitRenameOldSpelling and git's modes (issue #27 item 3): "rename
+// TestGitRenameOldSpelling and git's modes (docs/testing.md, the
+// reliability audit): "rename
 // old"/"rename new" named the wrong file (sliced with the length of
 // "rename from "), and mode lines were applied literally (100777 as 0777,
 // 100000 as 0000) where git applies only the executable bit.

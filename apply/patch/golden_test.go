@@ -177,7 +177,7 @@ func dumpFiles(files []*File, err error) string {
 			for _, flag := range []struct {
 				on   bool
 				name string
-			}{{h.AtEOF, "at-eof"}, {h.OldNoEOL, "old-no-eol"}, {h.NewNoEOL, "new-no-eol"}} {
+			}{{h.AtEOF, "at-eof"}, {h.OldNoEOL, "old-no-eol"}, {h.NewNoEOL, "new-no-eol"}, {h.Recounted, "recounted"}} {
 				if flag.on {
 					b.WriteString(" " + flag.name)
 				}
@@ -242,6 +242,9 @@ func applyTree(files []*File, in map[string][]byte) (string, map[string][]byte) 
 			}
 			if r.AlreadyApplied {
 				b.WriteString(" already")
+			}
+			if r.Recounted {
+				b.WriteString(" recounted")
 			}
 			b.WriteString("]")
 		}

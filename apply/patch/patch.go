@@ -85,9 +85,16 @@ type File struct {
 	// CreateIfMissing: the file's first block has an empty SEARCH, so a
 	// missing file is created by applying the blocks to no content.
 	CreateIfMissing bool
-	// OldMode and NewMode are git's modes ("100644", "100755") when the
-	// diff states them.
+	// OldMode and NewMode are git's modes ("100644", "100755", "120000"
+	// for a symbolic link) when the diff states them.
 	OldMode, NewMode string
+	// Binary is a git diff's binary patch of an OpUpdate or OpDelete (an
+	// OpAdd's literal is its Content).
+	Binary *plan.BinaryPatch
+	// Git: the section is a git diff's, where a path names an entry (a
+	// symbolic link is one, of mode 120000, its content its target) and
+	// is not followed (plan.FileEdit.NoFollow).
+	Git bool
 	// Line is the 1-based line of the input where the file's section
 	// starts, for messages (0 for a Responses operation).
 	Line int
@@ -102,6 +109,8 @@ func (f *File) Apply(content []byte) *apply.HunkOutcome {
 	switch {
 	case f.Op == OpAdd:
 		return &apply.HunkOutcome{Content: f.Content, AlreadyApplied: content != nil && bytes.Equal(content, f.Content)}
+	case f.Binary != nil:
+		return apply.ApplyBinary(f.Path, content, f.Binary)
 	case f.Op == OpDelete && len(f.Hunks) == 0:
 		return &apply.HunkOutcome{}
 	case f.Blocks:
@@ -142,21 +151,40 @@ func errNeedsTree() *plan.Error {
 	return plan.Errorf(plan.CodeInvalidRequest, "", "the input is an LSP WorkspaceEdit, which compiles against the workspace: use CompileWith (or CompileLSP) with a Tree")
 }
 
-// lines splits input into lines without "\n" (a "\r" before it is kept),
-// dropping the empty piece after a final newline and a leading BOM.
+// lines splits input into lines without "\n", dropping the empty piece
+// after a final newline and a leading BOM. A "\r" before the "\n" is kept:
+// a patch's lines may carry their own line ends (a git diff of a CRLF file),
+// and the lines of such a patch are applied byte for byte
+// (docs/patch-formats.md, "Line ends"). Unless every line ends in "\r\n",
+// the patch's own lines (headers, markers) too: then the CRs are how the
+// patch was carried (saved on Windows, pasted through a terminal), not
+// its content, and they are removed.
 func lines(input []byte) []string {
 	s := strings.TrimPrefix(string(input), "\ufeff")
 	if s == "" {
 		return nil
 	}
+	carried := crlfCarried(s)
 	ls := strings.Split(s, "\n")
 	if ls[len(ls)-1] == "" {
 		ls = ls[:len(ls)-1]
 	}
+	if carried {
+		for i, l := range ls {
+			ls[i] = strings.TrimSuffix(l, "\r")
+		}
+	}
 	return ls
 }
 
-// textLines is lines with each line's trailing "\r" removed.
+// crlfCarried reports whether every line break of s is CRLF.
+func crlfCarried(s string) bool {
+	n := strings.Count(s, "\n")
+	return n > 0 && strings.Count(s, "\r\n") == n
+}
+
+// textLines is lines with each line's trailing "\r" removed (for telling
+// the format).
 func textLines(input []byte) []string {
 	ls := lines(input)
 	for i, l := range ls {

@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"github.com/txedit/txedit/hash"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -18,7 +19,11 @@ import (
 //   - Update: patch with the hunks (SEARCH/REPLACE blocks as blocks), then
 //     move to MoveTo, which replaces an existing file in apply_patch and
 //     Responses, as Codex does, and never in a diff (as git apply).
-//   - A git mode travels as mode.
+//   - A git mode travels as mode; a git section's path names the entry
+//     (NoFollow), so a symbolic link (mode 120000) is created, changed,
+//     deleted or moved as a link. A git type change (a deletion and a
+//     creation of one path) writes the new entry over the old, which must
+//     be what the deletion's hunks hold (a content_hash of it).
 func Request(f Format, files []*File) (*plan.Request, error) {
 	replace := f == FormatApplyPatch || f == FormatResponses
 	var order []string
@@ -30,7 +35,14 @@ func Request(f Format, files []*File) (*plan.Request, error) {
 			byPath[fl.Path] = fe
 			order = append(order, fl.Path)
 		}
+		fe.NoFollow = fe.NoFollow || fl.Git
 		if n := len(fe.Edits); n > 0 {
+			if typeChange(fe, fl) {
+				if err := becomeNew(fe, fl); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			if last := fe.Edits[n-1].Command; last == "delete" || last == "move" {
 				return nil, plan.Errorf(plan.CodeInvalidRequest, fl.Path, "line %d: the patch changes %s again after it %sd it: give each file's changes once", fl.Line, fl.Path, last)
 			}
@@ -40,17 +52,21 @@ func Request(f Format, files []*File) (*plan.Request, error) {
 			text := string(fl.Content)
 			fe.Edits = append(fe.Edits, plan.Edit{Command: "write", FileText: &text, IfAbsent: !fl.Overwrite, Mode: fl.NewMode})
 		case OpDelete:
-			if len(fl.Hunks) > 0 {
-				fe.Edits = append(fe.Edits, plan.Edit{Command: "patch", Hunks: fl.Hunks})
+			if len(fl.Hunks) > 0 || fl.Binary != nil {
+				mode := ""
+				if fl.OldMode == linkMode {
+					mode = linkMode // the hunks remove a link's target
+				}
+				fe.Edits = append(fe.Edits, plan.Edit{Command: "patch", Hunks: fl.Hunks, Binary: fl.Binary, Mode: mode})
 			}
 			fe.Edits = append(fe.Edits, plan.Edit{Command: "delete", MissingOK: true})
 		case OpUpdate:
 			mode := ""
-			if fl.NewMode != "" && fl.NewMode != fl.OldMode {
-				mode = fl.NewMode
+			if fl.NewMode != "" && fl.NewMode != fl.OldMode || fl.NewMode == linkMode {
+				mode = fl.NewMode // a link's mode always: its hunks change a target
 			}
-			if len(fl.Hunks) > 0 || mode != "" {
-				fe.Edits = append(fe.Edits, plan.Edit{Command: "patch", Hunks: fl.Hunks, Blocks: fl.Blocks, Mode: mode})
+			if len(fl.Hunks) > 0 || mode != "" || fl.Binary != nil {
+				fe.Edits = append(fe.Edits, plan.Edit{Command: "patch", Hunks: fl.Hunks, Blocks: fl.Blocks, Mode: mode, Binary: fl.Binary})
 			}
 			if fl.MoveTo != "" && fl.MoveTo != fl.Path {
 				fe.Edits = append(fe.Edits, plan.Edit{Command: "move", NewPath: fl.MoveTo, Overwrite: replace})
@@ -67,6 +83,42 @@ func Request(f Format, files []*File) (*plan.Request, error) {
 		return nil, plan.Errorf(plan.CodeInvalidRequest, "", "the patch changes nothing")
 	}
 	return req, nil
+}
+
+// linkMode is git's mode of a symbolic link.
+const linkMode = "120000"
+
+// typeChange reports whether fl, a git creation, follows a git deletion of
+// the same path in fe: a file replaced by a symbolic link, or a link by a
+// file (git writes a type change so).
+func typeChange(fe *plan.FileEdit, fl *File) bool {
+	n := len(fe.Edits)
+	return fl.Git && fl.Op == OpAdd && fe.Edits[n-1].Command == "delete" && (n == 1 || fe.Edits[0].Command == "patch" && n == 2)
+}
+
+// becomeNew turns fe, a deletion, into the writing of fl's new entry over
+// the old one, which must be what the deletion's hunks remove (its whole
+// content: the file-level content_hash).
+func becomeNew(fe *plan.FileEdit, fl *File) error {
+	old := []byte(nil)
+	if fe.Edits[0].Command == "patch" {
+		p := fe.Edits[0]
+		if p.Binary != nil {
+			return plan.Errorf(plan.CodeInvalidRequest, fl.Path, "line %d: a binary file replaced by a new entry: write it without --binary's type change, or delete and create it in two patches", fl.Line)
+		}
+		for _, h := range p.Hunks {
+			for i, l := range h.Old {
+				old = append(old, l...)
+				if i < len(h.Old)-1 || !h.OldNoEOL {
+					old = append(old, '\n')
+				}
+			}
+		}
+	}
+	text := string(fl.Content)
+	fe.ContentHash = hash.Of(old).String()
+	fe.Edits = []plan.Edit{{Command: "write", FileText: &text, Mode: fl.NewMode}}
+	return nil
 }
 
 // Compile detects (for FormatAuto) and parses input and compiles it into a

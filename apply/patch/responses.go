@@ -87,7 +87,7 @@ func responseFile(n int, op *responseOp) (*File, error) {
 	default:
 		return nil, plan.Errorf(plan.CodeInvalidRequest, path, "operation %d: type %q is not create_file, update_file or delete_file", n, op.Type)
 	}
-	ls := textLines([]byte(*op.Diff))
+	ls := lines([]byte(*op.Diff))
 	p := &v4a{lines: ls, end: len(ls)}
 	if op.Type == "create_file" {
 		content := p.addLines()

@@ -37,7 +37,7 @@ func markerRun(l string, c byte, lo, hi int, suffix string) bool {
 // outside blocks is ignored. All blocks of a file become that file's hunks,
 // in input order.
 func parseSearchReplace(input []byte) ([]*File, error) {
-	ls := textLines(input)
+	ls := lines(input)
 	var files []*File
 	byPath := map[string]*File{}
 	cur := ""

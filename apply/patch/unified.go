@@ -82,7 +82,7 @@ func (d *diffReader) gitSection() (*File, error) {
 	d.i++
 	f := &File{Op: OpUpdate, Line: start + 1}
 	var isNew, isDel bool
-	var from, to string
+	var from, to, ids string
 headers:
 	for ; d.i < len(d.lines); d.i++ {
 		l := d.text(d.i)
@@ -104,9 +104,16 @@ headers:
 			to, err = unquote(l[len("rename new "):])
 		case strings.HasPrefix(l, "copy from "), strings.HasPrefix(l, "copy to "):
 			return nil, errAt(d.i+1, a, "%q: copies are not supported: make the diff without -C (as a new file)", clip(l))
-		case strings.HasPrefix(l, "similarity index "), strings.HasPrefix(l, "dissimilarity index "), strings.HasPrefix(l, "index "):
-		case strings.HasPrefix(l, "Binary files ") || l == "GIT binary patch":
-			return nil, errAt(d.i+1, a, "%q: binary changes are not supported: write the file another way", clip(l))
+		case strings.HasPrefix(l, "index "):
+			ids = l[len("index "):]
+		case strings.HasPrefix(l, "similarity index "), strings.HasPrefix(l, "dissimilarity index "):
+		case l == "GIT binary patch":
+			if f.Binary, err = d.binaryPatch(a, ids); err != nil {
+				return nil, err
+			}
+			break headers
+		case strings.HasPrefix(l, "Binary files "):
+			return nil, errAt(d.i+1, a, "%q: the diff does not carry the binary change (make it with git diff --binary)", clip(l))
 		default:
 			break headers
 		}
@@ -114,11 +121,20 @@ headers:
 			return nil, errAt(d.i+1, a, "%v", err)
 		}
 	}
+	// The index line's mode ("index a..b 120000") is the mode of both
+	// sides when no mode lines say otherwise: a link changed in place.
+	if idx := strings.Fields(ids); len(idx) == 2 && idx[1] == "120000" && f.OldMode == "" && f.NewMode == "" && !isNew && !isDel {
+		f.OldMode, f.NewMode = idx[1], idx[1]
+	}
 	for _, m := range []string{f.OldMode, f.NewMode} {
-		if m == "120000" || m == "160000" {
-			return nil, errAt(start+1, a, "mode %s: symbolic links and submodules are not supported", m)
+		if m == "160000" {
+			return nil, errAt(start+1, a, "mode %s: submodules are not supported", m)
 		}
 	}
+	if f.OldMode != "" && f.NewMode != "" && (f.OldMode == "120000") != (f.NewMode == "120000") {
+		return nil, errAt(start+1, a, "mode %s to %s in one section: git writes a type change as a deletion and a creation", f.OldMode, f.NewMode)
+	}
+	f.Git = true
 	// git records and applies only whether a file is executable: any
 	// other regular-file mode is read as 100755 or 100644, as git apply
 	// does, never applied literally (100777 is not 0777, 100000 not 0000).
@@ -228,6 +244,15 @@ func (d *diffReader) finish(f *File, old, nw string, start int, git bool) (*File
 	if err != nil {
 		return nil, err
 	}
+	if f.Binary != nil {
+		if len(hunks) > 0 {
+			return nil, errAt(start+1, f.Path, "a binary patch and text hunks for one file")
+		}
+		if f.Op == OpAdd {
+			f.Content, f.Binary = f.Binary.Data, nil
+		}
+		return f, nil
+	}
 	switch f.Op {
 	case OpAdd:
 		size := 0
@@ -274,52 +299,40 @@ type diffHunk struct {
 	old, new           []string
 	marks              []byte // plan.Hunk.Marks
 	oldNoEOL, newNoEOL bool
+	recounted          bool // plan.Hunk.Recounted
 }
 
 func toHunks(hs []diffHunk) []plan.Hunk {
 	out := make([]plan.Hunk, len(hs))
 	for i, h := range hs {
-		out[i] = plan.Hunk{Old: noCR(h.old), New: noCR(h.new), Line: h.line, OldNoEOL: h.oldNoEOL, NewNoEOL: h.newNoEOL, Marks: string(h.marks)}
-	}
-	return out
-}
-
-func noCR(ls []string) []string {
-	if len(ls) == 0 {
-		return nil
-	}
-	if !slices.ContainsFunc(ls, func(l string) bool { return strings.HasSuffix(l, "\r") }) {
-		return ls // no copy: the lines are the diff's own
-	}
-	out := make([]string, len(ls))
-	for i, l := range ls {
-		out[i] = strings.TrimSuffix(l, "\r")
+		out[i] = plan.Hunk{Old: orNil(h.old), New: orNil(h.new), Line: h.line, OldNoEOL: h.oldNoEOL, NewNoEOL: h.newNoEOL, Marks: string(h.marks), Recounted: h.recounted}
 	}
 	return out
 }
 
 // hunks reads the @@ hunks at d.i. Hunks with counts end when the counts
-// are met (a count that does not match the lines is an error); hunks
-// without numbers ("@@ ... @@") end at the next header or at a line that
-// is not a hunk line.
+// are met; hunks without numbers ("@@ ... @@") end at the next header or at
+// a line that is not a hunk line. When a hunk's counts disagree with its
+// body (it ends before them, or more hunk lines follow them) and the body
+// is delimited without doubt — by the next @@ header, the next file's
+// header or the end of the input — the hunk is recounted from its lines, as
+// git apply --recount does, and says so (plan.Hunk.Recounted); a body that
+// runs into other text is refused, the counts named.
 func (d *diffReader) hunks(path string) ([]diffHunk, error) {
 	var out []diffHunk
 	for d.i < len(d.lines) {
 		l := d.text(d.i)
 		h := diffHunk{at: d.i + 1}
-		oldLeft, newLeft := -1, -1 // -1: not counted
+		oldLeft, newLeft, os := -1, -1, 0 // -1: not counted
 		if m := hunkHead().FindStringSubmatch(l); m != nil {
-			os, oc, ns, nc := atoi(m[1]), count(m[2]), atoi(m[3]), count(m[4])
+			var oc, nc, ns int
+			os, oc, ns, nc = atoi(m[1]), count(m[2]), atoi(m[3]), count(m[4])
 			if oc < 0 || nc < 0 || os < 0 || ns < 0 {
 				return nil, errAt(d.i+1, path, "%q: a number is out of range", clip(l))
 			}
 			oldLeft, newLeft = oc, nc
 			if oc+nc <= len(d.lines)-d.i { // room for what the counts promise, once
 				h.old, h.new, h.marks = make([]string, 0, oc), make([]string, 0, nc), make([]byte, 0, oc+nc)
-			}
-			h.line = max(os, 1)
-			if oc == 0 {
-				h.line = os + 1 // "-5,0": insert after line 5
 			}
 		} else if !bareHead().MatchString(l) {
 			if strings.HasPrefix(l, "@@") {
@@ -328,62 +341,30 @@ func (d *diffReader) hunks(path string) ([]diffHunk, error) {
 			break
 		}
 		d.i++
-		prev := byte(0)
-		for d.i < len(d.lines) {
-			raw := d.lines[d.i]
-			l := strings.TrimSuffix(raw, "\r")
-			counted := oldLeft >= 0
-			if counted && oldLeft == 0 && newLeft == 0 && !strings.HasPrefix(l, "\\") {
-				break
-			}
-			if !counted && (strings.HasPrefix(l, "@@") || d.sectionEnd(d.i) || l == "" && !d.moreHunkLines(d.i)) {
-				break
-			}
-			op := byte(' ')
-			if l != "" {
-				op = l[0]
-			}
-			text := ""
-			if len(raw) > 0 {
-				text = raw[1:]
-			}
-			switch op {
-			case ' ', '-', '+':
-				if counted && d.sectionEnd(d.i) {
-					return nil, d.short(h, path, oldLeft, newLeft)
-				}
-				h.marks = append(h.marks, op)
-				if op != '+' {
-					h.old = append(h.old, text)
-					oldLeft--
-				}
-				if op != '-' {
-					h.new = append(h.new, text)
-					newLeft--
-				}
-				if counted && (oldLeft < 0 || newLeft < 0) {
-					return nil, errAt(d.i+1, path, "%q: the hunk has more lines than its header (line %d) says: fix the header's counts, or write '@@ ... @@'", clip(l), h.at)
-				}
-			case '\\':
-				if prev != '+' {
-					h.oldNoEOL = true
-				}
-				if prev != '-' {
-					h.newNoEOL = true
-				}
-			default:
-				if counted {
-					return nil, d.short(h, path, oldLeft, newLeft)
+		body := d.i
+		var err error
+		if oldLeft >= 0 {
+			err = d.countedBody(&h, path, oldLeft, newLeft)
+			if err != nil || d.moreAfterCount() {
+				if rh, ok := d.recount(body, h.at); ok {
+					h, err = rh, nil
+				} else if err != nil {
+					return nil, err
+				} else if d.text(d.i) != "-- " {
+					// More hunk lines than counted, then other text:
+					// not delimited, and not to be dropped silently.
+					// (git format-patch's signature, "-- " and its
+					// version, follows the last hunk: it is not a hunk
+					// line.)
+					return nil, errAt(d.i+1, path, "%q: the hunk at line %d has more lines than its header says, and they run into other text: fix the header's counts, or write '@@ ... @@'", clip(d.text(d.i)), h.at)
 				}
 			}
-			if op != ' ' && op != '-' && op != '+' && op != '\\' {
-				break
+			h.line = max(os, 1)
+			if len(h.old) == 0 {
+				h.line = os + 1 // "-5,0": insert after line 5
 			}
-			prev = op
-			d.i++
-		}
-		if oldLeft > 0 || newLeft > 0 {
-			return nil, d.short(h, path, oldLeft, newLeft)
+		} else {
+			d.uncountedBody(&h)
 		}
 		if len(h.old) == 0 && len(h.new) == 0 {
 			return nil, errAt(h.at, path, "the hunk has no lines")
@@ -391,6 +372,140 @@ func (d *diffReader) hunks(path string) ([]diffHunk, error) {
 		out = append(out, h)
 	}
 	return out, nil
+}
+
+// countedBody reads the lines of a hunk whose header counts them, from d.i
+// until the counts are met (a "\ No newline" line after the last counts
+// too). A body that ends first, or has more lines than counted, is an
+// error.
+func (d *diffReader) countedBody(h *diffHunk, path string, oldLeft, newLeft int) error {
+	prev := byte(0)
+	for d.i < len(d.lines) {
+		raw := d.lines[d.i]
+		l := strings.TrimSuffix(raw, "\r")
+		if oldLeft == 0 && newLeft == 0 && !strings.HasPrefix(l, "\\") {
+			break
+		}
+		op := hunkOp(l)
+		switch op {
+		case ' ', '-', '+':
+			if d.sectionEnd(d.i) {
+				return d.short(*h, path, oldLeft, newLeft)
+			}
+			h.add(op, raw, l)
+			if op != '+' {
+				oldLeft--
+			}
+			if op != '-' {
+				newLeft--
+			}
+			if oldLeft < 0 || newLeft < 0 {
+				return errAt(d.i+1, path, "%q: the hunk has more lines than its header (line %d) says: fix the header's counts, or write '@@ ... @@'", clip(l), h.at)
+			}
+		case '\\':
+			h.noEOL(prev)
+		default:
+			return d.short(*h, path, oldLeft, newLeft)
+		}
+		prev = op
+		d.i++
+	}
+	if oldLeft > 0 || newLeft > 0 {
+		return d.short(*h, path, oldLeft, newLeft)
+	}
+	return nil
+}
+
+// uncountedBody reads the lines of a hunk without counts, from d.i up to
+// the next @@ line, the next file's header, or a line that is not a hunk
+// line (an empty line is an empty context line when hunk lines follow it).
+func (d *diffReader) uncountedBody(h *diffHunk) {
+	prev := byte(0)
+	for d.i < len(d.lines) {
+		raw := d.lines[d.i]
+		l := strings.TrimSuffix(raw, "\r")
+		if strings.HasPrefix(l, "@@") || d.sectionEnd(d.i) || l == "" && !d.moreHunkLines(d.i) {
+			break
+		}
+		op := hunkOp(l)
+		switch op {
+		case ' ', '-', '+':
+			h.add(op, raw, l)
+		case '\\':
+			h.noEOL(prev)
+		default:
+			return
+		}
+		prev = op
+		d.i++
+	}
+}
+
+// moreAfterCount reports whether, after a hunk whose counts are met, the
+// next line is one more hunk line (not an empty line, not the next file's
+// header): the header may have counted too few.
+func (d *diffReader) moreAfterCount() bool {
+	if d.i >= len(d.lines) || d.sectionEnd(d.i) {
+		return false
+	}
+	l := d.text(d.i)
+	return l != "" && (l[0] == ' ' || l[0] == '-' || l[0] == '+')
+}
+
+// recount reads the hunk whose header is at line at-1 and whose body
+// starts at line body again, without its counts, and returns it when the
+// body is delimited without doubt: it ends at an @@ line, the next file's
+// header or the end of the input (empty lines between aside). Otherwise
+// d.i is left where it was.
+func (d *diffReader) recount(body, at int) (diffHunk, bool) {
+	saved := d.i
+	d.i = body
+	h := diffHunk{at: at, recounted: true}
+	d.uncountedBody(&h)
+	j := d.i
+	for j < len(d.lines) && d.text(j) == "" {
+		j++
+	}
+	if j < len(d.lines) && !strings.HasPrefix(d.text(j), "@@") && !d.sectionEnd(j) {
+		d.i = saved
+		return diffHunk{}, false
+	}
+	return h, true
+}
+
+// hunkOp is the marker of hunk line l: ' ' for an empty line (an empty
+// context line that lost its space).
+func hunkOp(l string) byte {
+	if l == "" {
+		return ' '
+	}
+	return l[0]
+}
+
+// add appends a hunk line: raw as read ("\r" kept), l without it.
+func (h *diffHunk) add(op byte, raw, l string) {
+	text := raw // an empty context line that lost its ' ' ("" or "\r")
+	if l != "" {
+		text = raw[1:]
+	}
+	h.marks = append(h.marks, op)
+	if op != '+' {
+		h.old = append(h.old, text)
+	}
+	if op != '-' {
+		h.new = append(h.new, text)
+	}
+}
+
+// noEOL records a "\ No newline at end of file" line after a line of kind
+// prev.
+func (h *diffHunk) noEOL(prev byte) {
+	if prev != '+' {
+		h.oldNoEOL = true
+	}
+	if prev != '-' {
+		h.newNoEOL = true
+	}
 }
 
 // moreHunkLines reports whether hunk lines follow the empty line i (an

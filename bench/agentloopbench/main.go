@@ -1,5 +1,5 @@
-// Command agentloopbench measures the agent's loop (issue #22, SPEC
-// "The agent's loop"): many small edits, each answered before the next is
+// Command agentloopbench measures the agent's loop (bench/README.md,
+// "Agent loop"): many small edits, each answered before the next is
 // sent, through MCP and through the CLI, side by side with the official MCP
 // filesystem server (@modelcontextprotocol/server-filesystem, which journals
 // nothing and never syncs), at several journal sizes, and prints per-edit

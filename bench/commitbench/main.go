@@ -3,7 +3,7 @@
 // by `git apply` of the equivalent patch and, with -edits 1, by one
 // `sd` process given all the files, in one run, and prints the medians of
 // wall time, CPU time and peak RSS (of the child processes) and their
-// ratios (bench/README.md; issue #12: within 1.3x of sd, faster than git apply).
+// ratios (bench/README.md: within 1.3x of sd, faster than git apply).
 //
 //	go run ./bench/commitbench [-files 1000] [-edits 10] [-runs 11] [-dir DIR] [-dirty 1G]
 //
@@ -159,7 +159,7 @@ func main() {
 			}
 			return nil
 		}},
-		// The sync floor (issue #22 item 2): what any durable
+		// The sync floor: what any durable
 		// replacement of these files costs without a journal: each new
 		// content written to a temporary file beside its target,
 		// fdatasynced, renamed over it, up to 32 files in flight, then
@@ -168,7 +168,8 @@ func main() {
 			return bareDurable(root, newContent)
 		}},
 	}
-	// What any implementation of SPEC §6 must at least do on top of the
+	// What any implementation of the journal's protocol (docs/journal.md)
+	// must at least do on top of the
 	// bare durable write (minimal_linux.go): the floor of the journal's
 	// protocol itself, under the same load.
 	for _, m := range minimalMethods(root, newContent, setupWith) {
@@ -268,7 +269,8 @@ func main() {
 	if dirtyMiB > 0 {
 		what = fmt.Sprintf("%d files, %s, %s dirty", *files, kind, *dirtyFlag)
 	}
-	// SPEC §11: a 1,000-file commit no slower than sd and than git apply;
+	// The goals (bench/README.md): a 1,000-file commit no slower than sd
+	// and than git apply;
 	// a 60-file one within 1.15x of the least journaled commit (the
 	// floor of any commit that keeps the journal's promises), quiet and
 	// under another process's dirty data.

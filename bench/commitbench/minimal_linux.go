@@ -16,7 +16,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// minimalJournaled is the least a commit that keeps SPEC §6's promises
+// minimalJournaled is the least a commit that keeps the journal's promises
+// (docs/journal.md)
 // can do, written without the engine: no planning, no edits, no diffs,
 // no hashes, no lock, no index, new contents precomputed. What it adds
 // to the bare durable write is only what an undo journal cannot do

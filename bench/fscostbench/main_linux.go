@@ -3,7 +3,7 @@
 // what an empty file, a directory, a hard link, an unnamed (O_TMPFILE)
 // file, an unlink, a directory fsync and a new file's fdatasync each cost,
 // and how well fsyncs of several directories overlap when issued at once.
-// Issue #22's notes: on the ext4 of the machines measured, creating an
+// What it found (docs/journal.md): on the ext4 of the machines measured, creating an
 // inode costs ten times a hard link, and parallel syncs overlap little,
 // which decided the journal's layout work (docs/journal.md).
 //

@@ -12,7 +12,7 @@
 // txedit's other output modes (--dry-run, --json, --json --dry-run) for
 // their peak RSS; -history times what reads or reverts the replacement's
 // transaction afterwards (show, show --json, undo --dry-run [--json], undo,
-// redo: issue #27 finding 5). The tree is made under -dir, whose file system (disk or
+// redo: docs/testing.md, the reliability audit). The tree is made under -dir, whose file system (disk or
 // a tmpfs) is the one measured.
 //
 // Every run starts from the pristine tree (git checkout of a committed
@@ -36,8 +36,8 @@ import (
 const (
 	find = "errors.New("
 	repl = "errors.Newf("
-	// The regex replacement (issue #40: finding the files that change
-	// costs what a search costs): a regex that is a plain string, as an
+	// The regex replacement (finding the files that change costs what a
+	// search costs: bench/README.md): a regex that is a plain string, as an
 	// agent writes it, and a name nothing in the tree uses.
 	findRE = `errors\.New`
 	replRE = "errors.NewErr"
@@ -120,8 +120,8 @@ func main() {
 		}}
 	}
 	// The same substitution as a JSON pattern_replace request, through
-	// txedit apply and through the fs_write tool (issue #22: every entry
-	// point as fast as the CLI's).
+	// txedit apply and through the fs_write tool (every entry point as
+	// fast as the CLI's: bench/README.md).
 	request := fmt.Sprintf(`{"directory":".","file_pattern":"*.go","sed_pattern":"s/%s/%s/g","literal":true}`, find, repl)
 	req := func(name string, args ...string) timing.Method {
 		return timing.Method{Name: name, Setup: reset, Teardown: count(name), Cmd: func() *exec.Cmd {
@@ -132,7 +132,7 @@ func main() {
 		}}
 	}
 	// The same replacement as a regex, through txedit replace and as a
-	// JSON request (issue #40's rows), and its dry run.
+	// JSON request (bench/README.md's replace rows), and its dry run.
 	requestRE := fmt.Sprintf(`{"directory":".","file_pattern":"*.go","sed_pattern":"s/%s/%s/g"}`, strings.ReplaceAll(findRE, `\`, `\\`), replRE)
 	txRE := func(name string, flags ...string) timing.Method {
 		args := append(append([]string{"replace"}, flags...), "--glob", "*.go", "s/"+findRE+"/"+replRE+"/g")
@@ -195,7 +195,7 @@ func main() {
 	if changed[methods[iRegex].Name] != changed[methods[iSdRE].Name] {
 		fmt.Printf("note: txedit's regex replacement changed %d files, rg | sd's %d: not the same work\n", changed[methods[iRegex].Name], changed[methods[iSdRE].Name])
 	}
-	// The bounds of SPEC §11: within 1.3x of rg | sd on disk, 1.0x on a
+	// The bounds (bench/README.md): within 1.3x of rg | sd on disk, 1.0x on a
 	// tmpfs; the dry run within 1.5x of rg -l plus what sd needs (sd's
 	// own preview of the same files).
 	bound := 1.3

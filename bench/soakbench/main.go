@@ -1,4 +1,4 @@
-// Command soakbench is the soak of issue #27 (bench/run.sh soak): on a
+// Command soakbench is the soak (bench/run.sh soak; bench/README.md, "Soak"): on a
 // scratch tree of small text files it runs, at the same time, several
 // `txedit mcp` sessions and `txedit apply` processes making hash-checked
 // edits, outside writers that know nothing of txedit (rename-style and

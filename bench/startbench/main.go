@@ -1,4 +1,5 @@
-// Command startbench measures process start (issue #22 item 3): how long
+// Command startbench measures process start (bench/README.md, "Process
+// start"): how long
 // `txedit version` takes against a Go hello world built by the same
 // toolchain in the same run, and how long commands that do real work take
 // when an agent shells out for each call (a one-file read, the list of a

@@ -275,7 +275,7 @@ func (e *env) printResult(res *plan.Result) {
 			fmt.Fprintf(e.stderr, e.pfx()+"%s: already applied; left as it is\n", f.Path)
 		}
 		for _, h := range f.Hunks {
-			if h.Rung != plan.RungExact || h.Offset != 0 {
+			if h.Rung != plan.RungExact || h.Offset != 0 || h.Recounted {
 				fmt.Fprintf(e.stderr, e.pfx()+"%s: hunk %d placed at line %d%s\n", f.Path, h.Hunk+1, h.Line, hunkNote(h))
 			}
 		}
@@ -321,6 +321,9 @@ func hunkNote(h plan.HunkReport) string {
 	}
 	if h.Offset != 0 {
 		parts = append(parts, fmt.Sprintf("offset %+d lines", h.Offset))
+	}
+	if h.Recounted {
+		parts = append(parts, "counts recounted: its header's line counts did not match its lines")
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
 }

@@ -17,8 +17,8 @@ import (
 // mounted on m, a sibling of w): half the agents open w and write
 // sub/count.txt, half open m and write count.txt, one file. From m the
 // tree lock's walk up ".." leads to the mount point's parent, not to w, so
-// the two sets of writers were not serialised (red team, issue #27
-// finding 1: 10 of 60 increments lost). The test runs itself again in a
+// the two sets of writers were not serialised (10 of 60 increments lost;
+// docs/testing.md, the reliability audit). The test runs itself again in a
 // mount namespace of its own (unshare -m), where it makes the bind mount;
 // that needs root.
 func TestBindMountNoLostUpdate(t *testing.T) {

@@ -151,7 +151,7 @@ func (cc *clientConfig) runInstall(e *env, o clientconfig.Options) int {
 
 // entryCommand decides the command the entry names (cc.cmdPath) and
 // returns the root it names. A project's file names the project by the
-// client's own variable (it may be committed and shared: issue #25), and
+// client's own variable (it may be committed and shared), and
 // the command by its absolute path, never a bare name: a client looks a
 // bare name up on the PATH it was started with, and one started through
 // npm (npx) has the repository's node_modules/.bin first on it, where the

@@ -63,8 +63,8 @@ func gcPercent(args []string) int {
 	case "mcp":
 		// A server's writes (a pattern_replace sent as a request) are the
 		// same work as apply's: at 400 a GOROOT/src replacement through a
-		// tool took 12,000-13,000 page faults instead of 7,000 (issue
-		// #22: every entry point as fast as the CLI's).
+		// tool took 12,000-13,000 page faults instead of 7,000 (every
+		// entry point as fast as the CLI's: bench/README.md).
 		return 100
 	}
 	// txedit tool: toolGCPercent, once the tool is known (finding it here

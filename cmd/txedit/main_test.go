@@ -52,6 +52,18 @@ func TestScript(t *testing.T) {
 			env.Setenv("XDG_STATE_HOME", env.WorkDir+".state")
 			return nil
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// readlink PATH TARGET: PATH is a symbolic link to TARGET.
+			"readlink": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: readlink PATH TARGET")
+				}
+				got, err := os.Readlink(ts.MkAbs(args[0]))
+				if ok := err == nil && got == args[1]; ok == neg {
+					ts.Fatalf("readlink %s: %q %v, want %q", args[0], got, err, args[1])
+				}
+			},
+		},
 	})
 }
 
@@ -75,6 +87,9 @@ func TestExitCodes(t *testing.T) {
 		{"no command", nil, ``, 2},
 		{"outside root", []string{"apply", "--root", dir}, `{"command":"create","path":"../x","file_text":"x"}`, 1},
 		{"missing root", []string{"log", "--root", dir + "/nope"}, ``, 1},
+		// A git diff that creates a symbolic link leading outside the
+		// root is a refusal (outside_root), not bad usage: it parsed.
+		{"symlink outside the root", []string{"apply", "--root", dir, "--format", "diff"}, "diff --git a/l b/l\nnew file mode 120000\nindex 0000000..1111111\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+../x\n\\ No newline at end of file\n", 1},
 	}
 	for _, tc := range tests {
 		var out, errb bytes.Buffer

@@ -47,6 +47,15 @@ type callResult struct {
 	Text             string
 	Images           []struct{ MimeType, Data string }
 	Structured       bool
+	// Code is the result's _meta txedit/code (a failure whose text is the
+	// dialect's own).
+	Code string
+}
+
+// hasCode reports whether r is a failure with code: in its _meta, or
+// leading its text ("[code] …").
+func (r callResult) hasCode(code string) bool {
+	return r.IsError && (r.Code == code || strings.HasPrefix(r.Text, "["+code+"]"))
 }
 
 type scenarioResult struct {
@@ -203,7 +212,7 @@ func TestMCPWithTypeScriptClient(t *testing.T) {
 			{"list_directory", map[string]any{"dir_path": "."}, false, "a.txt"},
 			// The session's read-before-write rule: an append to an
 			// unread file is refused, a read lets it through.
-			{"write_file", map[string]any{"file_path": "a.txt", "text": "more\n", "append": true}, true, "[not_read]"},
+			{"write_file", map[string]any{"file_path": "a.txt", "text": "more\n", "append": true}, true, "Error: not_read: a.txt"},
 			{"read_file", map[string]any{"file_path": "a.txt"}, false, "hello"},
 			{"write_file", map[string]any{"file_path": "a.txt", "text": "more\n", "append": true}, false, "File written successfully"},
 			// As LangChain's: copy_file makes no directory, write_file
@@ -331,7 +340,7 @@ func TestMCPTwoSessionsWithTypeScriptClient(t *testing.T) {
 	got := runScenario(t, sc)
 
 	for _, r := range got.Results {
-		if strings.HasPrefix(r.ID, "missing ") && (!r.IsError || !strings.Contains(r.Text, "[invalid_request]")) {
+		if strings.HasPrefix(r.ID, "missing ") && !r.hasCode("invalid_request") {
 			t.Errorf("%s: isError=%v %q; want an invalid_request", r.ID, r.IsError, r.Text)
 		}
 	}
@@ -339,16 +348,21 @@ func TestMCPTwoSessionsWithTypeScriptClient(t *testing.T) {
 		id, want string
 		isError  bool
 	}{
-		{"A edits unread", "[not_read]", true},
+		{"A edits unread", "File has not been read yet", true},
 		{"A reads", "one", false},
 		{"B edits", "has been updated successfully", false},
-		{"A edits changed", "[stale_hash]", true},
+		{"A edits changed", "File has been modified since read", true},
 		{"A edits touched", "has been updated successfully", false},
 		{"A creates", "File created successfully at:", false},
 		{"B creates", "File created successfully at:", false},
 	} {
 		if r := got.byID(t, c.id); r.IsError != c.isError || !strings.Contains(r.Text, c.want) {
 			t.Errorf("%s: isError=%v %q; want isError=%v and %q", c.id, r.IsError, r.Text, c.isError, c.want)
+		}
+	}
+	for id, code := range map[string]string{"A edits unread": "not_read", "A edits changed": "stale_hash"} {
+		if r := got.byID(t, id); !r.hasCode(code) {
+			t.Errorf("%s: code %q (text %q), want %s", id, r.Code, r.Text, code)
 		}
 	}
 	a, b := got.byID(t, "A races"), got.byID(t, "B races")
@@ -359,7 +373,7 @@ func TestMCPTwoSessionsWithTypeScriptClient(t *testing.T) {
 	if b.IsError {
 		loser, winner = b, "A won\n"
 	}
-	if !strings.Contains(loser.Text, "[stale_hash]") {
+	if !loser.hasCode("stale_hash") {
 		t.Errorf("the second writer: %q, want stale_hash", loser.Text)
 	}
 	fileIs(t, root, "r.txt", winner)

@@ -85,7 +85,7 @@ func TestReplaceStreamedOutput(t *testing.T) {
 	}
 }
 
-// TestReplaceTooLarge (issue #13): a matching file over the size limit
+// TestReplaceTooLarge (docs/testing.md, the first red-team audit): a matching file over the size limit
 // fails the replacement, named with its code, and nothing is written;
 // --skip-unreadable changes the rest and names it as skipped.
 func TestReplaceTooLarge(t *testing.T) {

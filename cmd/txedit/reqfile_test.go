@@ -11,7 +11,8 @@ import (
 
 // TestUnreadableRequestFile: a request file that cannot be read is not a
 // bad request (invalid_request, exit 2): a missing one is file_not_found,
-// one that is a directory io_error, both exit 1 (issue #27 finding 8).
+// one that is a directory io_error, both exit 1 (docs/testing.md, the
+// reliability audit).
 func TestUnreadableRequestFile(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)

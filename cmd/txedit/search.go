@@ -120,8 +120,7 @@ func readInput(e *env, args []string) ([]byte, error) {
 		data, err = os.ReadFile(args[0])
 	}
 	if err != nil {
-		// A request that cannot be read is not a bad request: say why
-		// (issue #27 finding 8).
+		// A request that cannot be read is not a bad request: say why.
 		code := plan.CodeOf(err)
 		if errors.Is(err, fs.ErrNotExist) {
 			code = plan.CodeFileNotFound

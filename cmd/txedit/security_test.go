@@ -10,7 +10,7 @@ import (
 	"github.com/txedit/txedit/tools"
 )
 
-// TestNestedJournalEverySurface (issue #20): no command line surface, no
+// TestNestedJournalEverySurface (docs/testing.md, the second red-team audit): no command line surface, no
 // toolset and no patch format reads or writes a nested workspace's
 // journal (sub/.txedit), or writes below .git at any depth.
 func TestNestedJournalEverySurface(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"testing"
 )
 
-// The red-team audit of ce975ef (issue #36's findings 1, 2, 5, 6 and 7),
+// The fourth red-team audit of ce975ef (its findings 1, 2, 5, 6 and 7),
 // each reproduced through the real binary: a repository that ships a
 // journal, a journal planted in a shared parent, shared trees, wedged
 // journals. docs/design.md, "What makes a journal trusted", says what the

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestWorkspaceFromASubdirectory (issue #25 item 3): every command found
+// TestWorkspaceFromASubdirectory: every command found
 // its workspace in the current directory only: txedit log in a
 // subdirectory said "No transactions yet", and undo there had nothing to
 // undo (or, in a parent with its own journal, undid another transaction).

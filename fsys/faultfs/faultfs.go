@@ -184,6 +184,13 @@ func (f *FS) Readlink(name string) (string, error) {
 	return f.Inner.Readlink(name)
 }
 
+func (f *FS) Symlink(target, name string) error {
+	if err := f.step("symlink", name); err != nil {
+		return err
+	}
+	return f.Inner.Symlink(target, name)
+}
+
 func (f *FS) Mkdir(name string, perm fs.FileMode) error {
 	if err := f.step("mkdir", name); err != nil {
 		return err

@@ -18,9 +18,11 @@
 // the durable state plus unsynced changes kept according to a [Drop]
 // setting. Fault injection is package faultfs's business: wrap an FS.
 //
-// Symbolic links are not supported (Readlink fails with EINVAL); owners
-// are not kept (Chown does nothing): everything belongs to the user of
-// the process, as files it made would.
+// A symbolic link is an inode holding its target, durable with its
+// directory's entry (as a link's target is written with its inode); Open
+// does not follow one (ELOOP, as O_NOFOLLOW): callers resolve links
+// themselves. Owners are not kept (Chown does nothing):
+// everything belongs to the user of the process, as files it made would.
 package memfs
 
 import (
@@ -73,8 +75,8 @@ type inode struct {
 
 // New returns a file system holding files (name → content; names are
 // slash-separated, directories are made as needed, and a name ending in
-// "/" is an empty directory, as [FS.Files] returns them), all of it
-// durable.
+// "/" is an empty directory, and a value starting with SymlinkPrefix a
+// symbolic link, as [FS.Files] returns them), all of it durable.
 func New(files map[string]string) *FS {
 	m := &FS{inodes: map[uint64]*inode{}, next: 2, lock: make(chan struct{}, 1)}
 	root := &inode{ino: 1, dir: true, mode: fs.ModeDir | 0o755, smode: fs.ModeDir | 0o755, nlink: 1, entries: map[string]uint64{}, sentries: map[string]uint64{}}
@@ -104,8 +106,12 @@ func New(files map[string]string) *FS {
 		if isDir {
 			continue
 		}
-		f := m.newInode(false, 0o644)
-		f.data, f.synced, f.durable = []byte(files[n]), []byte(files[n]), true
+		content, mode := files[n], fs.FileMode(0o644)
+		if t, ok := strings.CutPrefix(content, SymlinkPrefix); ok {
+			content, mode = t, fs.ModeSymlink|0o777
+		}
+		f := m.newInode(false, mode)
+		f.data, f.synced, f.durable = []byte(content), []byte(content), true
 		base := parts[len(parts)-1]
 		dir.entries[base], dir.sentries[base] = f.ino, f.ino
 		f.nlink++
@@ -196,7 +202,7 @@ func (m *FS) reap() {
 	}
 }
 
-// Open implements [fsys.FS].
+// Open implements [fsys.FS]. A symbolic link is not followed.
 func (m *FS) Open(name string) (fsys.File, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -204,7 +210,30 @@ func (m *FS) Open(name string) (fsys.File, error) {
 	if err != nil {
 		return nil, pathErr("open", name, err)
 	}
+	if in.mode&fs.ModeSymlink != 0 {
+		return nil, pathErr("open", name, syscall.ELOOP)
+	}
 	return &file{m: m, in: in, name: name}, nil
+}
+
+// Symlink implements [fsys.FS].
+func (m *FS) Symlink(target, name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, base, err := m.parent(name)
+	if err != nil {
+		return pathErr("symlink", name, err)
+	}
+	if _, ok := p.entries[base]; ok {
+		return pathErr("symlink", name, fs.ErrExist)
+	}
+	in := m.newInode(false, fs.ModeSymlink|0o777)
+	in.data, in.synced, in.durable = []byte(target), []byte(target), true
+	in.nlink = 1
+	p.entries[base] = in.ino
+	m.touch(in)
+	m.touch(p)
+	return nil
 }
 
 // Create implements [fsys.FS].
@@ -352,9 +381,18 @@ func (m *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return out, nil
 }
 
-// Readlink implements [fsys.FS]: there are no symbolic links.
+// Readlink implements [fsys.FS].
 func (m *FS) Readlink(name string) (string, error) {
-	return "", pathErr("readlink", name, syscall.EINVAL)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	in, err := m.lookup(name)
+	if err != nil {
+		return "", pathErr("readlink", name, err)
+	}
+	if in.mode&fs.ModeSymlink == 0 {
+		return "", pathErr("readlink", name, syscall.EINVAL)
+	}
+	return string(in.data), nil
 }
 
 // Mkdir implements [fsys.FS].
@@ -857,8 +895,12 @@ func tear(rng *rand.Rand, old, new []byte) []byte {
 	return out
 }
 
-// Files returns every file (name → content) and directory (name + "/" →
-// "") of the current state.
+// SymlinkPrefix marks a symbolic link in [New]'s and [FS.Files]' maps: the
+// value is the prefix and the link's target.
+const SymlinkPrefix = "\x00symlink\x00"
+
+// Files returns every file (name → content), directory (name + "/" → "")
+// and symbolic link (name → SymlinkPrefix + target) of the current state.
 func (m *FS) Files() map[string]string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -867,10 +909,13 @@ func (m *FS) Files() map[string]string {
 	walk = func(dir string, id uint64) {
 		for name, child := range m.inodes[id].entries {
 			p := path.Join(dir, name)
-			if in := m.inodes[child]; in.dir {
+			switch in := m.inodes[child]; {
+			case in.dir:
 				out[p+"/"] = ""
 				walk(p, child)
-			} else {
+			case in.mode&fs.ModeSymlink != 0:
+				out[p] = SymlinkPrefix + string(in.data)
+			default:
 				out[p] = string(in.data)
 			}
 		}

@@ -136,3 +136,48 @@ func TestDataSync(t *testing.T) {
 		}
 	}
 }
+
+// TestSymlinks: a link holds its target, is not followed by Open, moves
+// and is linked as an entry, and survives a power loss once its directory
+// is synced (and not before, under DropAll).
+func TestSymlinks(t *testing.T) {
+	m := New(map[string]string{"d/f": "x", "old": SymlinkPrefix + "d/f"})
+	if err := m.Symlink("d", "l"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Symlink("other", "l"); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("symlink over an existing name: %v", err)
+	}
+	fi, err := m.Lstat("l")
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 || fi.Size() != 1 {
+		t.Fatalf("lstat: %v %v", fi, err)
+	}
+	if target, err := m.Readlink("l"); err != nil || target != "d" {
+		t.Errorf("readlink: %q %v", target, err)
+	}
+	if _, err := m.Readlink("d/f"); err == nil {
+		t.Error("readlink of a file")
+	}
+	if _, err := m.Open("old"); err == nil {
+		t.Error("Open followed a link")
+	}
+	if err := m.Link("l", "l2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Rename("l2", "d/l3"); err != nil {
+		t.Fatal(err)
+	}
+	got := m.Files()
+	if got["l"] != SymlinkPrefix+"d" || got["d/l3"] != SymlinkPrefix+"d" || got["old"] != SymlinkPrefix+"d/f" {
+		t.Errorf("files: %q", got)
+	}
+	if c := m.Crash(rand.New(rand.NewSource(1)), DropAll).Files(); c["l"] != "" || c["old"] != SymlinkPrefix+"d/f" {
+		t.Errorf("crash before the directory sync: %q", c)
+	}
+	if err := m.SyncDir("."); err != nil {
+		t.Fatal(err)
+	}
+	if c := m.Crash(rand.New(rand.NewSource(1)), DropAll).Files(); c["l"] != SymlinkPrefix+"d" {
+		t.Errorf("crash after the directory sync: %q", c)
+	}
+}

@@ -154,8 +154,8 @@ func Uninstall(o Options) (*Change, error) {
 
 // lockFor serialises txedit's writers of o's configuration file: an
 // install reads the file, edits it and replaces it, so two at once each
-// kept only its own entry (issue #27 finding 4: of 8 concurrent installs
-// 2 to 6 entries survived). The lock is an flock of the file's directory
+// kept only its own entry (of 8 concurrent installs 2 to 6 entries
+// survived). The lock is an flock of the file's directory
 // (or its nearest existing ancestor, when the directory is yet to be
 // made): directories are not replaced, so every writer locks the same
 // inode, and no lock file is left in the user's configuration directory.

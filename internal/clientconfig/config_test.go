@@ -491,7 +491,7 @@ func TestConcurrentChangeIsNotOverwritten(t *testing.T) {
 	}
 }
 
-// TestConcurrentInstallsKeepEveryEntry (issue #27 finding 4): eight
+// TestConcurrentInstallsKeepEveryEntry (docs/testing.md, the reliability audit): eight
 // installs at once into one file each read it, added their entry and
 // replaced it, so only the last ones' entries survived (2 to 6 of 8, all
 // exiting 0). They are serialised now: every entry is there, and none
@@ -526,7 +526,7 @@ func TestConcurrentInstallsKeepEveryEntry(t *testing.T) {
 	}
 }
 
-// TestDuplicateServerKeyRefused (issue #27 finding 4): a key twice in
+// TestDuplicateServerKeyRefused (docs/testing.md, the reliability audit): a key twice in
 // mcpServers was accepted (only the key being installed was checked).
 func TestDuplicateServerKeyRefused(t *testing.T) {
 	dir := t.TempDir()

@@ -395,8 +395,8 @@ func (d *doc) walk(path []string) (m *member, parent *node, missing int, err err
 			return nil, nil, 0, fmt.Errorf("%s is not an object", where)
 		}
 		// Any key twice in an object on the way is refused, not only
-		// the one looked up (issue #27 finding 4: a duplicate server in
-		// mcpServers was accepted).
+		// the one looked up (a duplicate server in mcpServers used to be
+		// accepted).
 		if dup := duplicateKey(n); dup != "" {
 			return nil, nil, 0, fmt.Errorf("the key %q occurs twice in one object (%s)", dup, objectName(path[:i]))
 		}

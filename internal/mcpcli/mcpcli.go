@@ -2,8 +2,8 @@
 // server's configuration, the arguments one passes the other, and how a
 // served directory is opened. It does not import the MCP SDK: only
 // txedit-mcp links that (with net/http, crypto/tls and OAuth), so every
-// other command starts as fast as a small Go program (issue #22; README,
-// "Install").
+// other command starts as fast as a small Go program (docs/design.md,
+// "Process start").
 package mcpcli
 
 import (

@@ -303,7 +303,8 @@ func (g *gen) all() []*Case {
 		g.add("wrong-line-numbers", body, lines, want, Apply, h.render(), Diff)
 		h = mk()
 		h.countDelta = 1
-		g.add("wrong-counts", body, lines, want, Either, h.render(), Diff)
+		// As git apply --recount reads it: the body ends at the end.
+		g.add("wrong-counts", body, lines, want, Apply, h.render(), Diff)
 
 		h = mk()
 		crlfBefore, crlfWant := join(lines, "\r\n"), join(want, "\r\n")

@@ -14,9 +14,9 @@ import (
 // TestImagesReachTheModel: a PNG read in Claude's Read and in fs_read's
 // Image mode (Amazon Q and txedit) arrives as an MCP image content block
 // with the file's bytes; the text beside it does not carry the base64,
-// and no structured content repeats it (issue #10: Read sent a text
-// block with the data hidden in structuredContent, Image mode base64
-// inside JSON text).
+// and no structured content repeats it (Read used to send a text block
+// with the data hidden in structuredContent, Image mode base64 inside JSON
+// text).
 func TestImagesReachTheModel(t *testing.T) {
 	dir := t.TempDir()
 	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + strings.Repeat("pixels", 50))

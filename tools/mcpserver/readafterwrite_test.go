@@ -17,7 +17,7 @@ import (
 )
 
 // TestReadAfterWrite: within an MCP session, a read sent after a write's
-// answer sees that write (issue #27 item 3): history lists the write's
+// answer sees that write: history lists the write's
 // transaction (and, after an undo, the undo and the write as undone),
 // fs_read returns the bytes written, grep and glob find them. Two other
 // sessions of the same server write other files meanwhile, so the answers

@@ -402,6 +402,9 @@ func result(r tools.Result) *mcp.CallToolResult {
 		text = "[" + string(r.Code) + "] " + text
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: !r.OK}
+	if !r.OK && r.Code != "" {
+		res.Meta = mcp.Meta{"txedit/code": string(r.Code)}
+	}
 	for _, img := range r.Images {
 		data, err := base64.StdEncoding.DecodeString(img.Data)
 		if err != nil {

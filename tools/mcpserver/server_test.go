@@ -83,10 +83,11 @@ func TestMCPServer(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "bye\n" {
 		t.Errorf("a.txt = %q", b)
 	}
-	// A failure is an isError result whose text starts with its code.
+	// A failure is an isError result in Claude Code's words, its code in
+	// _meta.
 	r, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "Edit", Arguments: map[string]any{"file_path": "a.txt", "old_string": "nope", "new_string": "x"}})
-	if err != nil || !r.IsError || !strings.HasPrefix(text(r), "[not_found]") {
-		t.Errorf("failed Edit: %v %v %q", err, r.IsError, text(r))
+	if err != nil || !r.IsError || !strings.HasPrefix(text(r), "<tool_use_error>String to replace not found") || r.Meta["txedit/code"] != "not_found" {
+		t.Errorf("failed Edit: %v %v %q %v", err, r.IsError, text(r), r.Meta)
 	}
 	// Read-only offers only reads.
 	ro := connect(t, dir, "txedit", true, nil)
@@ -97,6 +98,12 @@ func TestMCPServer(t *testing.T) {
 	}
 	if strings.Join(names, ",") != "fs_read,glob,grep,history,list_allowed_directories" {
 		t.Errorf("read-only tools: %v", names)
+	}
+	// A failure in txedit's own words starts with its code, which _meta
+	// carries too.
+	r, err = ro.CallTool(ctx, &mcp.CallToolParams{Name: "fs_read", Arguments: map[string]any{"mode": "Line", "path": "missing.txt"}})
+	if err != nil || !r.IsError || !strings.HasPrefix(text(r), "[file_not_found]") || r.Meta["txedit/code"] != "file_not_found" {
+		t.Errorf("failed fs_read: %v %v %q %v", err, r.IsError, text(r), r.Meta)
 	}
 }
 

@@ -17,7 +17,8 @@
 //                                       (notifications/roots/list_changed)
 // The output: {tools: {NAME: [{name, readOnly, destructive}]},
 // results: [{id, server, name, isError, text, images: [{mimeType, data}],
-// structured}]}, results in the order the steps list the calls.
+// structured, code}]}, results in the order the steps list the calls; code
+// is txedit's error code where the result's _meta carries it.
 import { readFileSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -61,6 +62,7 @@ async function call(c) {
     text: r.content.filter((b) => b.type === "text").map((b) => b.text).join(""),
     images: r.content.filter((b) => b.type === "image").map((b) => ({ mimeType: b.mimeType, data: b.data })),
     structured: r.structuredContent !== undefined,
+    code: r._meta?.["txedit/code"] ?? "",
   };
 }
 
