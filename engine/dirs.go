@@ -404,6 +404,9 @@ func (s *Session) ReadBytes(ctx context.Context, p string) (*FileBytes, error) {
 	b, err := s.w.ReadBytes(ctx, p)
 	if err == nil {
 		s.noteRead(&plan.ReadResult{Path: p, Success: true, FileHash: b.Hash, ContentHash: b.Hash})
+		if sum, perr := hash.ParseSum(b.Hash); perr == nil {
+			s.noteBytes(b.Path, sum, b.Data)
+		}
 	}
 	return b, err
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sync"
+	"unsafe"
 
 	"github.com/txedit/txedit/hash"
 	"github.com/txedit/txedit/plan"
@@ -71,6 +72,7 @@ func (s *Session) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seen = map[string]*seenFile{}
+	s.w.bases.forget(s.id, "")
 	return nil
 }
 
@@ -86,7 +88,7 @@ func (s *Session) ID() string { return s.id }
 func (s *Session) Apply(ctx context.Context, req *plan.Request) (*plan.Result, error) {
 	o := s.w.begin()
 	defer o.end()
-	return o.apply(ctx, req, &caller{agent: s.agent, session: s})
+	return o.apply(ctx, req, &caller{agent: s.agent, session: s, deltaShown: req.DeltaShown})
 }
 
 // Undo is [Workspace.Undo] recorded as the session's; the files it
@@ -159,6 +161,61 @@ func (s *Session) noteRead(r *plan.ReadResult) {
 		sf.ranges = append(sf.ranges, tok)
 	} else {
 		sf.ranges = nil
+		// The bytes of a whole read, for a later rebase (basecache.go):
+		// a Line read's content is the file's bytes, which the read
+		// never writes again; anything else (a Search) is not kept.
+		if data := unsafe.Slice(unsafe.StringData(r.Content), len(r.Content)); hash.Of(data) == file {
+			s.w.bases.put(s.id, rel, file, nonNil(data))
+		}
+	}
+}
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// seenSum is the whole-file hash of what the session last read or wrote
+// of rel.
+func (s *Session) seenSum(rel string) (hash.Sum, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sf := s.seen[rel]
+	if sf == nil {
+		return hash.Sum(0), false
+	}
+	return sf.file, true
+}
+
+// noteShown records that the agent was shown, with a refusal, the change
+// d from its read of rel to the version now (data): when d shows all of
+// it, the agent knows that version, which then counts as read; otherwise
+// the region it saw counts as a line range read (docs/design.md,
+// "Concurrency").
+func (s *Session) noteShown(rel string, data []byte, now hash.Sum, d *plan.Delta) {
+	if len(d.Reread) == 0 {
+		s.mu.Lock()
+		s.seen[rel] = &seenFile{file: now}
+		s.mu.Unlock()
+		s.w.bases.put(s.id, rel, now, nonNil(data))
+		return
+	}
+	if d.Region == nil {
+		return
+	}
+	tok, err := hash.ParseToken(d.Region.Token)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sf := s.seen[rel]; sf != nil {
+		if len(sf.ranges) == maxRanges {
+			sf.ranges = sf.ranges[1:]
+		}
+		sf.ranges = append(sf.ranges, tok)
 	}
 }
 
@@ -177,11 +234,18 @@ func (s *Session) noteResolved(rel, newHash string) {
 	defer s.mu.Unlock()
 	if newHash == "" {
 		delete(s.seen, rel)
+		s.w.bases.forget(s.id, rel)
 		return
 	}
 	if sum, err := hash.ParseSum(newHash); err == nil {
 		s.seen[rel] = &seenFile{file: sum}
 	}
+}
+
+// noteBytes keeps data, the version sum of rel the session read or
+// wrote, for a later rebase.
+func (s *Session) noteBytes(rel string, sum hash.Sum, data []byte) {
+	s.w.bases.put(s.id, rel, sum, nonNil(data))
 }
 
 // allows applies the read-before-write rule to a write of fo to the file
@@ -270,6 +334,9 @@ type caller struct {
 	session *Session
 	// dirs, if set, adds directories to the transaction (dirs.go).
 	dirs *dirPlan
+	// deltaShown: the caller shows the agent a refusal's delta
+	// (plan.Request.DeltaShown).
+	deltaShown bool
 }
 
 func (c *caller) sessionID() string {
@@ -308,6 +375,10 @@ func (c *caller) noteCommitted(tasks []*task) {
 		switch f := t.fo.Final; {
 		case f == nil:
 			c.session.noteResolved(t.src, sum)
+			if t.wrote != nil {
+				c.session.noteBytes(t.src, t.newSum, t.wrote)
+				t.wrote = nil
+			}
 		case f.Command == plan.Delete:
 			c.session.noteResolved(t.src, "")
 		case f.Command == plan.Move:
