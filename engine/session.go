@@ -394,3 +394,22 @@ func (c *caller) noteCommitted(tasks []*task) {
 }
 
 func (s *Session) String() string { return fmt.Sprintf("%s/%s", s.agent, s.id) }
+
+// Stale reports whether the read-before-write rule would find the
+// session's view of p out of date: the session read or wrote p, the rule
+// is on, and p's bytes now hash to cur, not to what the session saw. A tool
+// that checks an edit against the current text itself (Claude Code's
+// Edit: old_string not found) lets the engine answer such an edit instead:
+// with a rebase, or a refusal carrying what changed (docs/design.md,
+// "Concurrency").
+func (s *Session) Stale(p, cur string) bool {
+	if !s.check {
+		return false
+	}
+	rel, err := s.w.direct().resolve(p)
+	if err != nil {
+		return false
+	}
+	read, ok := s.seenSum(rel)
+	return ok && read.String() != cur
+}
