@@ -145,8 +145,9 @@ type Rebased struct {
 	// Change is what changed from the base to the current version.
 	Change []LineChange
 	// Edit is what the edit changes in the base (nil when it does not
-	// apply to the base).
-	Edit []LineChange
+	// apply to the base); Here, when it does not, what it would change in
+	// the current version (nil when it does not apply there either).
+	Edit, Here []LineChange
 	// Touched lists the indexes into Change that the edit touches.
 	Touched []int
 	// Why says, when the rebase failed, why.
@@ -184,6 +185,9 @@ func Rebase(f *plan.FileOps, base, cur []byte) *Rebased {
 	if !ours.OK() {
 		r.Change = LineChanges(base, cur)
 		r.Why = "it does not apply to the version this session read: " + firstMsg(ours)
+		if here := Edit(f, cur, true); here.OK() {
+			r.Here = LineChanges(cur, here.Content)
+		}
 		return r
 	}
 	m := Merge3(base, ours.Content, cur)
@@ -258,38 +262,70 @@ func MapRange(changes []LineChange, a0, a1 int) (int, int) {
 }
 
 // Region is the lines of cur, 1-based and inclusive, that a refused
-// rebase concerns: the edit's lines mapped to cur, and the changes they
-// touch, with ctx lines around; (0, 0) when there is nothing to show (the
-// edit did not apply to the base). At most max lines.
+// rebase concerns: the edit's lines mapped to cur (or, when it does not
+// apply to the base, what it would change in cur), and the changes they
+// touch, with ctx lines around; (0, 0) when there is nothing to show. At
+// most max lines: past that, the window is centred on the edit's own
+// lines.
 func (r *Rebased) Region(cur []byte, ctx, max int) (start, end int) {
 	n := len(appendLines(nil, string(cur)))
-	lo, hi := -1, -1
-	widen := func(a, b int) {
-		if lo < 0 || a < lo {
-			lo = a
+	type span struct{ lo, hi int }
+	focus, all := span{-1, -1}, span{-1, -1}
+	widen := func(s *span, a, b int) {
+		if s.lo < 0 || a < s.lo {
+			s.lo = a
 		}
-		if b > hi {
-			hi = b
+		if b > s.hi {
+			s.hi = b
 		}
 	}
 	for _, e := range r.Edit {
-		widen(MapRange(r.Change, e.Old0, e.Old1))
+		a, b := MapRange(r.Change, e.Old0, e.Old1)
+		lo, hi := a, b
+		// The edit's own lines: where it stands in cur, not the whole of
+		// a change it touches.
+		if e.Old0 == e.Old1 || e.Old1-e.Old0 < b-a {
+			lo, hi = mapPoint(r.Change, e.Old0), mapPoint(r.Change, e.Old1)
+		}
+		widen(&focus, lo, max0(hi))
+		widen(&all, a, b)
+	}
+	for _, e := range r.Here {
+		widen(&focus, e.Old0, e.Old1)
+		widen(&all, e.Old0, e.Old1)
 	}
 	for _, k := range r.Touched {
-		widen(r.Change[k].New0, r.Change[k].New1)
+		widen(&all, r.Change[k].New0, r.Change[k].New1)
 	}
-	if lo < 0 || n == 0 {
+	if all.lo < 0 || n == 0 {
 		return 0, 0
 	}
-	lo, hi = max0(lo-ctx), min(n, hi+ctx)
+	lo, hi := max0(all.lo-ctx), min(n, all.hi+ctx)
+	if hi-lo > max {
+		mid := (focus.lo + focus.hi) / 2
+		lo = max0(min(mid-max/2, n-max))
+		hi = min(n, lo+max)
+	}
 	if hi <= lo {
 		hi = min(n, lo+1)
 		lo = min(lo, hi-1)
 	}
-	if hi-lo > max {
-		hi = lo + max
-	}
 	return lo + 1, hi
+}
+
+// mapPoint maps a line position of the base (a boundary between lines) to
+// cur's, clamped into any change that covers it.
+func mapPoint(changes []LineChange, p int) int {
+	shift := 0
+	for _, c := range changes {
+		switch {
+		case c.Old1 <= p:
+			shift += (c.New1 - c.New0) - (c.Old1 - c.Old0)
+		case c.Old0 < p: // inside the change: the same offset into its new lines
+			return min(c.New0+(p-c.Old0), c.New1)
+		}
+	}
+	return p + shift
 }
 
 func max0(a int) int {
@@ -320,8 +356,15 @@ func CompactDiff(a, b []byte, changes []LineChange, limit int) (string, [][2]int
 			compactLine(&h, '+', l)
 		}
 		if out.Len()+h.Len() > limit && rest == nil {
+			// The rest as line ranges of b, those a few lines apart
+			// joined (a range to read again, not a list of lines).
 			for _, c := range changes[k:] {
-				rest = append(rest, [2]int{c.New0 + 1, max(c.New1, c.New0+1)})
+				lo, hi := c.New0+1, max(c.New1, c.New0+1)
+				if n := len(rest); n > 0 && lo-rest[n-1][1] <= 4 {
+					rest[n-1][1] = hi
+					continue
+				}
+				rest = append(rest, [2]int{lo, hi})
 			}
 			break
 		}

@@ -48,7 +48,7 @@ func (rb *rebaseState) outcomeOn(cur []byte) *apply.Outcome {
 
 // Limits of what a delta shows.
 const (
-	deltaDiffMax  = 3000 // bytes of diff before the rest is named by lines
+	deltaDiffMax  = 1200 // bytes of diff before the rest is named by lines
 	regionContext = 1    // lines shown around a refused edit's region
 	regionMax     = 80   // lines of a region at most
 	historyMax    = 64   // transactions looked at to find who changed a file
@@ -112,6 +112,9 @@ func (o *op) rebaseFrom(t *task, cur *fileInfo, c *caller, fo *plan.FileOps, rea
 	h := o.history(t.src, now, func(p string, sum hash.Sum) bool { return p == read.path && sum == read.sum })
 	base, ok := o.baseBytes(c, read, h)
 	if !ok {
+		if o.rebaseShown(t, cur, c, fo, read) {
+			return nil
+		}
 		return refused // the version read is not known: refused as before
 	}
 	r := apply.Rebase(fo, base, cur.data)
@@ -120,6 +123,9 @@ func (o *op) rebaseFrom(t *task, cur *fileInfo, c *caller, fo *plan.FileOps, rea
 		d.Rebased = true
 		t.rb = &rebaseState{fo: fo, base: base, cur: now, out: r.Outcome}
 		t.res.Delta = d
+		return nil
+	}
+	if o.rebaseShown(t, cur, c, fo, read) {
 		return nil
 	}
 	d.Why = "the edit was not applied on top of it: " + r.Why
@@ -134,6 +140,41 @@ func (o *op) rebaseFrom(t *task, cur *fileInfo, c *caller, fo *plan.FileOps, rea
 		c.session.noteShown(t.src, cur.data, now, d)
 	}
 	return &e
+}
+
+// rebaseShown rebases fo from the version of which a refusal last showed
+// the session a region (a change too large to show whole) when fo changes
+// lines of that region only: the agent made the edit from what it was
+// shown (docs/design.md, "Concurrency").
+func (o *op) rebaseShown(t *task, cur *fileInfo, c *caller, fo *plan.FileOps, read version) bool {
+	if c == nil || c.session == nil || read.path != t.src {
+		return false
+	}
+	sh, ok := c.session.shownOf(t.src)
+	if !ok || sh.sum == read.sum {
+		return false
+	}
+	base, ok := o.w.bases.get(c.session.id, shownKey(t.src), sh.sum)
+	if !ok {
+		return false
+	}
+	r := apply.Rebase(fo, base, cur.data)
+	if r.Why != "" || len(r.Edit) == 0 {
+		return false
+	}
+	for _, e := range r.Edit {
+		if e.Old0 < sh.start-1 || e.Old1 > sh.end {
+			return false // the edit changes lines the agent was not shown
+		}
+	}
+	now := hash.Of(cur.data)
+	shown := version{t.src, sh.sum}
+	h := o.history(t.src, now, func(p string, sum hash.Sum) bool { return p == shown.path && sum == shown.sum })
+	d := o.delta(r, base, cur.data, shown, now, h)
+	d.Rebased = true
+	t.rb = &rebaseState{fo: fo, base: base, cur: now, out: r.Outcome}
+	t.res.Delta = d
+	return true
 }
 
 // regionOf is lines s..e of data as a Region.
@@ -190,14 +231,20 @@ func (o *op) history(rel string, now hash.Sum, stop func(path string, sum hash.S
 			if e.State == journal.StateRolledBack {
 				continue
 			}
-			if e.Manifest == nil || e.State != journal.StateCommitted {
-				break
+			if e.Manifest == nil {
+				break // what it did is not known
 			}
+			// A transaction still being committed counts where it made
+			// the version looked for (its rename is done); otherwise it
+			// has not touched the file yet.
 			m := e.Manifest
 			for i := len(m.Ops) - 1; i >= 0; i-- {
 				op := m.Ops[i]
 				if op.Path != path || op.New == nil {
 					continue
+				}
+				if e.State != journal.StateCommitted && op.New.Hash != want {
+					break
 				}
 				if op.New.Hash != want {
 					outside() // someone outside txedit made the version looked for

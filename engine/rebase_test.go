@@ -439,3 +439,40 @@ func TestBaseCacheBounds(t *testing.T) {
 		t.Fatal("another version's bytes returned")
 	}
 }
+
+// A change too large to show whole: the refusal shows the lines the edit
+// concerns and names the rest to read again; the session counts only the
+// region shown, so a retry made from it lands, and an edit elsewhere made
+// from the old read is still refused.
+func TestRebaseCappedDelta(t *testing.T) {
+	dir := t.TempDir()
+	orig := lines(400, "line %d of the file, long enough to make the change large\n")
+	writeTree(t, dir, map[string]string{"f.txt": orig})
+	w := openWS(t, dir, nil)
+	s := w.NewSession(SessionOptions{Agent: "alice"})
+	sessRead(t, s, "f.txt")
+	// Someone outside reformats every line.
+	changed := strings.ReplaceAll(orig, "of the file", "OF THE FILE")
+	os.WriteFile(filepath.Join(dir, "f.txt"), []byte(changed), 0o644)
+	req := strReplace("f.txt", "line 200 of the file", "line 200 edited")
+	req.DeltaShown = true
+	r := apply1(t, s, req)
+	d := r.Files[0].Delta
+	if r.Code != plan.CodeStaleHash || d == nil || len(d.Reread) == 0 || d.Region == nil || len(d.Diff) > deltaDiffMax {
+		t.Fatalf("refusal over a large change: %+v %+v", r, d)
+	}
+	if d.Region.Start > 200 || d.Region.End < 200 || !strings.Contains(strings.Join(d.Region.Lines, "\n"), "line 200 OF THE FILE") {
+		t.Fatalf("region %+v does not show line 200", d.Region)
+	}
+	// Elsewhere, from the old read: still refused.
+	if r := apply1(t, s, strReplace("f.txt", "line 20 of the file", "x")); r.Code != plan.CodeStaleHash {
+		t.Fatalf("edit outside the region shown: %+v", r.Files[0])
+	}
+	// From the region shown: lands.
+	if r := apply1(t, s, strReplace("f.txt", "line 200 OF THE FILE", "line 200 edited")); !r.Success {
+		t.Fatalf("retry from the region shown: %+v", r.Files[0])
+	}
+	if got := readTree(t, dir)["f.txt"]; got != strings.Replace(changed, "line 200 OF THE FILE", "line 200 edited", 1) {
+		t.Fatal("file differs")
+	}
+}

@@ -4,10 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync"
+	"time"
 	"unsafe"
 
+	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/hash"
 	"github.com/txedit/txedit/plan"
 )
@@ -45,7 +48,20 @@ type Session struct {
 type seenFile struct {
 	file   hash.Sum
 	ranges []hash.Token
+	// shown, if set, is a later version of which a refusal showed the
+	// session lines start..end only (its change was too large to show
+	// whole): an edit within them may be rebased from that version
+	// (rebase.go). Its bytes are in the base cache under shownKey(rel).
+	shown *shownRegion
 }
+
+type shownRegion struct {
+	sum        hash.Sum
+	start, end int
+}
+
+// shownKey is the base cache's key of a file's shown version.
+func shownKey(rel string) string { return rel + "\x00shown" }
 
 // maxRanges bounds the line-range reads remembered per file.
 const maxRanges = 16
@@ -85,11 +101,48 @@ func (s *Session) ID() string { return s.id }
 // Apply is [Workspace.Apply] through the session: the read-before-write
 // rule applies, the transaction is recorded as the session's, and the files
 // it writes count as read.
+//
+// A commit that an outside writer's save interrupts (the file replaced,
+// or open for writing, between the check under the lock and the swap:
+// conflict, nothing written) is tried again a few times, a few
+// milliseconds apart, as the agent would do: each try checks the
+// session's read again, so the edit is rebased on the save, or refused
+// with what it changed (docs/design.md, "Concurrency").
 func (s *Session) Apply(ctx context.Context, req *plan.Request) (*plan.Result, error) {
-	o := s.w.begin()
-	defer o.end()
-	return o.apply(ctx, req, &caller{agent: s.agent, session: s, deltaShown: req.DeltaShown})
+	for try := 0; ; try++ {
+		o := s.w.begin()
+		res, err := o.apply(ctx, req, &caller{agent: s.agent, session: s, deltaShown: req.DeltaShown})
+		o.end()
+		var ce *fsys.ConflictError
+		again := errors.As(err, &ce) && ce.Op == "commit" || emptiedMeanwhile(res)
+		if try == len(conflictRetries) || req.DryRun || streamOf(ctx) != nil || !again || res.TransactionID != "" {
+			return res, err
+		}
+		select {
+		case <-ctx.Done():
+			return res, err
+		case <-time.After(conflictRetries[try]):
+		}
+	}
 }
+
+// emptiedMeanwhile reports a refusal because a file the session read
+// with content is now empty: most likely an outside writer's save in
+// place between its truncation and its write, which a moment later is
+// over.
+func emptiedMeanwhile(res *plan.Result) bool {
+	empty := hash.Of(nil).String()
+	for _, f := range res.Files {
+		if d := f.Delta; d != nil && !f.Success && d.Current == empty && d.Read != empty {
+			return true
+		}
+	}
+	return false
+}
+
+// conflictRetries are the pauses before each new try of a commit an
+// outside save interrupted.
+var conflictRetries = []time.Duration{2 * time.Millisecond, 10 * time.Millisecond, 40 * time.Millisecond}
 
 // Undo is [Workspace.Undo] recorded as the session's; the files it
 // restores count as read.
@@ -216,7 +269,19 @@ func (s *Session) noteShown(rel string, data []byte, now hash.Sum, d *plan.Delta
 			sf.ranges = sf.ranges[1:]
 		}
 		sf.ranges = append(sf.ranges, tok)
+		sf.shown = &shownRegion{sum: now, start: d.Region.Start, end: d.Region.End}
+		s.w.bases.put(s.id, shownKey(rel), now, nonNil(data))
 	}
+}
+
+// shownOf is the version of rel a refusal last showed a region of.
+func (s *Session) shownOf(rel string) (shownRegion, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sf := s.seen[rel]; sf != nil && sf.shown != nil {
+		return *sf.shown, true
+	}
+	return shownRegion{}, false
 }
 
 // noteWrite remembers a file the session wrote (newHash "" forgets it: it
@@ -232,6 +297,7 @@ func (s *Session) noteWrite(name, newHash string) {
 func (s *Session) noteResolved(rel, newHash string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.w.bases.forget(s.id, shownKey(rel))
 	if newHash == "" {
 		delete(s.seen, rel)
 		s.w.bases.forget(s.id, rel)

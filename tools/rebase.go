@@ -33,16 +33,24 @@ func rebasedNote(res *plan.Result) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("\n\nNote (txedit): the file had changed since your last read, by " + byText(d.By))
+	b.WriteString("\n\nNote (txedit): your edit was applied on top of changes made since your last read")
 	if d.From != "" {
-		fmt.Fprintf(&b, " (you read it as %s)", d.From)
+		fmt.Fprintf(&b, " (of %s)", d.From)
 	}
-	b.WriteString("; your edit was applied on top of that change, which was:\n")
+	b.WriteString(" by " + byText(d.By) + ":\n")
 	b.WriteString(d.Diff)
 	if len(d.Reread) > 0 {
-		fmt.Fprintf(&b, "… and more: lines %s of the file now. Read those lines again before editing near them.", apply.RangeString(d.Reread))
+		fmt.Fprintf(&b, "%s: lines %s of the file now. Read those lines again before editing near them.", more(d), apply.RangeString(d.Reread))
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// more introduces the changes a delta's diff leaves out.
+func more(d *plan.Delta) string {
+	if d.Diff == "" {
+		return "Too large to show"
+	}
+	return "… and more"
 }
 
 // staleNote is the note a stale_hash refusal adds, its region's lines
@@ -60,7 +68,7 @@ func staleNote(d *plan.Delta, line func(n int, text string) string) string {
 	b.WriteString(":\n")
 	b.WriteString(d.Diff)
 	if len(d.Reread) > 0 {
-		fmt.Fprintf(&b, "… and more: lines %s of the file now.\n", apply.RangeString(d.Reread))
+		fmt.Fprintf(&b, "%s: lines %s of the file now.\n", more(d), apply.RangeString(d.Reread))
 	}
 	b.WriteString("Your edit was not applied: " + strings.TrimPrefix(d.Why, "the edit was not applied on top of it: ") + ".")
 	if r := d.Region; r != nil {
@@ -87,25 +95,52 @@ func staleNote(d *plan.Delta, line func(n int, text string) string) string {
 // its text.
 func numbered(n int, text string) string { return strconv.Itoa(n) + "\t" + text }
 
-// byText names who made a change: "bob (transaction T), a writer outside
-// txedit".
+// byText names who made a change: the agents (each once, in the order
+// they first changed the file; after maxNamed, how many more) and writers
+// outside txedit, then the transaction, or how many and the last:
+// "bob (transaction T)", "bob, carol and a writer outside txedit (3
+// transactions, the last T)".
 func byText(by []plan.Changer) string {
-	var parts []string
+	var names []string
+	seen := map[string]bool{}
+	n, last := 0, ""
 	for _, c := range by {
+		name := c.Agent
 		switch {
 		case c.Outside:
-			parts = append(parts, "a writer outside txedit")
-		case c.Agent != "":
-			parts = append(parts, fmt.Sprintf("%s (transaction %s)", c.Agent, c.Transaction))
-		default:
-			parts = append(parts, "transaction "+c.Transaction)
+			name = "a writer outside txedit"
+		case name == "":
+			name = "an unnamed agent"
+		}
+		if !c.Outside {
+			n, last = n+1, c.Transaction
+		}
+		if !seen[name] {
+			seen[name] = true
+			names = append(names, name)
 		}
 	}
-	if len(parts) == 0 {
-		return "someone"
+	if len(names) > maxNamed {
+		names = append(names[:maxNamed], fmt.Sprintf("%d more", len(names)-maxNamed))
 	}
-	return strings.Join(parts, ", ")
+	s := "someone"
+	switch k := len(names); {
+	case k == 1:
+		s = names[0]
+	case k > 1:
+		s = strings.Join(names[:k-1], ", ") + " and " + names[k-1]
+	}
+	switch {
+	case n == 1:
+		s += " (transaction " + last + ")"
+	case n > 1:
+		s += fmt.Sprintf(" (%d transactions, the last %s)", n, last)
+	}
+	return s
 }
+
+// maxNamed is how many agents a note names.
+const maxNamed = 4
 
 // resultDelta is the delta of a failed result's file (nil: none).
 func resultDelta(res *plan.Result) *plan.Delta {

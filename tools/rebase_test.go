@@ -52,8 +52,8 @@ func TestClaudeEditRebase(t *testing.T) {
 	}
 	r := call(t, b, "claude", "Edit", `{"file_path":"f.txt","old_string":"line 9\n","new_string":"line nine\n"}`)
 	want := "The file " + filepath.Join(dir, "f.txt") + " has been updated successfully." + stateNote
-	if !r.OK || !strings.HasPrefix(r.TextOf(), want) || !strings.Contains(r.TextOf(), "\n\nNote (txedit): the file had changed since your last read, by alice (transaction ") ||
-		!strings.HasSuffix(r.TextOf(), "; your edit was applied on top of that change, which was:\n@@ -2 +2 @@\n-line 2\n+line two") {
+	if !r.OK || !strings.HasPrefix(r.TextOf(), want) || !strings.Contains(r.TextOf(), "\n\nNote (txedit): your edit was applied on top of changes made since your last read by alice (transaction ") ||
+		!strings.HasSuffix(r.TextOf(), ":\n@@ -2 +2 @@\n-line 2\n+line two") {
 		t.Fatalf("rebased edit: %s", r.TextOf())
 	}
 	if got := read(t, dir, "f.txt"); got != strings.Replace(strings.Replace(src(12), "line 2\n", "line two\n", 1), "line 9\n", "line nine\n", 1) {
@@ -102,7 +102,7 @@ func TestClaudeMultiEditAndWriteRebase(t *testing.T) {
 	call(t, b, "claude", "Read", `{"file_path":"f.txt"}`)
 	call(t, a, "claude", "Edit", `{"file_path":"f.txt","old_string":"line 1\n","new_string":"line one\n"}`)
 	r := call(t, b, "claude", "MultiEdit", `{"file_path":"f.txt","edits":[{"old_string":"line 8","new_string":"line eight"},{"old_string":"line 9","new_string":"line nine"}]}`)
-	if !r.OK || !strings.HasPrefix(r.TextOf(), "Applied 2 edits to f.txt:") || !strings.Contains(r.TextOf(), "Note (txedit): the file had changed since your last read, by alice") {
+	if !r.OK || !strings.HasPrefix(r.TextOf(), "Applied 2 edits to f.txt:") || !strings.Contains(r.TextOf(), "Note (txedit): your edit was applied on top of changes made since your last read by alice") {
 		t.Fatalf("MultiEdit over a stale read: %s", r.TextOf())
 	}
 	want := strings.Replace(strings.Replace(src(12), "line 1\n", "line one\n", 1), "line 8\nline 9\n", "line eight\nline nine\n", 1)
@@ -137,7 +137,7 @@ func TestFilesystemEditRebase(t *testing.T) {
 	}
 	r = fsCall(t, b, "edit_file", map[string]any{"path": "f.txt", "edits": []map[string]any{{"oldText": "line 10", "newText": "line ten"}}})
 	if !r.OK || !strings.Contains(r.TextOf(), "@@ -6,7 +6,7 @@") || !strings.Contains(r.TextOf(), "-line 10\n+line ten\n") ||
-		!strings.Contains(r.TextOf(), "```\n\nNote (txedit): the file had changed since your last read, by alice (transaction ") {
+		!strings.Contains(r.TextOf(), "```\n\nNote (txedit): your edit was applied on top of changes made since your last read by alice (transaction ") {
 		t.Fatalf("rebased edit_file: %s", r.TextOf())
 	}
 	if got := read(t, dir, "f.txt"); got != strings.Replace(strings.Replace(src(12), "line 2\n", "line two\n", 1), "line 10\n", "line ten\n", 1) {
@@ -157,7 +157,7 @@ func TestDeepAgentsAndFsWriteRebase(t *testing.T) {
 	call(t, b, "deepagents", "read_file", `{"path":"f.txt"}`)
 	call(t, a, "deepagents", "edit_file", `{"path":"f.txt","old_string":"line 1\n","new_string":"line one\n"}`)
 	r := call(t, b, "deepagents", "edit_file", `{"path":"f.txt","old_string":"line 7","new_string":"line seven"}`)
-	if !r.OK || !strings.HasPrefix(r.TextOf(), "replaced the first of 1 occurrence(s) in f.txt\n\nNote (txedit): the file had changed") {
+	if !r.OK || !strings.HasPrefix(r.TextOf(), "replaced the first of 1 occurrence(s) in f.txt\n\nNote (txedit): your edit was applied on top") {
 		t.Fatalf("deepagents edit_file rebased: %s", r.TextOf())
 	}
 	old := hash.Of([]byte(src(12))).String()
