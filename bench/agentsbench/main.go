@@ -50,7 +50,7 @@ type config struct {
 	toolsets, scenarios               []string
 	outside                           int
 	outsideEvery, think, timeout      time.Duration
-	claudeVersion, fsVersion, machine string
+	claudeVersion, fsVersion          string
 	failOnLoss                        bool
 	seed                              uint64
 }

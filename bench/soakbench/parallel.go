@@ -133,13 +133,15 @@ func (s *soak) agentLoop(ss *session) {
 					s.fail("%s: %v", ss.name, err)
 					return
 				}
+				// No answer (the server was killed): a new server, a new
+				// session; the agent reads again and makes the edit anew.
 				e.outcome = "unknown"
 				s.addEdit(e)
 				if !ss.died(err) {
 					return
 				}
 				known = map[string]string{}
-				break
+				continue
 			}
 			if !r.IsError {
 				e.outcome, landed = "ok", true
