@@ -45,14 +45,14 @@ import (
 )
 
 type config struct {
-	txedit, peers, dir                string
-	agents, edits, lines, retries     int
-	toolsets, scenarios               []string
-	outside                           int
-	outsideEvery, think, timeout      time.Duration
-	claudeVersion, fsVersion          string
-	failOnLoss                        bool
-	seed                              uint64
+	txedit, peers, dir            string
+	agents, edits, lines, retries int
+	toolsets, scenarios           []string
+	outside                       int
+	outsideEvery, think, timeout  time.Duration
+	claudeVersion, fsVersion      string
+	failOnLoss                    bool
+	seed                          uint64
 }
 
 func main() {
