@@ -5,12 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
+	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/hash"
+	"github.com/txedit/txedit/journal"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -474,5 +478,91 @@ func TestRebaseCappedDelta(t *testing.T) {
 	}
 	if got := readTree(t, dir)["f.txt"]; got != strings.Replace(changed, "line 200 OF THE FILE", "line 200 edited", 1) {
 		t.Fatal("file differs")
+	}
+}
+
+// saveAtSwapFS makes one outside save (write a temporary file, rename it
+// over) of target just before the commit swaps its staged file in: the
+// save lands between the check under the lock and the swap, and the
+// commit sees it (conflict, nothing written).
+type saveAtSwapFS struct {
+	fsys.FS
+	target string
+	data   []byte
+	done   *atomic.Bool
+}
+
+func (v *saveAtSwapFS) View() (fsys.FS, func()) {
+	inner, release := v.FS.View()
+	return &saveAtSwapFS{inner, v.target, v.data, v.done}, release
+}
+
+func (v *saveAtSwapFS) save(to string) {
+	if to == v.target && v.done.CompareAndSwap(false, true) {
+		f, _ := v.FS.Create("outside.tmp", 0o644)
+		f.Write(v.data)
+		f.Close()
+		v.FS.Rename("outside.tmp", v.target)
+	}
+}
+
+func (v *saveAtSwapFS) Rename(from, to string) error {
+	if journal.IsTemp(path.Base(from)) {
+		v.save(to)
+	}
+	return v.FS.Rename(from, to)
+}
+
+func (v *saveAtSwapFS) Exchange(a, b string) error {
+	if journal.IsTemp(path.Base(a)) {
+		v.save(b)
+	}
+	return v.FS.Exchange(a, b)
+}
+
+// A session's commit that an outside save interrupts at the swap is tried
+// again, rebased on the save: both land. A file found empty that the
+// session read with content (a save in place between its truncation and
+// its write) is tried again too.
+func TestSessionRetriesAfterOutsideSave(t *testing.T) {
+	dir := t.TempDir()
+	orig := lines(12, "line %d\n")
+	writeTree(t, dir, map[string]string{"f.txt": orig})
+	inner, err := fsys.NewOS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inner.Close()
+	saved := strings.Replace(orig, "line 1\n", "line 1 (saved outside)\n", 1)
+	var done atomic.Bool
+	w := openWS(t, dir, &Options{FS: &saveAtSwapFS{inner, "f.txt", []byte(saved), &done}})
+	s := w.NewSession(SessionOptions{Agent: "alice"})
+	sessRead(t, s, "f.txt")
+	tries := 0
+	testHookRetry = func(int) { tries++ }
+	defer func() { testHookRetry = nil }()
+	r := apply1(t, s, strReplace("f.txt", "line 9\n", "line nine\n"))
+	if !r.Success || !done.Load() || tries != 1 || r.Files[0].Delta == nil || !r.Files[0].Delta.By[0].Outside {
+		t.Fatalf("edit across an outside save at the swap: %+v (saved %v, tries %d)", r, done.Load(), tries)
+	}
+	if got := readTree(t, dir)["f.txt"]; got != strings.Replace(saved, "line 9\n", "line nine\n", 1) {
+		t.Fatalf("file %q", got)
+	}
+	// Emptied meanwhile: tried again once the save has written.
+	now := readTree(t, dir)["f.txt"]
+	os.WriteFile(filepath.Join(dir, "f.txt"), nil, 0o644)
+	full := now + "appended by the save\n"
+	tries = 0
+	testHookRetry = func(int) {
+		if tries++; tries == 1 {
+			os.WriteFile(filepath.Join(dir, "f.txt"), []byte(full), 0o644)
+		}
+	}
+	r = apply1(t, s, strReplace("f.txt", "line 5\n", "line five\n"))
+	if !r.Success || tries != 1 {
+		t.Fatalf("edit of a file emptied by a save in place: %+v (tries %d)", r.Files[0], tries)
+	}
+	if got := readTree(t, dir)["f.txt"]; got != strings.Replace(full, "line 5\n", "line five\n", 1) {
+		t.Fatalf("file %q", got)
 	}
 }

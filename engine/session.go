@@ -118,6 +118,9 @@ func (s *Session) Apply(ctx context.Context, req *plan.Request) (*plan.Result, e
 		if try == len(conflictRetries) || req.DryRun || streamOf(ctx) != nil || !again || res.TransactionID != "" {
 			return res, err
 		}
+		if testHookRetry != nil {
+			testHookRetry(try)
+		}
 		select {
 		case <-ctx.Done():
 			return res, err
@@ -139,6 +142,10 @@ func emptiedMeanwhile(res *plan.Result) bool {
 	}
 	return false
 }
+
+// testHookRetry, set only by tests, runs before a session tries a
+// commit again.
+var testHookRetry func(try int)
 
 // conflictRetries are the pauses before each new try of a commit an
 // outside save interrupted.
