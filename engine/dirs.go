@@ -447,9 +447,10 @@ func joinRel(dir, p string) string { return path.Join(dir, p) }
 // CheckRead applies the read-before-write rule, as a write's commit
 // would, to a write of p whose current bytes are cur: nil when the
 // session has read (or written) p and cur is what it saw, or when the
-// rule is off; otherwise not_read or stale_hash. A tool that computes a
-// file's new bytes from cur itself (the filesystem toolset's edit_file)
-// asks it first, then writes with cur's hash as the precondition.
+// rule is off; otherwise not_read or stale_hash. It does not rebase: a
+// tool that computes a file's new bytes from its text gives the engine
+// that computation instead (plan.Edit.Rewrite), so that a change made
+// since the session's read can be merged (docs/design.md, "Concurrency").
 func (s *Session) CheckRead(p string, cur []byte) error {
 	if !s.check {
 		return nil

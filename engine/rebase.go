@@ -208,9 +208,11 @@ type fileHistory struct {
 // history walks the journal from the newest transaction back, following
 // the file's versions from now (at rel) until stop says a version is the
 // one read: each transaction whose op made the version looked for names
-// its agent; a version no transaction made was made outside txedit; a
-// move follows the file to its old name. It looks at historyMax
-// transactions at most; what it cannot account for is "outside txedit".
+// its agent; a version no transaction made was made outside txedit, and
+// the walk stops there (whether earlier transactions came after the
+// version read is not known); a move follows the file to its old name.
+// It looks at historyMax transactions at most; what it cannot account
+// for is "outside txedit".
 func (o *op) history(rel string, now hash.Sum, stop func(path string, sum hash.Sum) bool) *fileHistory {
 	h := &fileHistory{op: -1}
 	want, path := now, rel
@@ -223,8 +225,9 @@ func (o *op) history(rel string, now hash.Sum, stop func(path string, sum hash.S
 	recent, err := o.j.Recent()
 	if err == nil && !h.ok {
 		n := 0
+		stopped := false
 		for e := range recent {
-			if h.ok || n == historyMax {
+			if h.ok || n == historyMax || stopped {
 				break
 			}
 			n++
@@ -247,7 +250,13 @@ func (o *op) history(rel string, now hash.Sum, stop func(path string, sum hash.S
 					break
 				}
 				if op.New.Hash != want {
-					outside() // someone outside txedit made the version looked for
+					// Someone outside txedit made the version looked for,
+					// from this transaction's or a later one's: what came
+					// before is not known to be after the version read,
+					// so the walk names no one it cannot prove.
+					outside()
+					stopped = true
+					break
 				}
 				h.by = append(h.by, plan.Changer{Agent: m.Agent, Transaction: m.ID})
 				k := i

@@ -566,3 +566,37 @@ func TestSessionRetriesAfterOutsideSave(t *testing.T) {
 		t.Fatalf("file %q", got)
 	}
 }
+
+// Who changed the file, as far as the journal accounts for it: an agent's
+// transaction after an outside change is named; one before an outside
+// change is not (it may predate the version read), and "outside" stands
+// for both.
+func TestRebaseNamesWhoTheJournalProves(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"f.txt": lines(20, "line %d\n")})
+	w := openWS(t, dir, nil)
+	a, b := w.NewSession(SessionOptions{Agent: "alice"}), w.NewSession(SessionOptions{Agent: "bob"})
+	sessRead(t, a, "f.txt")
+	// Outside, then bob.
+	outside := func(old, new string) {
+		p := filepath.Join(dir, "f.txt")
+		data, _ := os.ReadFile(p)
+		os.WriteFile(p, []byte(strings.Replace(string(data), old, new, 1)), 0o644)
+	}
+	outside("line 1\n", "line one\n")
+	sessRead(t, b, "f.txt")
+	rb := apply1(t, b, strReplace("f.txt", "line 5\n", "line five\n"))
+	r := apply1(t, a, strReplace("f.txt", "line 15\n", "line fifteen\n"))
+	if d := r.Files[0].Delta; !r.Success || d == nil || len(d.By) != 2 || !d.By[0].Outside || d.By[1].Agent != "bob" || d.By[1].Transaction != rb.TransactionID {
+		t.Fatalf("outside then bob: %+v", r.Files[0].Delta)
+	}
+	// Bob, then outside: only the outside change is proven after alice's
+	// version (her own write).
+	sessRead(t, b, "f.txt")
+	apply1(t, b, strReplace("f.txt", "line 8\n", "line eight\n"))
+	outside("line 2\n", "line two\n")
+	r = apply1(t, a, strReplace("f.txt", "line 18\n", "line eighteen\n"))
+	if d := r.Files[0].Delta; !r.Success || d == nil || len(d.By) != 1 || !d.By[0].Outside || !strings.Contains(d.Diff, "+line eight") || !strings.Contains(d.Diff, "+line two") {
+		t.Fatalf("bob then outside: %+v", r.Files[0].Delta)
+	}
+}

@@ -194,9 +194,16 @@ func (ss *session) stopServer() {
 	}
 	in.Close()
 	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
+	var werr error
+	go func() { werr = cmd.Wait(); close(done) }()
 	select {
 	case <-done:
+		// A server the killer killed after its session's last call
+		// (an agent's, between its last edit and now) is followed by
+		// txedit recover, as every kill is.
+		if exitCode(werr) == -1 {
+			ss.s.recover()
+		}
 	case <-time.After(10 * time.Second):
 		cmd.Process.Kill()
 		<-done
