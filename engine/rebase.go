@@ -48,10 +48,12 @@ func (rb *rebaseState) outcomeOn(cur []byte) *apply.Outcome {
 
 // Limits of what a delta shows.
 const (
-	deltaDiffMax  = 1200 // bytes of diff before the rest is named by lines
-	regionContext = 1    // lines shown around a refused edit's region
-	regionMax     = 80   // lines of a region at most
-	historyMax    = 64   // transactions looked at to find who changed a file
+	deltaDiffMax = 1200 // bytes of a success's diff before the rest is named by lines
+	// A refusal shows more: the agent retries from it.
+	refusalDiffMax = 4000
+	regionContext  = 1  // lines shown around a refused edit's region
+	regionMax      = 80 // lines of a region at most
+	historyMax     = 64 // transactions looked at to find who changed a file
 )
 
 // readCheck applies the session's read-before-write rule to task t, whose
@@ -118,8 +120,8 @@ func (o *op) rebaseFrom(t *task, cur *fileInfo, c *caller, fo *plan.FileOps, rea
 		return refused // the version read is not known: refused as before
 	}
 	r := apply.Rebase(fo, base, cur.data)
-	d := o.delta(r, base, cur.data, read, now, h)
 	if r.Why == "" {
+		d := o.delta(r, base, cur.data, read, now, h, deltaDiffMax)
 		d.Rebased = true
 		t.rb = &rebaseState{fo: fo, base: base, cur: now, out: r.Outcome}
 		t.res.Delta = d
@@ -128,18 +130,55 @@ func (o *op) rebaseFrom(t *task, cur *fileInfo, c *caller, fo *plan.FileOps, rea
 	if o.rebaseShown(t, cur, c, fo, read) {
 		return nil
 	}
+	d := o.delta(r, base, cur.data, read, now, h, refusalDiffMax)
 	d.Why = "the edit was not applied on top of it: " + r.Why
+	whole := true
 	if s, e := r.Region(cur.data, regionContext, regionMax); s > 0 {
 		d.Region = regionOf(cur.data, s, e)
+	} else if d2 := o.shownRefusal(t, cur, c, fo); d2 != nil {
+		// The edit was made from the region a refusal showed (it does
+		// not apply to the version read): the change since then, and
+		// the region as it is now. It counts as a read of that region
+		// only: the rest of the agent's view is still the version read.
+		d, whole = d2, false
 	}
 	e := *refused
 	e.Delta = d
 	e.Current = now.String()
 	t.res.Delta = d
 	if c != nil && c.session != nil && c.deltaShown {
-		c.session.noteShown(t.src, cur.data, now, d)
+		c.session.noteShown(t.src, cur.data, now, d, whole)
 	}
 	return &e
+}
+
+// shownRefusal is the delta of a refusal of fo computed from the version
+// of which a refusal last showed the session a region, when fo applies
+// to it: nil otherwise.
+func (o *op) shownRefusal(t *task, cur *fileInfo, c *caller, fo *plan.FileOps) *plan.Delta {
+	if c == nil || c.session == nil {
+		return nil
+	}
+	sh, ok := c.session.shownOf(t.src)
+	if !ok {
+		return nil
+	}
+	base, ok := o.w.bases.get(c.session.id, shownKey(t.src), sh.sum)
+	if !ok {
+		return nil
+	}
+	r := apply.Rebase(fo, base, cur.data)
+	s, e := r.Region(cur.data, regionContext, regionMax)
+	if r.Why == "" || s == 0 {
+		return nil
+	}
+	now := hash.Of(cur.data)
+	shown := version{t.src, sh.sum}
+	h := o.history(t.src, now, func(p string, sum hash.Sum) bool { return p == shown.path && sum == shown.sum })
+	d := o.delta(r, base, cur.data, shown, now, h, refusalDiffMax)
+	d.Why = "the edit was not applied on top of it: " + r.Why
+	d.Region = regionOf(cur.data, s, e)
+	return d
 }
 
 // rebaseShown rebases fo from the version of which a refusal last showed
@@ -170,7 +209,7 @@ func (o *op) rebaseShown(t *task, cur *fileInfo, c *caller, fo *plan.FileOps, re
 	now := hash.Of(cur.data)
 	shown := version{t.src, sh.sum}
 	h := o.history(t.src, now, func(p string, sum hash.Sum) bool { return p == shown.path && sum == shown.sum })
-	d := o.delta(r, base, cur.data, shown, now, h)
+	d := o.delta(r, base, cur.data, shown, now, h, deltaDiffMax)
 	d.Rebased = true
 	t.rb = &rebaseState{fo: fo, base: base, cur: now, out: r.Outcome}
 	t.res.Delta = d
@@ -184,9 +223,9 @@ func regionOf(data []byte, s, e int) *plan.Region {
 }
 
 // delta describes what changed from base (version read) to cur (now).
-func (o *op) delta(r *apply.Rebased, base, cur []byte, read version, now hash.Sum, h *fileHistory) *plan.Delta {
+func (o *op) delta(r *apply.Rebased, base, cur []byte, read version, now hash.Sum, h *fileHistory, limit int) *plan.Delta {
 	d := &plan.Delta{Read: read.sum.String(), Current: now.String(), By: h.by, From: h.from}
-	d.Diff, d.Reread = apply.CompactDiff(base, cur, r.Change, deltaDiffMax)
+	d.Diff, d.Reread = apply.CompactDiff(base, cur, r.Change, limit)
 	return d
 }
 

@@ -462,7 +462,7 @@ func TestRebaseCappedDelta(t *testing.T) {
 	req.DeltaShown = true
 	r := apply1(t, s, req)
 	d := r.Files[0].Delta
-	if r.Code != plan.CodeStaleHash || d == nil || len(d.Reread) == 0 || d.Region == nil || len(d.Diff) > deltaDiffMax {
+	if r.Code != plan.CodeStaleHash || d == nil || len(d.Reread) == 0 || d.Region == nil || len(d.Diff) > refusalDiffMax {
 		t.Fatalf("refusal over a large change: %+v %+v", r, d)
 	}
 	if d.Region.Start > 200 || d.Region.End < 200 || !strings.Contains(strings.Join(d.Region.Lines, "\n"), "line 200 OF THE FILE") {
@@ -472,12 +472,28 @@ func TestRebaseCappedDelta(t *testing.T) {
 	if r := apply1(t, s, strReplace("f.txt", "line 20 of the file", "x")); r.Code != plan.CodeStaleHash {
 		t.Fatalf("edit outside the region shown: %+v", r.Files[0])
 	}
-	// From the region shown: lands.
-	if r := apply1(t, s, strReplace("f.txt", "line 200 OF THE FILE", "line 200 edited")); !r.Success {
+	// The line changes again before the retry: the retry, made from the
+	// region shown, is refused with the region as it is now (computed
+	// from the version shown: the edit is not in the version read).
+	again := strings.Replace(changed, "line 200 OF THE FILE", "line 200 OF THE FILE (again)", 1)
+	os.WriteFile(filepath.Join(dir, "f.txt"), []byte(again), 0o644)
+	retry := strReplace("f.txt", "line 200 OF THE FILE, long", "line 200 edited, long")
+	retry.DeltaShown = true
+	r = apply1(t, s, retry)
+	if d := r.Files[0].Delta; r.Code != plan.CodeStaleHash || d == nil || d.Region == nil || !strings.Contains(strings.Join(d.Region.Lines, "\n"), "(again)") || len(d.Reread) > 0 {
+		t.Fatalf("retry over a second change: %+v %+v", r.Files[0], d)
+	}
+	// From the region shown last: lands.
+	if r := apply1(t, s, strReplace("f.txt", "line 200 OF THE FILE (again)", "line 200 edited")); !r.Success {
 		t.Fatalf("retry from the region shown: %+v", r.Files[0])
 	}
-	if got := readTree(t, dir)["f.txt"]; got != strings.Replace(changed, "line 200 OF THE FILE", "line 200 edited", 1) {
+	if got := readTree(t, dir)["f.txt"]; got != strings.Replace(again, "line 200 OF THE FILE (again)", "line 200 edited", 1) {
 		t.Fatal("file differs")
+	}
+	// The session's view outside the region is still the old read: an
+	// edit elsewhere made from it is refused, not applied.
+	if r := apply1(t, s, strReplace("f.txt", "line 30 of the file", "x")); r.Success {
+		t.Fatalf("edit from the old read after the region's retries: %+v", r.Files[0])
 	}
 }
 

@@ -250,12 +250,13 @@ func (s *Session) seenSum(rel string) (hash.Sum, bool) {
 }
 
 // noteShown records that the agent was shown, with a refusal, the change
-// d from its read of rel to the version now (data): when d shows all of
-// it, the agent knows that version, which then counts as read; otherwise
-// the region it saw counts as a line range read (docs/design.md,
-// "Concurrency").
-func (s *Session) noteShown(rel string, data []byte, now hash.Sum, d *plan.Delta) {
-	if len(d.Reread) == 0 {
+// d to the version now (data) of rel: when d shows all of it since the
+// agent's read (whole), the agent knows that version, which then counts
+// as read; otherwise the region it saw counts as a line range read, and
+// as a version an edit of that region may be rebased from
+// (docs/design.md, "Concurrency").
+func (s *Session) noteShown(rel string, data []byte, now hash.Sum, d *plan.Delta, whole bool) {
+	if whole && len(d.Reread) == 0 {
 		s.mu.Lock()
 		s.seen[rel] = &seenFile{file: now}
 		s.mu.Unlock()
