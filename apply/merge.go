@@ -179,6 +179,9 @@ func Rebase(f *plan.FileOps, base, cur []byte) *Rebased {
 	if !Rebaseable(f) {
 		r.Change = LineChanges(base, cur)
 		r.Why = "it replaces or removes the whole file"
+		if f.Positional() {
+			r.Why = "its positions are those of the version it was made on"
+		}
 		return r
 	}
 	ours := Edit(f, base, true)
@@ -216,10 +219,11 @@ func Rebase(f *plan.FileOps, base, cur []byte) *Rebased {
 
 // Rebaseable reports whether f is an edit a rebase may apply: text edits
 // (str_replace, patches, line edits, appends, a create computed by its
-// Rewrite), no whole-file write, no delete, move or copy.
+// Rewrite), no whole-file write, no delete, move or copy, no text_edits
+// (their positions are of the version they were made on).
 func Rebaseable(f *plan.FileOps) bool {
-	if f.Final != nil || len(f.Invalid) > 0 || f.Mode != nil {
-		return false
+	if f.Final != nil || len(f.Invalid) > 0 || f.Mode != nil || f.Positional() {
+		return false // positions (text_edits) name places of one version only
 	}
 	if f.Create != nil {
 		return f.Create.Rewrite != nil && !f.TextEdits()

@@ -89,6 +89,8 @@ func TestRebaseCases(t *testing.T) {
 			want: "A\nb\nc\nd\ne\n"},
 		{name: "whole-file write", base: base, cur: repl(base, "line 9\n", "x\n"),
 			edit: &plan.FileOps{Path: "f", NumEdits: 1, Create: &plan.Op{Command: plan.Create, Text: "new\n"}}, why: "whole file"},
+		{name: "text_edits (positions)", base: base, cur: repl(base, "line 9\n", "x\n"),
+			edit: &plan.FileOps{Path: "f", NumEdits: 1, Patches: []*plan.Op{{Command: plan.TextEdits}}}, why: "positions"},
 		{name: "delete", base: base, cur: repl(base, "line 9\n", "x\n"),
 			edit: &plan.FileOps{Path: "f", NumEdits: 1, Final: &plan.Op{Command: plan.Delete}}, why: "whole file"},
 		{name: "edit not made against the base", base: base, cur: repl(base, "line 9\n", "x\n"),
