@@ -44,6 +44,8 @@ var allowed = map[string][]string{
 	"bench/searchbench":        {"*"},
 	"bench/agentloopbench":     {"*"},
 	"bench/soakbench":          {"*"},
+	"bench/agentsbench":        {"*"},
+	"bench/internal/delta":     {},
 	"bench/startbench":         {"*"},
 	"bench/fscostbench":        {"*"},
 	"bench/realdiffbench":      {"*"},

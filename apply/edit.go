@@ -152,6 +152,19 @@ func (e *editor) create(cur []byte, exists bool) (style, []byte) {
 		return st, cur
 	}
 	text := []byte(c.Text)
+	if c.Rewrite != nil {
+		var cb []byte
+		if exists {
+			cb = cur
+		}
+		t, err := c.Rewrite(cb)
+		if err != nil {
+			pe := plan.As(err)
+			e.fail(c, pe.Code, "%s", pe.Msg)
+			return st, cur
+		}
+		text = []byte(t)
+	}
 	if c.Command == plan.Write {
 		st = detect(text) // the exact bytes given
 	} else if exists {

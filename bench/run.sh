@@ -35,6 +35,14 @@
 #   bench/run.sh fscost [flags]   single file-system calls a commit is made of (create,
 #                                 mkdir, link, O_TMPFILE, unlink, fsync, fdatasync, parallel
 #                                 fsyncs), on disk and on tmpfs (bench/fscostbench; not in all)
+#   bench/run.sh agents [flags]   agents in parallel (docs/design.md, "Concurrency"): 4 agents
+#                                 x 25 edits of one shared 400-line Go file over MCP, a server
+#                                 process per agent, each its own lines and all one shared
+#                                 line, without and with an outside writer; txedit's claude and
+#                                 filesystem toolsets against Claude Code's own tools (claude mcp
+#                                 serve) and the official filesystem server (npm, pinned); edits
+#                                 landed, refusals by code, reads, characters read, lost updates
+#                                 (bench/agentsbench; not in all)
 #   bench/run.sh soak [flags]     the soak: MCP sessions and CLI processes
 #                                 editing with hashes, rename-style and in-place
 #                                 outside writers, a kill -9 of an MCP server every
@@ -56,6 +64,10 @@
 #   txedit runs alone; the SDK may then come from cmd/txedit/testdata/mcpclient)
 #   REALDIFF_CORPUS=$DISK/txedit-realdiff-corpus (built there when missing: go mod
 #   download, so the module proxy or the module cache is needed once)
+#   AGENTS_PEERS=/tmp/txedit-agents (where npm installs Claude Code and the official
+#   filesystem server for agents, kept for the next run) AGENTS_INSTALL=0 (install
+#   nothing: without them txedit runs alone) AGENTS_OUTSIDE=50 (the outside writer's
+#   saves in the runs with one; 0: none)
 #   SOAK_SAVES=10000 (the soak stops after this many outside saves on each
 #   file system; -duration 5m stops it by time) KEEP=1 (keep the soak's tree)
 # Peers: rg, fd (fdfind), git, sd, cat, dd, GNU time (peak RSS); bench/deps.sh installs them.
@@ -78,6 +90,11 @@ AGENTLOOP_PEERS=${AGENTLOOP_PEERS:-/tmp/txedit-agentloop}
 AGENTLOOP_INSTALL=${AGENTLOOP_INSTALL:-1}
 SOAK_SAVES=${SOAK_SAVES:-10000}
 REALDIFF_CORPUS=${REALDIFF_CORPUS:-$DISK/txedit-realdiff-corpus}
+AGENTS_PEERS=${AGENTS_PEERS:-/tmp/txedit-agents}
+AGENTS_INSTALL=${AGENTS_INSTALL:-1}
+AGENTS_OUTSIDE=${AGENTS_OUTSIDE:-50}
+# Claude Code, pinned (the claude toolset's release: docs/toolsets.md).
+CLAUDE_CODE_VERSION=2.1.332
 # The official MCP filesystem server, pinned; the SDK (the client) at the
 # version cmd/txedit/testdata/mcpclient pins.
 FS_SERVER_VERSION=2026.8.31
@@ -147,7 +164,7 @@ cleanup() {
 }
 trap cleanup EXIT
 build() {
-	go build -o "$bin/" ./cmd/txedit ./cmd/txedit-mcp ./bench/commitbench ./bench/replacebench ./bench/searchbench ./bench/agentloopbench ./bench/soakbench ./bench/startbench ./bench/realdiffbench
+	go build -o "$bin/" ./cmd/txedit ./cmd/txedit-mcp ./bench/commitbench ./bench/replacebench ./bench/searchbench ./bench/agentloopbench ./bench/soakbench ./bench/startbench ./bench/realdiffbench ./bench/agentsbench
 }
 scratch() { # scratch BASE NAME sets dir, the program's directory under BASE
 	dir=$1/txedit-$2
@@ -273,6 +290,35 @@ agentloop() {
 	done
 }
 
+# agents_peers installs Claude Code and the official filesystem server,
+# pinned, into $AGENTS_PEERS (unless AGENTS_INSTALL=0).
+agents_peers() {
+	local mods=$AGENTS_PEERS/node_modules
+	[ "$AGENTS_INSTALL" != 0 ] || return 0
+	if [ "$(npm_version "$mods/@anthropic-ai/claude-code")" != "$CLAUDE_CODE_VERSION" ] ||
+		[ "$(npm_version "$mods/@modelcontextprotocol/server-filesystem")" != "$FS_SERVER_VERSION" ]; then
+		command -v npm >/dev/null || { echo "run.sh: agents needs npm to install its peers (apt-get install npm), or AGENTS_INSTALL=0" >&2; exit 1; }
+		echo "installing @anthropic-ai/claude-code@$CLAUDE_CODE_VERSION @modelcontextprotocol/server-filesystem@$FS_SERVER_VERSION into $AGENTS_PEERS" >&2
+		mkdir -p "$AGENTS_PEERS"
+		[ -f "$AGENTS_PEERS/package.json" ] || echo '{"private": true}' >"$AGENTS_PEERS/package.json"
+		npm install --prefix "$AGENTS_PEERS" --save-exact --no-audit --no-fund --loglevel=error \
+			"@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" "@modelcontextprotocol/server-filesystem@$FS_SERVER_VERSION" >&2
+	fi
+}
+
+# agents runs bench/agentsbench on disk (the first of FS that is one), in
+# a scratch directory of its own.
+agents() {
+	local base dir peers=
+	base=$(fsdir disk) || base=$(fsdir tmpfs) || exit 1
+	scratch "$base" agentsbench
+	[ -d "$AGENTS_PEERS/node_modules" ] && peers=$AGENTS_PEERS
+	echo "machine: $(nproc) cores, $(uname -r), $(go version | cut -d' ' -f3), node $(node --version 2>/dev/null || echo none), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
+	section "agents: $base"
+	"$bin/agentsbench" -dir "$dir" -txedit "$bin/txedit" -peers "$peers" -outside "$AGENTS_OUTSIDE" "$@"
+	rm -rf "$dir"
+}
+
 # soak runs bench/soakbench on each file system, on a tree of its own
 # (removed after, unless KEEP=1).
 soak() {
@@ -331,6 +377,11 @@ agentloop)
 soak)
 	build
 	soak "$@"
+	;;
+agents)
+	agents_peers
+	build
+	agents "$@"
 	;;
 fscost)
 	machine

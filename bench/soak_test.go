@@ -25,7 +25,7 @@ func TestSoak(t *testing.T) {
 		t.Fatal(err)
 	}
 	disk := t.TempDir()
-	cmd := exec.Command("bash", filepath.Join(repo, "bench/run.sh"), "soak", "-kill", "300ms", "-details", "3")
+	cmd := exec.Command("bash", filepath.Join(repo, "bench/run.sh"), "soak", "-kill", "300ms", "-details", "3", "-agents", "3", "-agent-edits", "20")
 	cmd.Env = append(os.Environ(), "SOAK_SAVES=300", "FS=disk", "DISK="+disk, "TMPDIR="+disk)
 	out, err := cmd.CombinedOutput()
 	text := string(out)
@@ -52,6 +52,8 @@ func TestSoak(t *testing.T) {
 		"transactions half applied", "refused edits in effect", "edits that read a transient in-place state",
 		"commits on a transient in-place state", "no answer (server killed), in effect", "no answer (server killed), not in effect",
 		"pending transactions after the final recover", "stray temporary files", "MCP servers killed (kill -9)", "txedit recover runs", "refusals",
+		"txedit edits sent, agents", "txedit edits answered success, agents", "agents' edits given up (30 tries)", "agents' refusals",
+		"agents' refusals that showed the line as it is now",
 	} {
 		rows[row] = count(row)
 	}
@@ -66,6 +68,15 @@ func TestSoak(t *testing.T) {
 	}
 	if rows["txedit edits sent, MCP"] == 0 || rows["txedit edits sent, CLI"] == 0 || rows["txedit edits answered success, MCP"] == 0 {
 		t.Errorf("the txedit sessions did not edit")
+	}
+	// Agents in parallel (docs/design.md, "Concurrency"): every edit of
+	// the 3 × 20 lands (rebased on the others' and the outside saves, or
+	// retried from the line a refusal shows), none given up.
+	if m := regexp.MustCompile(`(?m)^agents' edits landed \(of -agents x -agent-edits\) +([0-9]+)/([0-9]+)$`).FindStringSubmatch(text); m == nil || m[1] != m[2] || m[2] != "60" {
+		t.Errorf("agents' edits landed: %v, want 60/60", m)
+	}
+	if rows["agents' edits given up (30 tries)"] != 0 {
+		t.Errorf("agents gave up %d edits", rows["agents' edits given up (30 tries)"])
 	}
 	if rows["MCP servers killed (kill -9)"] == 0 || rows["txedit recover runs"] < rows["MCP servers killed (kill -9)"]+1 {
 		t.Errorf("no kill -9, or fewer recover runs than kills (+1, the final one)")

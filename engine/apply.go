@@ -57,6 +57,12 @@ type task struct {
 	// edited: pass 1 has run on the task (before the lock: apply says
 	// why).
 	edited bool
+	// rb, if set, is the task's rebase: its edits were made against an
+	// older version of the file (rebase.go).
+	rb *rebaseState
+	// wrote is the bytes staged for the file, kept for the session's
+	// memory of what it wrote (basecache.go).
+	wrote []byte
 }
 
 // reset undoes pass 1 on a task, so it runs again (the pattern's walk
@@ -80,7 +86,12 @@ func anyFailed(tasks []*task) bool {
 // produce computes a task's new content from the file's current bytes:
 // its edits, then the pattern. It is pure, so pass 2 can repeat it.
 func (t *task) produce(cur []byte, exists bool) (*apply.Outcome, int) {
-	out := apply.Edit(t.fo, cur, exists)
+	var out *apply.Outcome
+	if t.rb != nil && exists {
+		out = t.rb.outcomeOn(cur)
+	} else {
+		out = apply.Edit(t.fo, cur, exists)
+	}
 	n := 0
 	if t.sed != nil && !(t.fo.Final != nil && t.fo.Final.Command == plan.Delete) && !apply.IsBinary(out.Content) {
 		out.Content, n = t.sed.Apply(out.Content)
@@ -501,9 +512,11 @@ func (o *op) edit(t *task, dryRun bool, budget *atomic.Int64, c *caller, locked 
 	// A dry run writes nothing, so it loses nothing: it needs no read.
 	// A link read as an entry cannot have been read by the session (a
 	// read follows it): the rule does not apply to it (links.go).
-	if err := c.checkRead(t, cur); err != nil && !dryRun && !cur.link {
-		t.fileErr = err
-		return
+	if !dryRun && !cur.link {
+		if err := o.readCheck(t, cur, c); err != nil {
+			t.fileErr = err
+			return
+		}
 	}
 	moved, ok := o.checkDestination(t, cur)
 	if !ok {
@@ -801,6 +814,9 @@ func summarize(t *task) {
 		pe := plan.As(t.fileErr)
 		r.Success = false
 		r.Code, r.Error = pe.Code, pe.Error()
+		if pe.Delta != nil {
+			r.Delta = pe.Delta
+		}
 		r.EditsFailed = t.fo.NumEdits
 		if _, ok := pe.Edit(); ok {
 			r.FailedEdits = append(r.FailedEdits, failedEdit(pe))
@@ -894,6 +910,9 @@ func (o *op) unitsFor(tasks []*task, p *plan.Plan, c *caller) ([]*unit, *journal
 		if (t.curLocked || t.curStable) && t.cur.data != nil {
 			u.cur = t.cur
 		}
+		if c.session != nil && t.fo.Entry >= 0 && t.fo.Final == nil && len(units) < maxNotedWrites {
+			u.wrote = func(b []byte) { t.wrote = b }
+		}
 		if len(t.out.Failed) == 0 && !t.fo.Positional() {
 			u.replan = func(cur *fileInfo) error { return o.replanTask(t, u, cur, c) }
 		}
@@ -976,7 +995,7 @@ func (o *op) replanTask(t *task, u *unit, cur *fileInfo, c *caller) error {
 	case !cur.exists && t.cur.exists:
 		return plan.Errorf(plan.CodeStaleHash, t.fo.Path, "was removed while this request was being applied; nothing was written")
 	}
-	if err := c.checkRead(t, cur); err != nil {
+	if err := o.readCheck(t, cur, c); err != nil {
 		return err
 	}
 	out, _ := t.produce(cur.data, cur.exists)

@@ -41,6 +41,9 @@ type unit struct {
 	// link: src names an entry, a symbolic link there read as its target
 	// (links.go).
 	link bool
+	// wrote, if set, is handed the new bytes once they are staged (the
+	// session keeps them: basecache.go).
+	wrote func([]byte)
 	// replan, if set, plans the unit again on the file's current bytes
 	// when they are not what pass 1 planned against (a request without
 	// hashes of its own is re-planned, not refused: docs/decisions.md); it updates
@@ -133,6 +136,9 @@ func (o *op) stage(tx *journal.Tx, u *unit, keepDiff bool) error {
 	newData, err := u.newBytes(m, cur)
 	if err != nil {
 		return err
+	}
+	if u.wrote != nil && newData != nil && int64(len(newData)) <= o.w.bases.file {
+		u.wrote(newData)
 	}
 	diff, st := u.render(cur.data, newData)
 	if u.res != nil {

@@ -405,6 +405,9 @@ func (s *Session) ReadBytes(ctx context.Context, p string) (*FileBytes, error) {
 	b, err := s.w.ReadBytes(ctx, p)
 	if err == nil {
 		s.noteRead(&plan.ReadResult{Path: p, Success: true, FileHash: b.Hash, ContentHash: b.Hash})
+		if sum, perr := hash.ParseSum(b.Hash); perr == nil {
+			s.noteBytes(b.Path, sum, b.Data)
+		}
 	}
 	return b, err
 }
@@ -445,9 +448,10 @@ func joinRel(dir, p string) string { return path.Join(dir, p) }
 // CheckRead applies the read-before-write rule, as a write's commit
 // would, to a write of p whose current bytes are cur: nil when the
 // session has read (or written) p and cur is what it saw, or when the
-// rule is off; otherwise not_read or stale_hash. A tool that computes a
-// file's new bytes from cur itself (the filesystem toolset's edit_file)
-// asks it first, then writes with cur's hash as the precondition.
+// rule is off; otherwise not_read or stale_hash. It does not rebase: a
+// tool that computes a file's new bytes from its text gives the engine
+// that computation instead (plan.Edit.Rewrite), so that a change made
+// since the session's read can be merged (docs/design.md, "Concurrency").
 func (s *Session) CheckRead(p string, cur []byte) error {
 	if !s.check {
 		return nil

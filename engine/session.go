@@ -4,9 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync"
+	"time"
+	"unsafe"
 
+	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/hash"
 	"github.com/txedit/txedit/plan"
 )
@@ -44,7 +48,20 @@ type Session struct {
 type seenFile struct {
 	file   hash.Sum
 	ranges []hash.Token
+	// shown, if set, is a later version of which a refusal showed the
+	// session lines start..end only (its change was too large to show
+	// whole): an edit within them may be rebased from that version
+	// (rebase.go). Its bytes are in the base cache under shownKey(rel).
+	shown *shownRegion
 }
+
+type shownRegion struct {
+	sum        hash.Sum
+	start, end int
+}
+
+// shownKey is the base cache's key of a file's shown version.
+func shownKey(rel string) string { return rel + "\x00shown" }
 
 // maxRanges bounds the line-range reads remembered per file.
 const maxRanges = 16
@@ -71,6 +88,7 @@ func (s *Session) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seen = map[string]*seenFile{}
+	s.w.bases.forget(s.id, "")
 	return nil
 }
 
@@ -83,11 +101,55 @@ func (s *Session) ID() string { return s.id }
 // Apply is [Workspace.Apply] through the session: the read-before-write
 // rule applies, the transaction is recorded as the session's, and the files
 // it writes count as read.
+//
+// A commit that an outside writer's save interrupts (the file replaced,
+// or open for writing, between the check under the lock and the swap:
+// conflict, nothing written) is tried again a few times, a few
+// milliseconds apart, as the agent would do: each try checks the
+// session's read again, so the edit is rebased on the save, or refused
+// with what it changed (docs/design.md, "Concurrency").
 func (s *Session) Apply(ctx context.Context, req *plan.Request) (*plan.Result, error) {
-	o := s.w.begin()
-	defer o.end()
-	return o.apply(ctx, req, &caller{agent: s.agent, session: s})
+	for try := 0; ; try++ {
+		o := s.w.begin()
+		res, err := o.apply(ctx, req, &caller{agent: s.agent, session: s, deltaShown: req.DeltaShown})
+		o.end()
+		var ce *fsys.ConflictError
+		again := errors.As(err, &ce) && ce.Op == "commit" || emptiedMeanwhile(res)
+		if try == len(conflictRetries) || req.DryRun || streamOf(ctx) != nil || !again || res.TransactionID != "" {
+			return res, err
+		}
+		if testHookRetry != nil {
+			testHookRetry(try)
+		}
+		select {
+		case <-ctx.Done():
+			return res, err
+		case <-time.After(conflictRetries[try]):
+		}
+	}
 }
+
+// emptiedMeanwhile reports a refusal because a file the session read
+// with content is now empty: most likely an outside writer's save in
+// place between its truncation and its write, which a moment later is
+// over.
+func emptiedMeanwhile(res *plan.Result) bool {
+	empty := hash.Of(nil).String()
+	for _, f := range res.Files {
+		if d := f.Delta; d != nil && !f.Success && d.Current == empty && d.Read != empty {
+			return true
+		}
+	}
+	return false
+}
+
+// testHookRetry, set only by tests, runs before a session tries a
+// commit again.
+var testHookRetry func(try int)
+
+// conflictRetries are the pauses before each new try of a commit an
+// outside save interrupted.
+var conflictRetries = []time.Duration{2 * time.Millisecond, 10 * time.Millisecond, 40 * time.Millisecond}
 
 // Undo is [Workspace.Undo] recorded as the session's; the files it
 // restores count as read.
@@ -159,7 +221,75 @@ func (s *Session) noteRead(r *plan.ReadResult) {
 		sf.ranges = append(sf.ranges, tok)
 	} else {
 		sf.ranges = nil
+		// The bytes of a whole read, for a later rebase (basecache.go):
+		// a Line read's content is the file's bytes, which the read
+		// never writes again; anything else (a Search) is not kept.
+		if data := unsafe.Slice(unsafe.StringData(r.Content), len(r.Content)); hash.Of(data) == file {
+			s.w.bases.put(s.id, rel, file, nonNil(data))
+		}
 	}
+}
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// seenSum is the whole-file hash of what the session last read or wrote
+// of rel.
+func (s *Session) seenSum(rel string) (hash.Sum, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sf := s.seen[rel]
+	if sf == nil {
+		return hash.Sum(0), false
+	}
+	return sf.file, true
+}
+
+// noteShown records that the agent was shown, with a refusal, the change
+// d to the version now (data) of rel: when d shows all of it since the
+// agent's read (whole), the agent knows that version, which then counts
+// as read; otherwise the region it saw counts as a line range read, and
+// as a version an edit of that region may be rebased from
+// (docs/design.md, "Concurrency").
+func (s *Session) noteShown(rel string, data []byte, now hash.Sum, d *plan.Delta, whole bool) {
+	if whole && len(d.Reread) == 0 {
+		s.mu.Lock()
+		s.seen[rel] = &seenFile{file: now}
+		s.mu.Unlock()
+		s.w.bases.put(s.id, rel, now, nonNil(data))
+		return
+	}
+	if d.Region == nil {
+		return
+	}
+	tok, err := hash.ParseToken(d.Region.Token)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sf := s.seen[rel]; sf != nil {
+		if len(sf.ranges) == maxRanges {
+			sf.ranges = sf.ranges[1:]
+		}
+		sf.ranges = append(sf.ranges, tok)
+		sf.shown = &shownRegion{sum: now, start: d.Region.Start, end: d.Region.End}
+		s.w.bases.put(s.id, shownKey(rel), now, nonNil(data))
+	}
+}
+
+// shownOf is the version of rel a refusal last showed a region of.
+func (s *Session) shownOf(rel string) (shownRegion, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sf := s.seen[rel]; sf != nil && sf.shown != nil {
+		return *sf.shown, true
+	}
+	return shownRegion{}, false
 }
 
 // noteWrite remembers a file the session wrote (newHash "" forgets it: it
@@ -175,13 +305,21 @@ func (s *Session) noteWrite(name, newHash string) {
 func (s *Session) noteResolved(rel, newHash string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.w.bases.forget(s.id, shownKey(rel))
 	if newHash == "" {
 		delete(s.seen, rel)
+		s.w.bases.forget(s.id, rel)
 		return
 	}
 	if sum, err := hash.ParseSum(newHash); err == nil {
 		s.seen[rel] = &seenFile{file: sum}
 	}
+}
+
+// noteBytes keeps data, the version sum of rel the session read or
+// wrote, for a later rebase.
+func (s *Session) noteBytes(rel string, sum hash.Sum, data []byte) {
+	s.w.bases.put(s.id, rel, sum, nonNil(data))
 }
 
 // allows applies the read-before-write rule to a write of fo to the file
@@ -270,6 +408,9 @@ type caller struct {
 	session *Session
 	// dirs, if set, adds directories to the transaction (dirs.go).
 	dirs *dirPlan
+	// deltaShown: the caller shows the agent a refusal's delta
+	// (plan.Request.DeltaShown).
+	deltaShown bool
 }
 
 func (c *caller) sessionID() string {
@@ -308,6 +449,10 @@ func (c *caller) noteCommitted(tasks []*task) {
 		switch f := t.fo.Final; {
 		case f == nil:
 			c.session.noteResolved(t.src, sum)
+			if t.wrote != nil {
+				c.session.noteBytes(t.src, t.newSum, t.wrote)
+				t.wrote = nil
+			}
 		case f.Command == plan.Delete:
 			c.session.noteResolved(t.src, "")
 		case f.Command == plan.Move:
@@ -323,3 +468,22 @@ func (c *caller) noteCommitted(tasks []*task) {
 }
 
 func (s *Session) String() string { return fmt.Sprintf("%s/%s", s.agent, s.id) }
+
+// Stale reports whether the read-before-write rule would find the
+// session's view of p out of date: the session read or wrote p, the rule
+// is on, and p's bytes now hash to cur, not to what the session saw. A tool
+// that checks an edit against the current text itself (Claude Code's
+// Edit: old_string not found) lets the engine answer such an edit instead:
+// with a rebase, or a refusal carrying what changed (docs/design.md,
+// "Concurrency").
+func (s *Session) Stale(p, cur string) bool {
+	if !s.check {
+		return false
+	}
+	rel, err := s.w.direct().resolve(p)
+	if err != nil {
+		return false
+	}
+	read, ok := s.seenSum(rel)
+	return ok && read.String() != cur
+}

@@ -111,8 +111,16 @@ func TestRangeReadLetsDisjointEditsThrough(t *testing.T) {
 	}
 	sessRead(t, s, "f.txt", 1, 2)
 	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("1\ntwo\n3\n4\n5\n6\nseven\n8\n"), 0o644)
-	if res := sessRun(t, s, `{"path":"f.txt","command":"replace_lines","start_line":5,"end_line":5,"new_str":"five"}`); res.Code != plan.CodeStaleHash {
-		t.Errorf("edit outside the read window of a changed file: %+v", res)
+	// Outside the window, next to the change: refused, with the change.
+	if res := sessRun(t, s, `{"path":"f.txt","command":"replace_lines","start_line":7,"end_line":7,"new_str":"SEVEN"}`); res.Code != plan.CodeStaleHash || res.Files[0].Delta == nil {
+		t.Errorf("edit outside the read window of a changed file, next to the change: %+v", res)
+	}
+	// Outside the window and away from the change: the session knows
+	// the version it wrote, so the edit is rebased (docs/design.md,
+	// "Concurrency").
+	res := sessRun(t, s, `{"path":"f.txt","command":"replace_lines","start_line":5,"end_line":5,"new_str":"five"}`)
+	if !res.Success || res.Files[0].Delta == nil || !res.Files[0].Delta.Rebased || readTree(t, dir)["f.txt"] != "1\ntwo\n3\n4\nfive\n6\nseven\n8\n" {
+		t.Errorf("edit outside the read window of a changed file, away from the change: %+v %q", res, readTree(t, dir)["f.txt"])
 	}
 }
 

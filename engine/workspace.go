@@ -106,6 +106,15 @@ type Options struct {
 	// for a batch under way. A batch's failure is told, as a warning, to
 	// the next write.
 	BackgroundGC bool
+	// RebaseMemory bounds the bytes sessions keep of the versions of
+	// files they read or wrote, so that an edit made against one can be
+	// rebased after someone else changed the file (docs/design.md,
+	// "Concurrency"): at most this much for all sessions of the
+	// workspace (default 64 MiB), a quarter of it per session, and no
+	// file over 4 MiB; the least recently used go first. Versions txedit
+	// itself replaced are found in the journal's before-images instead.
+	// Negative keeps nothing.
+	RebaseMemory int64
 }
 
 // TimingPhases returns the phases Options.Timings is told of, in the
@@ -166,6 +175,7 @@ type Workspace struct {
 	recovered []*journal.Report
 	slack     time.Duration // fsys.TimestampSlack of the root
 	bg        bgGC          // Options.BackgroundGC's state (bggc.go)
+	bases     *baseCache    // what sessions read, for rebases (basecache.go)
 }
 
 // Open opens the workspace rooted at dir. Unless it is read-only, it
@@ -183,6 +193,7 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 	if o.MaxFileSize <= 0 {
 		o.MaxFileSize = 64 << 20
 	}
+	w.bases = newBaseCache(o.RebaseMemory)
 	if o.MemoryBudget <= 0 {
 		o.MemoryBudget = 4 << 20
 	}

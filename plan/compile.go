@@ -64,6 +64,9 @@ type Op struct {
 	// text_edits: the edits and the encoding of their positions.
 	TextEdits []TextEdit
 	Encoding  PositionEncoding
+	// Rewrite computes a create's text from the file's current bytes
+	// (see [Edit].Rewrite).
+	Rewrite func(cur []byte) (string, error)
 }
 
 // FileOps is the compiled plan of one file: its operations grouped in the
@@ -73,7 +76,9 @@ type FileOps struct {
 	Path  string // as the request named it
 	// ProveRetries: see Request.ProveRetries.
 	ProveRetries bool
-	Hash         *hash.Token
+	// Rebase: see Request.Rebase.
+	Rebase bool
+	Hash   *hash.Token
 	// NumEdits is the number of edits the request gave for the file.
 	NumEdits int
 	// Create is the create or write that sets the base content.
@@ -202,7 +207,7 @@ func Compile(r *Request) (*Plan, error) {
 		return nil, Errorf(CodeInvalidRequest, "", "request has no edits")
 	}
 	for _, f := range p.Files {
-		f.ProveRetries = r.ProveRetries
+		f.ProveRetries, f.Rebase = r.ProveRetries, r.Rebase
 	}
 	return p, nil
 }
@@ -412,6 +417,16 @@ func (op *Op) takeFields(e Edit, present fields) string {
 	need := func(name string) string { return present.need(cmd, name) }
 	switch cmd {
 	case Create, Write:
+		if e.Rewrite != nil {
+			if cmd != Create || e.IfAbsent {
+				return "a rewrite is a create of an existing file's new text, without if_absent"
+			}
+			op.Rewrite = e.Rewrite
+			if e.FileText != nil {
+				op.Text = *e.FileText
+			}
+			break
+		}
 		if m := need("file_text"); m != "" {
 			return m
 		}

@@ -66,7 +66,10 @@ type Error struct {
 	// Current is the current hash token of the range a stale_hash failure
 	// was about, so the caller can re-read just that.
 	Current string
-	Err     error // underlying cause, if any
+	// Delta, on a stale_hash refusal of an edit made against a known
+	// version, is what changed since ([FileResult.Delta]).
+	Delta *Delta
+	Err   error // underlying cause, if any
 }
 
 func (e *Error) Error() string {

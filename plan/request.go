@@ -44,6 +44,18 @@ type Request struct {
 	// Dirs, if set, are directories the request changes beside its files
 	// (a format whose operations name directories: an LSP WorkspaceEdit).
 	Dirs *DirChanges `json:"-"`
+	// Rebase lets an edit whose file-level content_hash (a whole-file
+	// token) no longer matches be applied on top of what changed since,
+	// when the version that hash names is known and the edit does not
+	// touch the change (docs/design.md, "Concurrency"); without it a
+	// content_hash is a compare-and-swap and a mismatch is stale_hash.
+	Rebase bool `json:"rebase,omitempty"`
+	// DeltaShown says that the caller shows the agent the Delta of a
+	// stale_hash refusal (FileResult.Delta): a delta shown whole then
+	// counts as the session's read of the file's current version, and a
+	// cut one as a read of the region it shows (docs/design.md,
+	// "Concurrency"). The toolsets that print the delta set it.
+	DeltaShown bool `json:"-"`
 }
 
 // FileEdit is one entry of fileEdits: a file and its edits.
@@ -118,6 +130,16 @@ type Edit struct {
 	// Binary is a patch's git binary patch (patch only; the formats of
 	// docs/patch-formats.md compile to it, JSON requests do not carry it).
 	Binary *BinaryPatch `json:"-"`
+	// Rewrite, for create only and only from Go (a tool of the library;
+	// not on the wire), computes file_text from the file's current bytes
+	// (nil when it does not exist) instead of taking FileText: an edit
+	// that is a pure function of the text, such as a tool's own list of
+	// replacements applied in order. The engine may call it more than once
+	// and on other versions of the file (a rebase on a version changed
+	// since the session read it: docs/design.md, "Concurrency"), so it must
+	// depend on its argument alone. Its error fails the edit with the
+	// error's code. FileText may then be left nil.
+	Rewrite func(cur []byte) (string, error) `json:"-"`
 }
 
 // IsAtomic reports the request's atomic setting (default true).

@@ -103,6 +103,56 @@ type FileResult struct {
 	Diff    string `json:"diff,omitempty"`
 	Code    Code   `json:"code,omitempty"`
 	Error   string `json:"error,omitempty"`
+	// Delta says what changed in the file since the version the edit
+	// was made against (the session's read, or the content_hash of a
+	// request that opts in to the rebase): on a success whose edit was
+	// applied on top of that change (Rebased), and on a stale_hash
+	// refusal (docs/design.md, "Concurrency"). Nil when nothing changed.
+	Delta *Delta `json:"delta,omitempty"`
+}
+
+// Delta is what changed in a file between the version an edit was made
+// against and the one it met ([FileResult.Delta]).
+type Delta struct {
+	// Read is the hash of the version the edit was made against,
+	// Current that of the version it met (and, rebased, was applied on).
+	Read    string `json:"read"`
+	Current string `json:"current"`
+	// Rebased: the edit was applied on top of the change.
+	Rebased bool `json:"rebased,omitempty"`
+	// By says who made the change, oldest first: agents and their
+	// transactions, and writers outside txedit.
+	By []Changer `json:"by,omitempty"`
+	// From names the path the file had in the version read, when it was
+	// moved since.
+	From string `json:"from,omitempty"`
+	// Diff is the change as hunks without context ("@@ -A,N +B,M @@",
+	// "-" old lines, "+" new ones; B counts lines of the current
+	// version), up to a cap; Reread lists, 1-based and inclusive, the
+	// lines of the current version of the changes the cap left out.
+	Diff   string   `json:"diff,omitempty"`
+	Reread [][2]int `json:"reread,omitempty"`
+	// Region is, on a refusal, the current text of the lines the edit and
+	// the change both concern; Why says why the edit was not rebased.
+	Region *Region `json:"region,omitempty"`
+	Why    string  `json:"why,omitempty"`
+}
+
+// Changer is who made a change ([Delta.By]): an agent's transaction, or
+// someone outside txedit.
+type Changer struct {
+	Agent       string `json:"agent,omitempty"`
+	Transaction string `json:"transaction,omitempty"`
+	Outside     bool   `json:"outside,omitempty"`
+}
+
+// Region is lines Start..End (1-based, inclusive) of a file's current
+// version, each without its line ending, and their hash token.
+type Region struct {
+	Start int      `json:"start"`
+	End   int      `json:"end"`
+	Lines []string `json:"lines"`
+	Token string   `json:"content_hash"`
 }
 
 // Status is what happened (or, in a dry run, would happen) to a file

@@ -80,6 +80,9 @@ func rfcWriteResult(req *plan.Request, res *plan.Result) Result {
 			if f.ContentHash != "" {
 				m["content_hash"] = f.ContentHash
 			}
+			if f.Delta != nil {
+				m["delta"] = f.Delta
+			}
 			fileErr(f, m)
 			if f.Success && !res.Success && atomic {
 				m["success"], m["error"], m["code"] = false, "not written: another file's edits failed and the request is atomic", res.Code
@@ -97,6 +100,9 @@ func rfcWriteResult(req *plan.Request, res *plan.Result) Result {
 			if len(res.Files) == 1 && len(res.Files[0].FailedEdits) > 0 {
 				m["error"] = res.Files[0].FailedEdits[0].Error
 			}
+		}
+		if len(res.Files) == 1 && res.Files[0].Delta != nil {
+			m["delta"] = res.Files[0].Delta
 		}
 		out.Value = m
 	}

@@ -379,7 +379,7 @@ func errorOf(code plan.Code, msg string) error {
 // content_hash: no claude tool takes one back.
 func written(res *plan.Result, filePath, text, note string) Result {
 	if !res.Success {
-		return claudeFail(resultErr(res), filePath)
+		return claudeFailRes(res, filePath)
 	}
 	var add, del int
 	status := "Updated"
@@ -389,8 +389,20 @@ func written(res *plan.Result, filePath, text, note string) Result {
 			status = "Created"
 		}
 	}
-	return toolOK(ToolResult{Content: text + note,
+	return toolOK(ToolResult{Content: text + note + rebasedNote(res),
 		ShortResult: fmt.Sprintf("%s %s (+%d -%d)", status, filePath, add, del), FilePath: filePath})
+}
+
+// claudeFailRes is a failed write's answer: claudeFail's, and on a
+// stale_hash refusal that knows what changed since the session's read,
+// txedit's note of the change and of the lines concerned, numbered as
+// Read numbers them (docs/design.md, "Concurrency").
+func claudeFailRes(res *plan.Result, filePath string) Result {
+	err := resultErr(res)
+	if d := resultDelta(res); d != nil && plan.CodeOf(err) == plan.CodeStaleHash {
+		return useError(plan.CodeStaleHash, filePath, changedRead+staleNote(d, numbered))
+	}
+	return claudeFail(err, filePath)
 }
 
 func claudeWrite() *Tool {
@@ -408,7 +420,7 @@ func claudeWrite() *Tool {
 			if err := decode(args, &a); err != nil {
 				return claudeFail(err, "")
 			}
-			res, _ := env.W.Apply(ctx, &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "create", FileText: &a.Content}})
+			res, _ := env.W.Apply(ctx, &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "create", FileText: &a.Content}, DeltaShown: true})
 			text := "The file %s has been updated successfully." + stateNote
 			if res.Success && len(res.Files) == 1 && res.Files[0].Status == plan.StatusCreated {
 				text = "File created successfully at: %s" + stateNote
@@ -566,7 +578,7 @@ func claudeEdit() *Tool {
 			}
 			// Not the session's read: looking at the file to edit it does
 			// not count as the agent having read it.
-			_, text, err := readText(ctx, env, a.FilePath, false)
+			r, text, err := readText(ctx, env, a.FilePath, false)
 			if err != nil {
 				if plan.CodeOf(err) == plan.CodeFileNotFound {
 					return useError(plan.CodeFileNotFound, a.FilePath, missingFile(ctx, env, a.FilePath))
@@ -574,6 +586,13 @@ func claudeEdit() *Tool {
 				return claudeFail(err, a.FilePath)
 			}
 			p, refusal := planEdit(text, a.OldString, a.NewString, a.ReplaceAll)
+			if refusal != "" && env.W.Stale(a.FilePath, r.FileHash) {
+				// The file changed since the session read it, as Claude
+				// Code checks before it looks for old_string: the engine
+				// answers, rebasing the edit made against the version
+				// read, or refusing it with what changed.
+				p, refusal = editPlan{old: a.OldString, new: a.NewString}, ""
+			}
 			if refusal != "" {
 				code := plan.CodeNotFound
 				if strings.HasPrefix(refusal, "Found ") {
@@ -588,7 +607,7 @@ func claudeEdit() *Tool {
 			if p.quotes {
 				note = fmt.Sprintf(quoteNote, plan.RungUnicode)
 			}
-			req := &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "str_replace", OldStr: &p.old, NewStr: &p.new, ReplaceAll: a.ReplaceAll}}
+			req := &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "str_replace", OldStr: &p.old, NewStr: &p.new, ReplaceAll: a.ReplaceAll}, DeltaShown: true}
 			res, _ := env.W.Apply(ctx, req)
 			return written(res, a.FilePath, fmt.Sprintf(done, absArg(env, a.FilePath)), note)
 		},
@@ -621,23 +640,32 @@ func claudeMultiEdit() *Tool {
 			if err := decode(args, &a); err != nil {
 				return claudeFail(err, "")
 			}
-			_, text, err := readText(ctx, env, a.FilePath, false)
+			r, text, err := readText(ctx, env, a.FilePath, false)
 			exists := err == nil
 			if err != nil && plan.CodeOf(err) != plan.CodeFileNotFound {
 				return claudeFail(err, a.FilePath)
 			}
+			// The file changed since the session read it: the engine
+			// answers, as for Edit (a rebase, or the change).
+			stale := exists && env.W.Stale(a.FilePath, r.FileHash)
+			final, msg := "", ""
 			for _, e := range a.Edits {
-				if code, msg := checkEdit1(ctx, env, a.FilePath, exists, text, e); msg != "" {
-					return useError(code, a.FilePath, msg)
+				if code, m := checkEdit1(ctx, env, a.FilePath, exists, text, e); m != "" && !stale {
+					return useError(code, a.FilePath, m)
 				}
 			}
-			final, msg := applyEdits1(text, a.Edits)
-			if msg != "" {
+			if final, msg = applyEdits1(text, a.Edits); msg != "" && !stale {
 				return plainError(plan.CodeNotFound, a.FilePath, msg)
 			}
-			res, _ := env.W.Apply(ctx, &plan.Request{Path: a.FilePath, Edit: plan.Edit{Command: "create", FileText: &final}})
+			e := plan.Edit{Command: "create", FileText: &final}
+			if exists && !(len(a.Edits) == 1 && a.Edits[0].OldString == "") {
+				// The edits are computed again on the bytes the write
+				// replaces (and, rebased, on the version read).
+				e = plan.Edit{Command: "create", Rewrite: multiEdit1(a.Edits)}
+			}
+			res, _ := env.W.Apply(ctx, &plan.Request{Path: a.FilePath, Edit: e, DeltaShown: true})
 			if !res.Success {
-				return claudeFail(resultErr(res), a.FilePath)
+				return claudeFailRes(res, a.FilePath)
 			}
 			var b strings.Builder
 			fmt.Fprintf(&b, "Applied %d edit%s to %s:", len(a.Edits), map[bool]string{true: "", false: "s"}[len(a.Edits) == 1], a.FilePath)
@@ -653,6 +681,26 @@ func claudeMultiEdit() *Tool {
 			}
 			return fmt.Sprintf("%v (%d edits)", a["file_path"], n)
 		},
+	}
+}
+
+// multiEdit1 is MultiEdit's change as a function of the file's bytes
+// (plan.Edit.Rewrite): 1.0.96's check of every edit against the text, then
+// the edits in order, on the text as Read shows it (no BOM, CRLF read as
+// LF; the write keeps both).
+func multiEdit1(edits []editArgs) func([]byte) (string, error) {
+	return func(cur []byte) (string, error) {
+		text := strings.ReplaceAll(strings.TrimPrefix(string(cur), "\uFEFF"), "\r\n", "\n")
+		for _, e := range edits {
+			if code, msg := checkText1(text, e); msg != "" {
+				return "", plan.Errorf(code, "", "%s", msg)
+			}
+		}
+		final, msg := applyEdits1(text, edits)
+		if msg != "" {
+			return "", plan.Errorf(plan.CodeNotFound, "", "%s", msg)
+		}
+		return final, nil
 	}
 }
 
@@ -683,6 +731,21 @@ func checkEdit1(ctx context.Context, env *Env, filePath string, exists bool, tex
 			msg += hint[strings.Index(hint, " Did you mean "):]
 		}
 		return plan.CodeFileNotFound, msg
+	}
+	return checkText1(text, e)
+}
+
+// checkText1 is checkEdit1's check of an edit against an existing file's
+// text.
+func checkText1(text string, e editArgs) (plan.Code, string) {
+	switch {
+	case e.OldString == e.NewString:
+		return plan.CodeInvalidRequest, "No changes to make: old_string and new_string are exactly the same."
+	case e.OldString == "":
+		if strings.TrimSpace(text) != "" {
+			return plan.CodeInvalidRequest, "Cannot create new file - file already exists."
+		}
+		return "", ""
 	}
 	actual, _ := findActual(text, e.OldString)
 	n := strings.Count(text, actual)

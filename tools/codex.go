@@ -54,6 +54,7 @@ func codexApplyPatch() *Tool {
 			if err != nil {
 				return codexFail(err)
 			}
+			req.DeltaShown = true
 			res, err := env.W.Apply(ctx, req)
 			if err != nil {
 				// Each failure's text already starts with its code.
@@ -117,6 +118,9 @@ func codexSummary(res *plan.Result, added map[string]bool) string {
 			}
 			lines[kind[l]] = append(lines[kind[l]], l+" "+p)
 		}
+		if f.Delta != nil && f.Delta.Rebased {
+			notes = append(notes, f.Path+": "+strings.TrimPrefix(rebasedNote(&plan.Result{Files: []*plan.FileResult{f}}), "\n\nNote (txedit): "))
+		}
 		for _, h := range f.Hunks {
 			if h.Rung != plan.RungExact {
 				notes = append(notes, fmt.Sprintf("%s: hunk %d matched at line %d (%s)", f.Path, h.Hunk+1, h.Line, h.Rung))
@@ -148,6 +152,9 @@ func patchFailure(res *plan.Result) string {
 		}
 		if len(f.FailedEdits) == 0 && f.Error != "" {
 			parts = append(parts, f.Error)
+		}
+		if f.Delta != nil && !f.Delta.Rebased {
+			parts = append(parts, strings.TrimPrefix(staleNote(f.Delta, numbered), "\n\n"))
 		}
 	}
 	if len(parts) == 0 {

@@ -31,6 +31,18 @@ func daFail(err error) Result {
 
 func daOK(v any) Result { return Result{Value: v, OK: true} }
 
+// daFailRes is a failed write's answer: daFail's, with txedit's note of
+// what changed after a stale_hash refusal that knows it (docs/design.md,
+// "Concurrency").
+func daFailRes(res *plan.Result, err error) Result {
+	r := daFail(err)
+	if d := resultDelta(res); d != nil && r.Code == plan.CodeStaleHash {
+		msg := r.Text + staleNote(d, numbered)
+		r.Value, r.Text = msg, msg
+	}
+	return r
+}
+
 func daLs() *Tool {
 	return &Tool{
 		Name:        "ls",
@@ -127,9 +139,9 @@ func daWrite() *Tool {
 				return daFail(err)
 			}
 			// The bytes as given: the backends write content unchanged.
-			res, _ := env.W.Apply(ctx, &plan.Request{Path: a.Path, Edit: plan.Edit{Command: "write", FileText: &a.Content}})
+			res, _ := env.W.Apply(ctx, &plan.Request{Path: a.Path, Edit: plan.Edit{Command: "write", FileText: &a.Content}, DeltaShown: true})
 			if !res.Success {
-				return daFail(errorOf(res.Code, res.Error))
+				return daFailRes(res, errorOf(res.Code, res.Error))
 			}
 			return daOK("wrote " + a.Path)
 		},
@@ -159,15 +171,15 @@ func daEdit() *Tool {
 				return daFail(plan.Errorf(plan.CodeInvalidRequest, a.Path, "old_string is empty"))
 			}
 			e := plan.Edit{Command: "str_replace", OldStr: &a.OldString, NewStr: &a.NewString, ReplaceAll: a.ReplaceAll, First: !a.ReplaceAll}
-			res, _ := env.W.Apply(ctx, &plan.Request{Path: a.Path, Edit: e})
+			res, _ := env.W.Apply(ctx, &plan.Request{Path: a.Path, Edit: e, DeltaShown: true})
 			if !res.Success {
-				return daFail(errorOf(res.Code, firstError(res)))
+				return daFailRes(res, errorOf(res.Code, firstError(res)))
 			}
 			n := res.Files[0].Occurrences
 			if a.ReplaceAll {
-				return daOK(fmt.Sprintf("replaced %d occurrence(s) in %s", n, a.Path))
+				return daOK(fmt.Sprintf("replaced %d occurrence(s) in %s", n, a.Path) + rebasedNote(res))
 			}
-			return daOK(fmt.Sprintf("replaced the first of %d occurrence(s) in %s", n, a.Path))
+			return daOK(fmt.Sprintf("replaced the first of %d occurrence(s) in %s", n, a.Path) + rebasedNote(res))
 		},
 		Compact: func(a map[string]any) string { return compactPath(a, "path") },
 	}

@@ -341,6 +341,9 @@ func writeAnswer(res *plan.Result, p *fsPath, op string) error {
 	case plan.CodeNotRead:
 		return plain(e.Code, fmt.Sprintf("[not_read] %s has not been read in this session: read it first (read_text_file or read_multiple_files), then write again. Nothing was written: txedit writes only files whose current content the agent has seen.", p.named))
 	case plan.CodeStaleHash:
+		if d := resultDelta(res); d != nil {
+			return plain(e.Code, fmt.Sprintf("[stale_hash] %s changed since this session read it. Nothing was written.", p.named)+staleNote(d, numbered))
+		}
 		return plain(e.Code, fmt.Sprintf("[stale_hash] %s changed since this session read it: read it again, then write again. Nothing was written (%s).", p.named, e.Msg))
 	}
 	return fsError(err, p, op)
@@ -365,7 +368,7 @@ func fsWrite(ctx context.Context, env *Env, args json.RawMessage) Result {
 		return fsFailErr(nodeError(plan.CodeNotRegular, "EISDIR", "open", p.shown()))
 	}
 	text := a.Content
-	res, _ := p.root.S.Apply(ctx, &plan.Request{Path: p.abs, Summary: "write_file " + a.Path, Edit: plan.Edit{Command: string(plan.Create), FileText: &text}})
+	res, _ := p.root.S.Apply(ctx, &plan.Request{Path: p.abs, Summary: "write_file " + a.Path, Edit: plan.Edit{Command: string(plan.Create), FileText: &text}, DeltaShown: true})
 	if !res.Success {
 		return fsFailErr(writeAnswer(res, p, "open"))
 	}

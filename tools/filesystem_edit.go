@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/txedit/txedit/apply"
 	"github.com/txedit/txedit/hash"
@@ -52,11 +53,61 @@ func fsEdit(ctx context.Context, env *Env, args json.RawMessage) Result {
 	}
 	content := lf(decodeUTF8(b.Data))
 	modified, notes, err := applyFsEdits(a.Path, content, a.Edits)
-	if err != nil {
+	// A file changed since the session read it: the engine answers (a
+	// rebase of the edits made against the version read, or a refusal
+	// with what changed), not the current text's own mismatch.
+	stale := !a.DryRun && p.root.S.Stale(p.abs, b.Hash)
+	if err != nil && !stale {
 		return fsFailErr(err)
 	}
-	shown := p.shown()
-	diff := jsUnifiedDiff(shown, content, modified)
+	if a.DryRun {
+		return fsOK(fsEditAnswer(p, content, modified, notes))
+	}
+	// The edits are a function of the text, computed again on the bytes
+	// the write replaces, under the lock: a change made since the session
+	// read the file is merged with them, or refused (docs/design.md,
+	// "Concurrency"), never overwritten.
+	var mu sync.Mutex
+	type run struct {
+		in, out string
+		notes   []string
+	}
+	runs := map[hash.Sum]run{}
+	rewrite := func(cur []byte) (string, error) {
+		in := lf(decodeUTF8(cur))
+		out, notes, err := applyFsEdits(a.Path, in, a.Edits)
+		if err == nil {
+			mu.Lock()
+			runs[hash.Of(cur)] = run{in, out, notes}
+			mu.Unlock()
+		}
+		return out, err
+	}
+	res, _ := p.root.S.Apply(ctx, &plan.Request{Summary: "edit_file " + a.Path, DeltaShown: true, FileEdits: []plan.FileEdit{{
+		Path: p.abs, Edits: []plan.Edit{{Command: string(plan.Create), Rewrite: rewrite}}}}})
+	if !res.Success {
+		return fsFailErr(writeAnswer(res, p, "open"))
+	}
+	if d := deltaOf(res); d != nil && d.Rebased {
+		// The diff shown is of the edits on the version they were
+		// applied to.
+		if sum, err := hash.ParseSum(d.Current); err == nil {
+			mu.Lock()
+			r, ok := runs[sum]
+			mu.Unlock()
+			if ok {
+				content, modified, notes = r.in, r.out, r.notes
+			}
+		}
+		return fsOK(fsEditAnswer(p, content, modified, notes) + strings.TrimPrefix(rebasedNote(res), "\n\n") + "\n")
+	}
+	return fsOK(fsEditAnswer(p, content, modified, notes))
+}
+
+// fsEditAnswer is edit_file's answer: the diff in a fenced block, then
+// the notes on looser matches.
+func fsEditAnswer(p *fsPath, content, modified string, notes []string) string {
+	diff := jsUnifiedDiff(p.shown(), content, modified)
 	fence := "```"
 	for strings.Contains(diff, fence) {
 		fence += "`"
@@ -65,21 +116,7 @@ func fsEdit(ctx context.Context, env *Env, args json.RawMessage) Result {
 	if len(notes) > 0 {
 		text += strings.Join(notes, "\n") + "\n"
 	}
-	if a.DryRun {
-		return fsOK(text)
-	}
-	if err := p.root.S.CheckRead(p.abs, b.Data); err != nil {
-		return fsFailErr(writeAnswer(&plan.Result{Code: plan.CodeOf(err), Error: err.Error()}, p, "open"))
-	}
-	// The bytes the edits were made on are the precondition: a change
-	// made since is refused, never overwritten.
-	res, _ := p.root.S.Apply(ctx, &plan.Request{Summary: "edit_file " + a.Path, FileEdits: []plan.FileEdit{{
-		Path: p.abs, ContentHash: hash.Of(b.Data).String(),
-		Edits: []plan.Edit{{Command: string(plan.Create), FileText: &modified}}}}})
-	if !res.Success {
-		return fsFailErr(writeAnswer(res, p, "open"))
-	}
-	return fsOK(text)
+	return text
 }
 
 // lf turns CRLF into LF, as the official normalizeLineEndings does.

@@ -147,20 +147,26 @@ func TestFilesystemReadBeforeWrite(t *testing.T) {
 	if r := fsCall(t, env, "edit_file", dry); !r.OK || !strings.Contains(r.TextOf(), "+ours") {
 		t.Errorf("dry run without a read: %s", r.TextOf())
 	}
-	fsCall(t, env, "read_multiple_files", map[string]any{"paths": []string{"f.txt"}})
-	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("theirs\n"), 0o644)
 	for _, tool := range []string{"write_file", "edit_file"} {
+		os.WriteFile(filepath.Join(dir, "f.txt"), []byte("mine\n"), 0o644)
+		fsCall(t, env, "read_multiple_files", map[string]any{"paths": []string{"f.txt"}})
+		os.WriteFile(filepath.Join(dir, "f.txt"), []byte("theirs\n"), 0o644)
 		args := map[string]any{"path": "f.txt", "content": "clobber\n"}
 		if tool == "edit_file" {
 			args = map[string]any{"path": "f.txt", "edits": []map[string]any{{"oldText": "theirs", "newText": "x"}}}
 		}
+		// Refused, with what changed and the line as it is now (the
+		// session remembers what it read: docs/design.md, "Concurrency").
 		r := fsCall(t, env, tool, args)
-		if r.OK || r.Code != plan.CodeStaleHash || !strings.Contains(r.TextOf(), "read it again") {
+		if r.OK || r.Code != plan.CodeStaleHash || !strings.Contains(r.TextOf(), "-mine\n+theirs\n") || !strings.Contains(r.TextOf(), "Nothing was written") {
 			t.Errorf("%s after another writer: %v %s", tool, r.Code, r.TextOf())
 		}
-	}
-	if data, _ := os.ReadFile(filepath.Join(dir, "f.txt")); string(data) != "theirs\n" {
-		t.Fatalf("the other writer's save was overwritten: %q", data)
+		if tool == "edit_file" && !strings.Contains(r.TextOf(), "Lines 1-1 now read:\n1\ttheirs\n") {
+			t.Errorf("%s after another writer: no region: %s", tool, r.TextOf())
+		}
+		if data, _ := os.ReadFile(filepath.Join(dir, "f.txt")); string(data) != "theirs\n" {
+			t.Fatalf("the other writer's save was overwritten: %q", data)
+		}
 	}
 }
 

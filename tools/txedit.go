@@ -293,6 +293,7 @@ func writeSchema() map[string]any {
 		"dry_run":          flag("Preview: return per-file previews and one combined unified diff; write nothing."),
 		"atomic":           flag("Default true: if any edit fails nothing is written. False: failed edits are skipped, the rest written."),
 		"summary":          str("A short description, kept in the undo log."),
+		"rebase":           flag("When a file-level content_hash (a whole-file HEX) no longer matches, apply the edits on top of what changed since instead of failing with stale_hash, if they touch none of it and txedit knows the version that hash names; the file's result then carries the delta (who changed it, and how). Default false: content_hash is a compare-and-swap."),
 	})
 }
 
@@ -316,6 +317,8 @@ func fsWriteTool(rfc bool) *Tool {
 			// txedit's own dialect says when a request sent again is
 			// already in effect (the RFC's says nothing of it).
 			req.ProveRetries = !rfc
+			// Both print a file's delta (docs/design.md, "Concurrency").
+			req.DeltaShown = true
 			res, _ := env.W.Apply(ctx, req)
 			if rfc {
 				return rfcWriteResult(req, res)
@@ -376,6 +379,7 @@ func applyPatchTool() *Tool {
 				return failure(err, nil)
 			}
 			req.DryRun = req.DryRun || a.DryRun
+			req.DeltaShown = true // the result's JSON shows each file's delta
 			res, _ := env.W.Apply(ctx, req)
 			if we != nil {
 				res.Warnings = append(we.Warnings, res.Warnings...)

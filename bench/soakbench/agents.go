@@ -45,6 +45,10 @@ type session struct {
 	s   *soak
 	n   int
 	rng *rand.Rand
+	// toolset is the server's toolset (txedit; claude for an agent:
+	// agent.go).
+	toolset string
+	name    string
 
 	mu    sync.Mutex
 	cmd   *exec.Cmd
@@ -56,7 +60,11 @@ type session struct {
 
 func (ss *session) start() error {
 	s := ss.s
-	cmd := exec.Command(s.c.txedit, "mcp", "--root", s.tree, "--toolset", "txedit")
+	toolset, name := ss.toolset, ss.name
+	if toolset == "" {
+		toolset, name = "txedit", fmt.Sprintf("mcp%d", ss.n)
+	}
+	cmd := exec.Command(s.c.txedit, "mcp", "--root", s.tree, "--toolset", toolset)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return err
@@ -65,7 +73,7 @@ func (ss *session) start() error {
 	if err != nil {
 		return err
 	}
-	logf, err := os.OpenFile(filepath.Join(s.c.dir, fmt.Sprintf("mcp%d.stderr", ss.n)), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	logf, err := os.OpenFile(filepath.Join(s.c.dir, name+".stderr"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
@@ -93,7 +101,7 @@ func (ss *session) start() error {
 	ss.cmd, ss.alive, ss.stdin, ss.lines = cmd, true, in, lines
 	ss.mu.Unlock()
 	if _, err := ss.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
-		"clientInfo": map[string]any{"name": fmt.Sprintf("soak%d", ss.n), "version": "1"}}); err != nil {
+		"clientInfo": map[string]any{"name": "soak-" + name, "version": "1"}}); err != nil {
 		return err
 	}
 	return ss.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -186,9 +194,16 @@ func (ss *session) stopServer() {
 	}
 	in.Close()
 	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
+	var werr error
+	go func() { werr = cmd.Wait(); close(done) }()
 	select {
 	case <-done:
+		// A server the killer killed after its session's last call
+		// (an agent's, between its last edit and now) is followed by
+		// txedit recover, as every kill is.
+		if exitCode(werr) == -1 {
+			ss.s.recover()
+		}
 	case <-time.After(10 * time.Second):
 		cmd.Process.Kill()
 		<-done

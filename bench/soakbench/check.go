@@ -322,8 +322,8 @@ func (r *report) print(w io.Writer, s *soak) {
 	for _, n := range r.editsOK {
 		ok += n
 	}
-	fmt.Fprintf(w, "soak: %s (%s), %s: %d files of %d lines; %d MCP sessions, %d CLI workers, %d rename-style and %d in-place outside writers; kill -9 of an MCP server every %v; seed %d\n",
-		name, kind, s.tree, c.files, c.lines, c.mcp, c.cli, c.rename, c.inplace, c.kill, c.seed)
+	fmt.Fprintf(w, "soak: %s (%s), %s: %d files of %d lines; %d MCP sessions, %d CLI workers, %d agents × %d edits (%.0f%% of them on shared lines), %d rename-style and %d in-place outside writers; kill -9 of an MCP server every %v; seed %d\n",
+		name, kind, s.tree, c.files, c.lines, c.mcp, c.cli, c.agents, c.agentEdits, 100*c.hot, c.rename, c.inplace, c.kill, c.seed)
 	fmt.Fprintf(w, "ran %.1fs: %.0f outside saves/s, %.1f txedit commits/s\n", s.elapsed.Seconds(),
 		float64(r.savesMade["rename"]+r.savesMade["in-place"])/s.elapsed.Seconds(), float64(ok)/s.elapsed.Seconds())
 	rows := [][2]string{
@@ -338,6 +338,14 @@ func (r *report) print(w io.Writer, s *soak) {
 		{"txedit edits answered success, MCP", fmt.Sprint(r.editsOK["mcp"])},
 		{"txedit edits answered success, CLI", fmt.Sprint(r.editsOK["cli"])},
 		{"txedit edits answered success, 2-file", fmt.Sprint(r.twoFileOK)},
+		{"txedit edits sent, agents", fmt.Sprint(r.sent["agent"])},
+		{"txedit edits answered success, agents", fmt.Sprint(r.editsOK["agent"])},
+		{"agents' edits landed (of -agents x -agent-edits)", fmt.Sprintf("%d/%d", s.agents.landed.Load(), c.agents*c.agentEdits)},
+		{"agents' edits given up (30 tries)", fmt.Sprint(s.agents.gaveUp.Load())},
+		{"agents' edits rebased on changes made since their read", fmt.Sprint(s.agents.rebased.Load())},
+		{"agents' refusals", fmt.Sprint(s.agents.refusals.Load())},
+		{"agents' refusals that showed the line as it is now", fmt.Sprint(s.agents.withRegion.Load())},
+		{"agents' reads", fmt.Sprint(s.agents.reads.Load())},
 		{"txedit edits lost after success", fmt.Sprint(r.editsLost)},
 		{"  of which wiped by a commit on a transient state", fmt.Sprint(r.editsWiped)},
 		{"txedit edits replaced by an outside writer", fmt.Sprint(r.editsReplaced)},

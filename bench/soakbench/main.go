@@ -34,6 +34,8 @@ type config struct {
 	dir, txedit, fsName string
 	files, lines        int
 	mcp, cli            int
+	agents, agentEdits  int
+	hot                 float64
 	rename, inplace     int
 	saves               int
 	duration            time.Duration
@@ -56,6 +58,9 @@ func main() {
 	flag.IntVar(&c.lines, "lines", 300, "lines of each file")
 	flag.IntVar(&c.mcp, "mcp", 3, "MCP sessions (txedit mcp processes)")
 	flag.IntVar(&c.cli, "cli", 1, "CLI workers (a txedit read and a txedit apply process per edit)")
+	flag.IntVar(&c.agents, "agents", 0, "agents in parallel: claude-toolset sessions that read a file once and then edit its lines (their own, and lines every agent edits) without reading again (parallel.go)")
+	flag.IntVar(&c.agentEdits, "agent-edits", 100, "edits each agent makes; the soak runs until they are made, and its outside saves are")
+	flag.Float64Var(&c.hot, "hot", 0.25, "fraction of an agent's edits that edit one of the lines every agent edits")
 	flag.IntVar(&c.rename, "rename", 2, "rename-style outside writers (each owns its own files)")
 	flag.IntVar(&c.inplace, "inplace", 2, "in-place outside writers (each owns its own files)")
 	flag.IntVar(&c.saves, "saves", 10000, "stop after this many outside saves (0: no limit)")
@@ -71,7 +76,7 @@ func main() {
 	flag.IntVar(&c.details, "details", 5, "anomalies of each kind described in detail")
 	flag.Parse()
 	if c.dir == "" || (c.saves == 0 && c.duration == 0) || c.files < 2 || c.chunks < 2 ||
-		c.rename+c.inplace == 0 || c.rename+c.inplace > c.files || c.mcp+c.cli == 0 {
+		c.rename+c.inplace == 0 || c.rename+c.inplace > c.files || c.mcp+c.cli+c.agents == 0 || c.agents > 0 && c.lines < 2*c.agents+8 {
 		fmt.Fprintln(os.Stderr, "usage: soakbench -dir DIR -txedit PATH [-saves N | -duration D] (files >= writers, chunks >= 2)")
 		flag.PrintDefaults()
 		os.Exit(2)
@@ -150,7 +155,12 @@ type soak struct {
 	noticed   []string                   // losses an outside writer saw at its next read, explained from the journal
 	nnoticed  int
 	sessions  []*session
+
+	agentsLeft atomic.Int64
+	agents     agentCounts
 }
+
+var nowFn = time.Now
 
 func newSoak(c *config) (*soak, error) {
 	s := &soak{c: c, tree: filepath.Join(c.dir, "tree"), owner: map[string]string{}, transient: map[string]map[string]bool{}}
@@ -246,12 +256,19 @@ func (s *soak) run() error {
 		agents.Add(1)
 		go func(i int) { defer agents.Done(); s.cliLoop(i) }(i)
 	}
+	s.agentsLeft.Store(int64(c.agents))
+	for i := 0; i < c.agents; i++ {
+		ss := &session{s: s, n: agentBase + i, toolset: "claude", name: fmt.Sprintf("agent%d", i)}
+		s.sessions = append(s.sessions, ss)
+		agents.Add(1)
+		go func() { defer agents.Done(); s.agentLoop(ss) }()
+	}
 	killerDone := make(chan struct{})
 	go func() { defer close(killerDone); s.killer() }()
 
 	for !s.stop.Load() {
 		time.Sleep(50 * time.Millisecond)
-		if c.saves > 0 && s.nsaves.Load() >= int64(c.saves) || c.duration > 0 && time.Since(s.start) >= c.duration {
+		if (c.saves > 0 && s.nsaves.Load() >= int64(c.saves) || c.duration > 0 && time.Since(s.start) >= c.duration) && s.agentsLeft.Load() == 0 {
 			s.stop.Store(true)
 		}
 		s.mu.Lock()
