@@ -15,10 +15,11 @@ import (
 // the Go runtime ignores unless asked for it; Broken asks with
 // F_GETLEASE instead.
 func (o *OS) ReadLease(name string) (Lease, error) {
-	f, err := o.openFile("open", name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	fd, name, err := o.openFD("open", name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
+	f := newFdFile(fd, name)
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		f.Close()
 		return nil, errors.ErrUnsupported
@@ -39,23 +40,20 @@ func (o *OS) ReadLease(name string) (Lease, error) {
 	}
 }
 
-type osLease struct{ f *os.File }
+type osLease struct{ f *fdFile }
 
 func (l *osLease) fcntl(cmd, arg int) (err error) {
-	rc, err := l.f.SyscallConn()
+	fd, err := l.f.use("fcntl")
 	if err != nil {
 		return err
 	}
+	defer l.f.done()
 	var r int
-	if cerr := rc.Control(func(fd uintptr) {
-		for {
-			r, err = unix.FcntlInt(fd, cmd, arg)
-			if err != unix.EINTR {
-				return
-			}
+	for {
+		r, err = unix.FcntlInt(uintptr(fd), cmd, arg)
+		if err != unix.EINTR {
+			break
 		}
-	}); cerr != nil {
-		return cerr
 	}
 	if err == nil && cmd == unix.F_GETLEASE && r != unix.F_RDLCK {
 		return errBroken
