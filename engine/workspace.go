@@ -708,20 +708,31 @@ type fileInfo struct {
 // being opened (another writer's rename) is read again, a few times,
 // before that is reported.
 func (o *op) readFile(named, rel string, forEdit bool) (*fileInfo, error) {
+	return o.readFileStat(named, rel, forEdit, time.Time{}, nil, nil)
+}
+
+// readFileStat is readFile given, for its first try, the Lstat of rel
+// (fi, or its error lerr) made at readAt by a caller that needed it too
+// (readEntry): the file is not stat'ed twice in a row. fi and lerr nil:
+// readFile.
+func (o *op) readFileStat(named, rel string, forEdit bool, readAt time.Time, fi fs.FileInfo, lerr error) (*fileInfo, error) {
 	for try := 0; ; try++ {
-		f, err := o.readFileOnce(named, rel, forEdit)
+		f, err := o.readFileOnce(named, rel, forEdit, readAt, fi, lerr)
 		if !errors.Is(err, errSwapped) || try == 3 {
 			return f, err
 		}
+		fi, lerr = nil, nil
 	}
 }
 
 // errSwapped marks a file replaced between its stat and its open.
 var errSwapped = errors.New("file was replaced while it was being opened")
 
-func (o *op) readFileOnce(named, rel string, forEdit bool) (*fileInfo, error) {
-	readAt := time.Now()
-	fi, err := o.fsy.Lstat(rel)
+func (o *op) readFileOnce(named, rel string, forEdit bool, readAt time.Time, fi fs.FileInfo, err error) (*fileInfo, error) {
+	if fi == nil && err == nil {
+		readAt = time.Now()
+		fi, err = o.fsy.Lstat(rel)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return &fileInfo{}, nil
 	}
