@@ -1,0 +1,176 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/txedit/txedit/fsys"
+	"github.com/txedit/txedit/plan"
+)
+
+// TestCommitSystemCalls pins what a commit costs in system calls per
+// file it changes (docs/journal.md, "What a commit's calls cost"): on a
+// CPU-bound file system (tmpfs) they are most of a commit's time. The
+// test runs itself again under strace -f -c, committing one str_replace
+// in each of n and of 2n files of a workspace whose journal is in use,
+// and bounds the difference per file, so that the process's start and
+// the journal's own calls, the same in both, cancel out. Each bound is
+// below what the commit made before the calls it names were taken out:
+// an fcntl (F_GETFL) and an epoll_ctl (EPERM) for every os.File
+// opened, geteuid and getegid for every staged file, four writes into the
+// pack (a header and the data of the before-image and of the diff), a
+// read to find the end of a file already read whole, a stat for the claim
+// of each path the resolution had just stat'ed ("was": what the same
+// test counted before, on this machine's ext4).
+func TestCommitSystemCalls(t *testing.T) {
+	if dir := os.Getenv("TXEDIT_CALLS_CHILD"); dir != "" {
+		callsChild(t, dir)
+		return
+	}
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("strace is not installed; .ci/run installs it")
+		}
+		t.Skip("skipped: strace(1) is not installed, and it counts the system calls")
+	}
+	if out, err := exec.Command(strace, "-f", "-c", "-o", os.DevNull, "true").CombinedOutput(); err != nil {
+		t.Skipf("skipped: strace cannot trace here (%v: %s)", err, out)
+	}
+	const n = 40
+	count := func(files int, entries string) map[string]int {
+		dir := t.TempDir()
+		req := callsTree(t, dir, files)
+		out := filepath.Join(t.TempDir(), "strace")
+		cmd := exec.Command(strace, "-f", "-c", "-o", out, os.Args[0], "-test.run=^TestCommitSystemCalls$")
+		cmd.Env = append(os.Environ(), "TXEDIT_CALLS_CHILD="+dir, "TXEDIT_CALLS_REQUEST="+req, "TXEDIT_CALLS_STATE="+os.Getenv("XDG_STATE_HOME"), "TXEDIT_CALLS_ENTRIES="+entries)
+		if b, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(b), "PASS") {
+			t.Fatalf("the child failed: %v\n%s", err, b)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return parseStraceCounts(string(data))
+	}
+	one, two := count(n, ""), count(2*n, "")
+	perFile := func(names ...string) float64 {
+		d := 0
+		for _, name := range names {
+			d += two[name] - one[name]
+		}
+		return float64(d) / n
+	}
+	for _, c := range []struct {
+		names []string
+		max   float64
+		was   string
+	}{
+		{[]string{"epoll_ctl"}, 0.2, "2.05: each os.File opened O_NONBLOCK"},
+		{[]string{"fcntl"}, 3.5, "5.88: F_GETFL for each os.File, and the lease's three"},
+		{[]string{"geteuid", "getegid"}, 0.2, "2.00"},
+		{[]string{"pwrite64", "pwritev"}, 1.2, "4.00"},
+		{[]string{"read"}, 1.5, "2.10"},
+		{[]string{"newfstatat"}, 5.5, "6.28"},
+	} {
+		got := perFile(c.names...)
+		t.Logf("%s: %.2f a file (at most %.1f; before, %s)", strings.Join(c.names, "+"), got, c.max, c.was)
+		if got > c.max {
+			t.Errorf("%s: %.2f calls a file, over %.1f (before, %s)", strings.Join(c.names, "+"), got, c.max, c.was)
+		}
+	}
+	// The same files edited as entries (a symbolic link at the path is
+	// the entry, not followed: what a git diff's files are): each read
+	// stats the file once, not once to see it is no link and once more.
+	one, two = count(n, "1"), count(2*n, "1")
+	got := perFile("newfstatat")
+	t.Logf("newfstatat, as entries: %.2f a file (at most 7.5; before, 8.28)", got)
+	if got > 7.5 {
+		t.Errorf("newfstatat, as entries: %.2f calls a file, over 7.5 (before, 8.28)", got)
+	}
+}
+
+// callsTree makes files files in four directories, and the journal (a
+// first commit), and returns the request that changes every file.
+func callsTree(t *testing.T, dir string, files int) string {
+	t.Helper()
+	var req strings.Builder
+	req.WriteString(`{"fileEdits":[`)
+	for i := 0; i < files; i++ {
+		name := fmt.Sprintf("d%d/f%03d.go", i%4, i)
+		var b strings.Builder
+		for l := 0; b.Len() < 4096; l++ {
+			fmt.Fprintf(&b, "var v_%d_%d = compute(%d)\n", i, l, l)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			req.WriteString(",")
+		}
+		fmt.Fprintf(&req, `{"path":%q,"edits":[{"command":"str_replace","old_str":"= compute(0)","new_str":"= recompute(0)"}]}`, name)
+	}
+	req.WriteString("]}")
+	// Older than the timestamp slack when the child reads them: stable
+	// reads (engine/apply.go, stableRead), each file read once.
+	time.Sleep(fsys.TimestampSlack(dir) + 10*time.Millisecond)
+	w, err := Open(dir, &Options{Durability: DurableAuto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.MakeDir(context.Background(), ".primed"); err != nil {
+		t.Fatal(err)
+	}
+	return req.String()
+}
+
+// callsChild is the traced process: it commits the request, with the
+// key store of the parent, which made the journal.
+func callsChild(t *testing.T, dir string) {
+	t.Setenv("XDG_STATE_HOME", os.Getenv("TXEDIT_CALLS_STATE"))
+	w, err := Open(dir, &Options{Durability: DurableAuto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	req, err := plan.Parse([]byte(os.Getenv("TXEDIT_CALLS_REQUEST")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv("TXEDIT_CALLS_ENTRIES") != "" {
+		for i := range req.FileEdits {
+			req.FileEdits[i].NoFollow = true
+		}
+	}
+	res, err := w.Apply(context.Background(), req)
+	if err != nil || !res.Success || res.FilesModified != len(req.FileEdits) {
+		t.Fatalf("apply: %v %+v", err, res)
+	}
+}
+
+// parseStraceCounts reads strace -c's table: calls by system call.
+func parseStraceCounts(s string) map[string]int {
+	counts := map[string]int{}
+	for _, line := range strings.Split(s, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 || strings.HasPrefix(f[0], "%") || strings.HasPrefix(f[0], "-") || f[len(f)-1] == "total" {
+			continue
+		}
+		if calls, err := strconv.Atoi(f[3]); err == nil {
+			counts[f[len(f)-1]] = calls
+		}
+	}
+	return counts
+}
