@@ -42,13 +42,6 @@ func (o *OS) Close() error {
 	return nil
 }
 
-type osFile struct{ *os.File }
-
-func (f osFile) Chown(uid, gid int) error { return f.File.Chown(uid, gid) }
-
-// DataSync implements [File].
-func (f osFile) DataSync() error { return datasync(f.File) }
-
 func (o *OS) Open(name string) (File, error) {
 	// O_NONBLOCK: opening a FIFO must not hang. It has no effect on
 	// regular files.
