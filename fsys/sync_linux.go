@@ -20,7 +20,6 @@ func syncfs(f *os.File) error {
 	return serr
 }
 
-
 // quietBytes is the most unwritten data (Dirty plus Writeback, system
 // wide) at which a syncfs barrier is cheap: it flushes at most that much
 // that is not the caller's own.
