@@ -160,3 +160,58 @@ func TestFdFileCloseWhileInUse(t *testing.T) {
 	f.Close()
 	wg.Wait()
 }
+
+// TestReadLease: a lease on a regular file makes a writer's open wait
+// (refused at once with O_NONBLOCK) and shows as broken; Release, the
+// close of its descriptor alone, lets writers in again; anything but a
+// regular file has none (F_SETLEASE refuses it, no stat asked first).
+func TestReadLease(t *testing.T) {
+	dir := t.TempDir()
+	o, err := NewOS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	f := filepath.Join(dir, "f")
+	if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := o.ReadLease("f")
+	if errors.Is(err, errors.ErrUnsupported) {
+		t.Skip("skipped: no leases on this file system")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Broken() {
+		t.Fatal("a lease nobody broke reads as broken")
+	}
+	if _, err := syscall.Open(f, syscall.O_WRONLY|syscall.O_NONBLOCK, 0); err != syscall.EWOULDBLOCK {
+		t.Fatalf("a writer's open under the lease: %v, not EWOULDBLOCK", err)
+	}
+	if !l.Broken() {
+		t.Fatal("a lease a writer broke does not read as broken")
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := syscall.Open(f, syscall.O_WRONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatalf("a writer's open after Release: %v", err)
+	}
+	syscall.Close(fd)
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"fifo", "d"} {
+		if l, err := o.ReadLease(name); !errors.Is(err, errors.ErrUnsupported) {
+			if l != nil {
+				l.Release()
+			}
+			t.Errorf("ReadLease(%s): %v, not unsupported", name, err)
+		}
+	}
+}
