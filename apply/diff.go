@@ -159,11 +159,20 @@ func window(old, new []byte) (oldW, newW []byte, off int) {
 	return old[q:oe], new[q:ne], bytes.Count(old[:q], []byte{'\n'})
 }
 
+// equalBlock is the stride of commonPrefix and commonSuffix's first
+// pass: bytes.Equal of 64 bytes is one call of the runtime's vector
+// compare, against eight word compares (a commit's diffs spent 8% of their
+// instructions finding where a 4 KiB file's one-line change ends).
+const equalBlock = 64
+
 // commonPrefix is the length of the longest common prefix of a and b,
-// compared eight bytes at a time.
+// compared a block, then eight bytes, at a time.
 func commonPrefix(a, b []byte) int {
 	m := min(len(a), len(b))
 	n := 0
+	for n+equalBlock <= m && bytes.Equal(a[n:n+equalBlock], b[n:n+equalBlock]) {
+		n += equalBlock
+	}
 	for n+8 <= m && binary.LittleEndian.Uint64(a[n:]) == binary.LittleEndian.Uint64(b[n:]) {
 		n += 8
 	}
@@ -177,6 +186,9 @@ func commonPrefix(a, b []byte) int {
 func commonSuffix(a, b []byte) int {
 	m := min(len(a), len(b))
 	s := 0
+	for s+equalBlock <= m && bytes.Equal(a[len(a)-s-equalBlock:len(a)-s], b[len(b)-s-equalBlock:len(b)-s]) {
+		s += equalBlock
+	}
 	for s+8 <= m && binary.LittleEndian.Uint64(a[len(a)-s-8:]) == binary.LittleEndian.Uint64(b[len(b)-s-8:]) {
 		s += 8
 	}

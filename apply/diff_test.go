@@ -427,7 +427,7 @@ func fullContext(diff string, oldLines int) string {
 // TestCommonPrefixSuffix: the word-at-a-time comparisons window cuts
 // with agree with a byte-by-byte count, at every length and offset.
 func TestCommonPrefixSuffix(t *testing.T) {
-	base := []byte("0123456789abcdefghijklmnopqrstuvwxyz0123456789")
+	base := []byte(strings.Repeat("0123456789abcdefghijklmnopqrstuvwxyz0123456789", 4)) // past two blocks
 	for n := 0; n <= len(base); n++ {
 		for d := 0; d <= n; d++ {
 			a := append([]byte(nil), base[:n]...)

@@ -398,8 +398,8 @@ func failResult(res *plan.Result, err error) (*plan.Result, error) {
 func (o *op) prepare(p *plan.Plan) []*task {
 	tasks := make([]*task, len(p.Files))
 	claims := map[string]int{}
-	claim := func(t *task, i int, rel, named string) {
-		rel = o.claimKey(rel) // the file, not its spelling (bind mounts)
+	claim := func(t *task, i int, rel, named string, fi fs.FileInfo) {
+		rel = o.claimKey(rel, fi) // the file, not its spelling (bind mounts)
 		if k, ok := claims[rel]; ok && k != i {
 			if t.fileErr == nil {
 				t.fileErr = plan.Errorf(plan.CodeInvalidRequest, t.fo.Path, "%s is also changed by fileEdits entry %d (%s): give all edits of one file in one entry", named, k, tasks[k].fo.Path)
@@ -415,9 +415,9 @@ func (o *op) prepare(p *plan.Plan) []*task {
 			t.fileErr = fo.Invalid[0]
 			continue
 		}
-		rel, dangling, err := o.resolveLinks(fo.Path)
+		rel, dangling, fi, err := o.resolveStat(fo.Path)
 		if entryOps(fo) {
-			rel, dangling, err = "", false, nil
+			rel, dangling, fi, err = "", false, nil, nil
 			rel, err = o.resolveEntry(fo.Path)
 		}
 		if err == nil && rel == "." {
@@ -434,7 +434,7 @@ func (o *op) prepare(p *plan.Plan) []*task {
 			continue
 		}
 		t.src = rel
-		claim(t, i, rel, fo.Path)
+		claim(t, i, rel, fo.Path, fi)
 		if f := fo.Final; f != nil && (f.Command == plan.Move || f.Command == plan.Copy) {
 			t.dstNamed = f.NewPath
 			dst, dangling, err := o.resolveLinks(f.NewPath)
@@ -456,7 +456,7 @@ func (o *op) prepare(p *plan.Plan) []*task {
 				continue
 			}
 			t.dst = dst
-			claim(t, i, dst, f.NewPath)
+			claim(t, i, dst, f.NewPath, nil)
 		}
 	}
 	return tasks

@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/plan"
@@ -57,9 +58,10 @@ func (o *op) readEntry(named, rel string, links bool) (*fileInfo, error) {
 	if !links {
 		return o.readFile(named, rel, true)
 	}
+	readAt := time.Now()
 	fi, err := o.fsy.Lstat(rel)
 	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-		return o.readFile(named, rel, true)
+		return o.readFileStat(named, rel, true, readAt, fi, err)
 	}
 	target, err := o.fsy.Readlink(rel)
 	if errors.Is(err, fs.ErrNotExist) {

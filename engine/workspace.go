@@ -439,14 +439,25 @@ func (o *op) resolve(p string) (string, error) {
 // resolveLinks is resolve that also reports whether the path is a dangling
 // symlink: a link was followed and its target does not exist.
 func (o *op) resolveLinks(p string) (rel string, dangling bool, err error) {
-	rel, dangling, err = o.resolve1(p)
+	rel, dangling, _, err = o.resolveStat(p)
 	return
 }
 
-func (o *op) resolve1(p string) (string, bool, error) {
+// resolveStat is resolveLinks that also returns the Lstat of the file the
+// path resolved to, where the walk made it (nil where it did not: a
+// missing file, say), so that a caller that needs it does not ask again.
+func (o *op) resolveStat(p string) (rel string, dangling bool, fi fs.FileInfo, err error) {
+	r, rel, dangling, err := o.resolve1(p)
+	if err == nil && r != nil && r.fi != nil && r.fiPath == rel {
+		fi = r.fi
+	}
+	return rel, dangling, fi, err
+}
+
+func (o *op) resolve1(p string) (*resolver, string, bool, error) {
 	name, slashed, err := o.spelled(p)
 	if err != nil {
-		return "", false, err
+		return nil, "", false, err
 	}
 	r := resolver{o: o, p: p, slashed: slashed, lastDir: true, rest: strings.Split(filepath.ToSlash(name), "/")}
 	r.skipKnownDirs()
@@ -459,13 +470,14 @@ func (o *op) resolve1(p string) (string, bool, error) {
 	for len(r.rest) > 0 {
 		rel, dangling, end, err := r.step()
 		if err != nil {
-			return "", false, err
+			return nil, "", false, err
 		}
 		if end {
-			return rel, dangling, nil
+			return &r, rel, dangling, nil
 		}
 	}
-	return r.finish()
+	rel, dangling, err := r.finish()
+	return &r, rel, dangling, err
 }
 
 // spelled checks a request path's spelling and turns it into a path
@@ -513,6 +525,10 @@ type resolver struct {
 	done    []string // the components walked, symlinks resolved
 	hops    int      // symlinks followed
 	lastDir bool     // the last component walked is a directory
+	// fi is the Lstat of fiPath, the last entry walked that is not a
+	// symlink.
+	fi     fs.FileInfo
+	fiPath string
 }
 
 // skipKnownDirs starts the walk at the path's directory when this
@@ -569,6 +585,7 @@ func (r *resolver) step() (rel string, dangling, end bool, err error) {
 		}
 		r.lastDir = fi.IsDir()
 		r.done = append(r.done, c)
+		r.fi, r.fiPath = fi, cur
 		return "", false, false, nil
 	}
 	return "", false, false, r.follow(cur)
@@ -708,20 +725,31 @@ type fileInfo struct {
 // being opened (another writer's rename) is read again, a few times,
 // before that is reported.
 func (o *op) readFile(named, rel string, forEdit bool) (*fileInfo, error) {
+	return o.readFileStat(named, rel, forEdit, time.Time{}, nil, nil)
+}
+
+// readFileStat is readFile given, for its first try, the Lstat of rel
+// (fi, or its error lerr) made at readAt by a caller that needed it too
+// (readEntry): the file is not stat'ed twice in a row. fi and lerr nil:
+// readFile.
+func (o *op) readFileStat(named, rel string, forEdit bool, readAt time.Time, fi fs.FileInfo, lerr error) (*fileInfo, error) {
 	for try := 0; ; try++ {
-		f, err := o.readFileOnce(named, rel, forEdit)
+		f, err := o.readFileOnce(named, rel, forEdit, readAt, fi, lerr)
 		if !errors.Is(err, errSwapped) || try == 3 {
 			return f, err
 		}
+		fi, lerr = nil, nil
 	}
 }
 
 // errSwapped marks a file replaced between its stat and its open.
 var errSwapped = errors.New("file was replaced while it was being opened")
 
-func (o *op) readFileOnce(named, rel string, forEdit bool) (*fileInfo, error) {
-	readAt := time.Now()
-	fi, err := o.fsy.Lstat(rel)
+func (o *op) readFileOnce(named, rel string, forEdit bool, readAt time.Time, fi fs.FileInfo, err error) (*fileInfo, error) {
+	if fi == nil && err == nil {
+		readAt = time.Now()
+		fi, err = o.fsy.Lstat(rel)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return &fileInfo{}, nil
 	}
@@ -887,8 +915,16 @@ func createMode() fs.FileMode { return 0o666 &^ fsys.Umask() }
 // request names each file once: by its device and inode when it exists (two
 // paths of one file, through a bind mount say, are one claim), else by its
 // directory's device and inode and its name, else by the path.
-func (o *op) claimKey(rel string) string {
-	if fi, err := o.fsy.Lstat(rel); err == nil {
+//
+// fi, if not nil, is rel's Lstat, made by the caller a moment ago.
+func (o *op) claimKey(rel string, fi fs.FileInfo) string {
+	if fi == nil {
+		var err error
+		if fi, err = o.fsy.Lstat(rel); err != nil {
+			fi = nil
+		}
+	}
+	if fi != nil {
 		if id := fsys.IdentityOf(fi); id.Ino != 0 {
 			return fmt.Sprintf("\x00%d:%d", id.Dev, id.Ino)
 		}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -367,7 +366,7 @@ func openIn(h *dirHandle, op, name, base string, flags int, perm fs.FileMode) (F
 		}
 		return nil, pathErr(op, name, err)
 	}
-	return osFile{os.NewFile(uintptr(fd), name)}, nil
+	return newFile(fd, name), nil
 }
 
 func (c *cachedFS) Open(name string) (File, error) {
@@ -566,12 +565,7 @@ func (c *cachedFS) SyncDir(name string) error {
 	if err != nil {
 		return pathErr("open", name, err)
 	}
-	f := os.NewFile(uintptr(fd), name)
-	defer f.Close()
-	if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
-		return err
-	}
-	return nil
+	return syncDirFD(fd, name)
 }
 
 func (c *cachedFS) SyncFS(name string) error { return c.o.SyncFS(name) }

@@ -120,6 +120,14 @@ type Unnamed interface {
 	Link(name string) error
 }
 
+// WriterAtv is a [File] that writes several buffers at an offset, one
+// after another, in one system call (pwritev(2)); a File without it is
+// written a buffer at a time. Like WriteAt, it returns an error if it
+// wrote less than all of them.
+type WriterAtv interface {
+	WriteAtv(bufs [][]byte, off int64) (int, error)
+}
+
 // File is an open file of an [FS].
 type File interface {
 	io.Reader

@@ -14,15 +14,17 @@ import (
 // kernel tells a lease's holder of a breaking opener with SIGIO, which
 // the Go runtime ignores unless asked for it; Broken asks with
 // F_GETLEASE instead.
+//
+// Three system calls besides the open: F_SETLEASE (which refuses
+// anything but a regular file with EINVAL: no fstat first), F_GETLEASE
+// for Broken, and the close that releases it (a lease goes with the last
+// descriptor of its open file: no F_UNLCK first).
 func (o *OS) ReadLease(name string) (Lease, error) {
-	f, err := o.openFile("open", name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	fd, name, err := o.openFD("open", name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, errors.ErrUnsupported
-	}
+	f := newFdFile(fd, name)
 	l := &osLease{f: f}
 	err = l.fcntl(unix.F_SETLEASE, unix.F_RDLCK)
 	switch {
@@ -32,30 +34,28 @@ func (o *OS) ReadLease(name string) (Lease, error) {
 		f.Close()
 		return nil, &fs.PathError{Op: "lease", Path: name, Err: ErrOpenForWriting}
 	default:
-		// EACCES (not the owner, no CAP_LEASE), EINVAL (a file system
-		// without leases, as NFS or FUSE), ENOLCK, leases disabled.
+		// EACCES (not the owner, no CAP_LEASE), EINVAL (not a regular
+		// file, or a file system without leases, as NFS or FUSE),
+		// ENOLCK, leases disabled.
 		f.Close()
 		return nil, errors.ErrUnsupported
 	}
 }
 
-type osLease struct{ f *os.File }
+type osLease struct{ f *fdFile }
 
 func (l *osLease) fcntl(cmd, arg int) (err error) {
-	rc, err := l.f.SyscallConn()
+	fd, err := l.f.use("fcntl")
 	if err != nil {
 		return err
 	}
+	defer l.f.done()
 	var r int
-	if cerr := rc.Control(func(fd uintptr) {
-		for {
-			r, err = unix.FcntlInt(fd, cmd, arg)
-			if err != unix.EINTR {
-				return
-			}
+	for {
+		r, err = unix.FcntlInt(uintptr(fd), cmd, arg)
+		if err != unix.EINTR {
+			break
 		}
-	}); cerr != nil {
-		return cerr
 	}
 	if err == nil && cmd == unix.F_GETLEASE && r != unix.F_RDLCK {
 		return errBroken
@@ -69,11 +69,6 @@ var errBroken = errors.New("lease broken")
 // it is being broken to.
 func (l *osLease) Broken() bool { return l.fcntl(unix.F_GETLEASE, 0) != nil }
 
-// Release implements [Lease].
-func (l *osLease) Release() error {
-	err := l.fcntl(unix.F_SETLEASE, unix.F_UNLCK)
-	if cerr := l.f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+// Release implements [Lease]: the close of the lease's only descriptor
+// removes the lease (fcntl(2), "Leases").
+func (l *osLease) Release() error { return l.f.Close() }

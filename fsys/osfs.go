@@ -42,29 +42,22 @@ func (o *OS) Close() error {
 	return nil
 }
 
-type osFile struct{ *os.File }
-
-func (f osFile) Chown(uid, gid int) error { return f.File.Chown(uid, gid) }
-
-// DataSync implements [File].
-func (f osFile) DataSync() error { return datasync(f.File) }
-
 func (o *OS) Open(name string) (File, error) {
 	// O_NONBLOCK: opening a FIFO must not hang. It has no effect on
 	// regular files.
-	f, err := o.openFile("open", name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	fd, name, err := o.openFD("open", name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
-	return osFile{f}, nil
+	return newFile(fd, name), nil
 }
 
 func (o *OS) Create(name string, perm fs.FileMode) (File, error) {
-	f, err := o.openFile("open", name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	fd, name, err := o.openFD("open", name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return nil, err
 	}
-	return osFile{f}, nil
+	return newFile(fd, name), nil
 }
 
 func (o *OS) Append(name string, data []byte, perm fs.FileMode) error {
@@ -137,14 +130,20 @@ func (o *OS) Remove(name string) error {
 }
 
 func (o *OS) SyncDir(name string) error {
-	f, err := o.openFile("open", name, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+	fd, name, err := o.openFD("open", name, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		return err
 	}
+	return syncDirFD(fd, name)
+}
+
+// syncDirFD fsyncs the directory descriptor fd, which it closes. Some
+// file systems cannot fsync a directory; as restic does, that is nothing
+// to do rather than a failure.
+func syncDirFD(fd int, name string) error {
+	f := newFile(fd, name)
 	defer f.Close()
 	if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
-		// Some file systems cannot fsync a directory; as restic does,
-		// treat that as nothing to do rather than a failure.
 		return err
 	}
 	return nil

@@ -95,7 +95,7 @@ func (d *rawDir) Open(name string) (File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return osFile{os.NewFile(uintptr(fd), name)}, nil
+	return newFile(fd, name), nil
 }
 
 // OpenReader opens an entry for sequential reading with plain read

@@ -20,29 +20,6 @@ func syncfs(f *os.File) error {
 	return serr
 }
 
-// datasync is fdatasync(2): the file's data and size, not its times. It
-// retries on EINTR, as os.File.Sync does.
-func datasync(f *os.File) error {
-	c, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var serr error
-	if err := c.Control(func(fd uintptr) {
-		for {
-			if serr = unix.Fdatasync(int(fd)); serr != unix.EINTR {
-				return
-			}
-		}
-	}); err != nil {
-		return err
-	}
-	if serr != nil {
-		return &os.PathError{Op: "fdatasync", Path: f.Name(), Err: serr}
-	}
-	return nil
-}
-
 // quietBytes is the most unwritten data (Dirty plus Writeback, system
 // wide) at which a syncfs barrier is cheap: it flushes at most that much
 // that is not the caller's own.

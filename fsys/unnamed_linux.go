@@ -20,7 +20,7 @@ func (o *OS) CreateUnnamed(dir string, perm fs.FileMode) (Unnamed, error) {
 	if !procFD() {
 		return nil, errors.ErrUnsupported
 	}
-	var f *os.File
+	var f *fdFile
 	err := o.inDir(dir, func(dfd int) error {
 		for {
 			fd, err := unix.Openat(dfd, ".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, uint32(perm.Perm()))
@@ -28,7 +28,7 @@ func (o *OS) CreateUnnamed(dir string, perm fs.FileMode) (Unnamed, error) {
 			case unix.EINTR:
 				continue
 			case nil:
-				f = os.NewFile(uintptr(fd), path.Join(dir, "(unnamed)"))
+				f = newFdFile(fd, path.Join(dir, "(unnamed)"))
 				return nil
 			case unix.EOPNOTSUPP, unix.EISDIR, unix.EINVAL:
 				// A file system (or a kernel) without O_TMPFILE.
@@ -40,7 +40,7 @@ func (o *OS) CreateUnnamed(dir string, perm fs.FileMode) (Unnamed, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &unnamedFile{osFile: osFile{f}, o: o, dir: dir}, nil
+	return &unnamedFile{fdFile: f, o: o, dir: dir}, nil
 }
 
 // procFD reports whether /proc/self/fd is there to link unnamed files by.
@@ -50,7 +50,7 @@ var procFD = sync.OnceValue(func() bool {
 })
 
 type unnamedFile struct {
-	osFile
+	*fdFile
 	o   *OS
 	dir string
 }
@@ -60,19 +60,16 @@ func (u *unnamedFile) Link(name string) error {
 	if path.Dir(name) != u.dir {
 		return &os.LinkError{Op: "link", Old: u.Name(), New: name, Err: errors.New("not the directory the file was made in")}
 	}
-	rc, err := u.File.SyscallConn()
+	fd, err := u.use("link")
 	if err != nil {
 		return err
 	}
-	var src string
-	if err := rc.Control(func(fd uintptr) { src = "/proc/self/fd/" + strconv.Itoa(int(fd)) }); err != nil {
-		return err
-	}
+	defer u.done()
+	src := "/proc/self/fd/" + strconv.Itoa(fd)
 	return u.o.inDir(u.dir, func(dfd int) error {
 		for {
-			// The descriptor stays open while it is used: rc.Control
-			// above only read its number, and the file is not closed
-			// before Link returns.
+			// The descriptor stays open while it is used: use holds
+			// it open until Link returns.
 			err := unix.Linkat(unix.AT_FDCWD, src, dfd, path.Base(name), unix.AT_SYMLINK_FOLLOW)
 			if err == unix.EINTR {
 				continue

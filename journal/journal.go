@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/hash"
@@ -723,17 +724,23 @@ type Staging struct {
 // call concurrently for different ops.
 func (tx *Tx) Stage(i int, s Staging) error {
 	op := tx.m.Ops[i]
+	var recs [2]record
+	n := 0
 	if op.Old != nil {
 		if !s.Checked && hash.Of(s.Old) != op.Old.Hash {
 			return fmt.Errorf("stage %s: before-image does not match the manifest", op.Path)
 		}
-		if err := tx.pack.add(recBefore, i, s.Old); err != nil {
-			return err
-		}
+		recs[n] = record{recBefore, s.Old}
+		n++
 		tx.idents[i], tx.identSet[i] = s.Ident, true
 	}
 	if s.Diff != "" {
-		if err := tx.pack.add(recDiff, i, []byte(s.Diff)); err != nil {
+		recs[n] = record{recDiff, unsafe.Slice(unsafe.StringData(s.Diff), len(s.Diff))} // only read
+		n++
+	}
+	if n > 0 {
+		// The before-image and the diff in one write (addRecords).
+		if err := tx.pack.addRecords(i, recs[:n]...); err != nil {
 			return err
 		}
 	}

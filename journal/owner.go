@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"sync"
 
 	"github.com/txedit/txedit/fsys"
 )
@@ -24,21 +25,27 @@ import (
 // owner was not kept: then the file must not keep setuid or setgid either
 // (the kernel clears them when another user writes a file).
 func keepOwner(f fsys.File, st *State) (meta, lost bool, err error) {
-	if st.Uid < 0 || (st.Uid == os.Geteuid() && st.Gid == os.Getegid()) || (st.Uid == 0 && st.Gid == 0) {
+	euid, egid := processIDs()
+	if st.Uid < 0 || (st.Uid == euid && st.Gid == egid) || (st.Uid == 0 && st.Gid == 0) {
 		return false, false, nil
 	}
 	err = f.Chown(st.Uid, st.Gid)
 	if !errors.Is(err, fs.ErrPermission) {
 		return true, false, err
 	}
-	lost = st.Uid != os.Geteuid()
-	if st.Gid != os.Getegid() {
+	lost = st.Uid != euid
+	if st.Gid != egid {
 		if err = f.Chown(-1, st.Gid); err != nil && !errors.Is(err, fs.ErrPermission) {
 			return true, lost, err
 		}
 	}
 	return true, lost, nil
 }
+
+// processIDs is the process's effective user and group, asked once:
+// txedit never changes them, and each is a system call (two a staged
+// file, in keepOwner).
+var processIDs = sync.OnceValues(func() (int, int) { return os.Geteuid(), os.Getegid() })
 
 // ownedHere is st for a file made where none is now (a deleted file that
 // undo or recovery brings back): its recorded owner only if that is this

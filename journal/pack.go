@@ -33,21 +33,49 @@ type packWriter struct {
 }
 
 func (p *packWriter) add(kind byte, op int, data []byte) error {
-	n := int64(recHeader + len(data))
+	return p.addRecords(op, record{kind, data})
+}
+
+// record is one record's kind and data, for addRecords.
+type record struct {
+	kind byte
+	data []byte
+}
+
+// addRecords writes op's records one after another, in one system call
+// where the file can write several buffers at once (fsys.WriterAtv,
+// pwritev), else a write each for the header and the data: never a copy
+// of the data behind its header. A record is trusted only once the
+// barrier after the pack has passed, and its data only when it hashes
+// to what the manifest says, so a write torn anywhere is a damaged
+// record, never a wrong one.
+func (p *packWriter) addRecords(op int, recs ...record) error {
+	n := int64(0)
+	for _, r := range recs {
+		n += int64(recHeader + len(r.data))
+	}
 	at := p.off.Add(n) - n
-	var hdr [recHeader]byte
-	copy(hdr[:], recMagic[:])
-	hdr[4] = kind
-	binary.LittleEndian.PutUint32(hdr[5:], uint32(op))
-	binary.LittleEndian.PutUint64(hdr[9:], uint64(len(data)))
-	// Two writes, not a copy of the data behind the header: a record is
-	// trusted only once the barrier after the pack has passed, and its
-	// data only when it hashes to what the manifest says.
-	if _, err := p.f.WriteAt(hdr[:], at); err != nil {
+	hdrs := make([]byte, recHeader*len(recs))
+	bufs := make([][]byte, 0, 2*len(recs))
+	for i, r := range recs {
+		hdr := hdrs[i*recHeader : (i+1)*recHeader]
+		copy(hdr, recMagic[:])
+		hdr[4] = r.kind
+		binary.LittleEndian.PutUint32(hdr[5:], uint32(op))
+		binary.LittleEndian.PutUint64(hdr[9:], uint64(len(r.data)))
+		bufs = append(bufs, hdr, r.data)
+	}
+	if v, ok := p.f.(fsys.WriterAtv); ok {
+		_, err := v.WriteAtv(bufs, at)
 		return err
 	}
-	_, err := p.f.WriteAt(data, at+recHeader)
-	return err
+	for _, b := range bufs {
+		if _, err := p.f.WriteAt(b, at); err != nil {
+			return err
+		}
+		at += int64(len(b))
+	}
+	return nil
 }
 
 type packEntry struct {
