@@ -154,6 +154,22 @@ func (e *StandingError) Is(target error) bool {
 // Status says whose the journal is (see [Standing]). It reads the journal
 // directory, its id and this user's key store, and changes nothing.
 func (j *Journal) Status() (*Status, error) {
+	// A journal found without an id that is not fresh either may have
+	// been claimed between the two looks (another writer's first commit
+	// renamed its id in): look again, a few times, before calling it
+	// foreign.
+	for try := 0; ; try++ {
+		st, err := j.status()
+		if err != nil || try == 3 || st.Standing != Foreign || st.id != "" || st.Fresh {
+			return st, err
+		}
+		if _, err := j.fs.Lstat(idName); err != nil {
+			return st, nil
+		}
+	}
+}
+
+func (j *Journal) status() (*Status, error) {
 	st := &Status{Keys: j.keys.Where()}
 	fi, err := j.fs.Lstat(Dir)
 	if errors.Is(err, fs.ErrNotExist) {
