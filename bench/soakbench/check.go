@@ -61,6 +61,32 @@ func (s *soak) check() *report {
 		}
 		present[name] = set
 	}
+	// The journal (its newest transactions: retention keeps 200): what
+	// is pending, and which transaction wrote a state a refusal's
+	// marker came back from.
+	out, err := exec.Command(s.c.txedit, "log", "--root", s.tree, "--json").Output()
+	var log []struct {
+		ID    string `json:"id"`
+		State string `json:"state"`
+		Files []struct {
+			Path    string `json:"path"`
+			NewHash string `json:"new_hash"`
+		} `json:"files"`
+	}
+	if err != nil || json.Unmarshal(out, &log) != nil {
+		r.fatal = fmt.Sprintf("txedit log --json: %v: %s", err, out)
+		return r
+	}
+	wroteBy := func(f, h string) string {
+		for _, t := range log {
+			for _, tf := range t.Files {
+				if tf.Path == f && tf.NewHash == h {
+					return fmt.Sprintf(", written by transaction %s (%s)", t.ID, t.State)
+				}
+			}
+		}
+		return ""
+	}
 	savesOf := map[string][]*save{}
 	for _, sv := range s.saves {
 		savesOf[sv.file] = append(savesOf[sv.file], sv)
@@ -182,7 +208,23 @@ func (s *soak) check() *report {
 			addDetail("refusal "+e.code, fmt.Sprintf("t%07d (%s %s): %.300s", e.id, e.who, e.form, e.msg))
 			if len(in) > 0 {
 				r.refusedInEffect++
-				addDetail("refused but in effect", fmt.Sprintf("t%07d (%s %s) [%s] is in %v", e.id, e.who, e.form, e.code, in))
+				// Where the marker came from: the first outside save that
+				// carried it read a state that had it (read during the
+				// request: the commit's moment before its rollback?).
+				var carried []string
+				for _, f := range in {
+					var first *save
+					for _, sv := range savesOf[f] {
+						if sv.tmarks[e.id] && (first == nil || sv.r.Before(first.r)) {
+							first = sv
+						}
+					}
+					if first != nil {
+						carried = append(carried, fmt.Sprintf("o%07d of %s (%s, read %s state %s%s, saved %s)", first.id, f, first.style, ms(first.r), first.readHash, wroteBy(f, first.readHash), ms(first.w)))
+					}
+				}
+				addDetail("refused but in effect", fmt.Sprintf("t%07d (%s %s of %v, read %v, sent %s, answered %s) [%s] is in %v; the first outside save carrying it: %v; answer: %.300s",
+					e.id, e.who, e.form, e.files, e.base, ms(e.ts), ms(e.tr), e.code, in, carried, e.msg))
 			}
 		case "unknown":
 			r.unknown++
@@ -236,15 +278,6 @@ func (s *soak) check() *report {
 	}
 
 	// The journal: nothing pending after the final recover.
-	out, err := exec.Command(s.c.txedit, "log", "--root", s.tree, "--json").Output()
-	var log []struct {
-		ID    string `json:"id"`
-		State string `json:"state"`
-	}
-	if err != nil || json.Unmarshal(out, &log) != nil {
-		r.fatal = fmt.Sprintf("txedit log --json: %v: %s", err, out)
-		return r
-	}
 	for _, t := range log {
 		if t.State == "pending" {
 			r.pendingIDs = append(r.pendingIDs, t.ID)
