@@ -15,8 +15,9 @@ import (
 // kinds of outside writer at once, and print every row of its table. What
 // it asserts is what must hold on any run, however short: no transaction
 // half applied, no rename-style outside save lost, nothing pending after
-// the final recover, no staged file left, no refused edit in effect, and
-// no edit answered success lost but by a commit on a transient state.
+// the final recover, no staged file left, no refused edit in effect (but
+// one an outside writer kept from its commit's moment, logged), and no
+// edit answered success lost but by a commit on a transient state.
 // In-place outside saves lost are logged, not asserted (what remains of
 // their window is measured, bench/README.md "Soak").
 func TestSoak(t *testing.T) {
@@ -53,7 +54,7 @@ func TestSoak(t *testing.T) {
 		"commits on a transient in-place state", "no answer (server killed), in effect", "no answer (server killed), not in effect",
 		"pending transactions after the final recover", "stray temporary files", "MCP servers killed (kill -9)", "txedit recover runs", "refusals",
 		"txedit edits sent, agents", "txedit edits answered success, agents", "agents' edits given up (30 tries)", "agents' refusals",
-		"agents' refusals that showed the line as it is now",
+		"agents' refusals that showed the line as it is now", "refused edits kept by an outside save of their commit's moment",
 	} {
 		rows[row] = count(row)
 	}
@@ -86,6 +87,13 @@ func TestSoak(t *testing.T) {
 		if rows[row] != 0 {
 			t.Errorf("%s: %d, want 0", row, rows[row])
 		}
+	}
+	// A refused edit whose marker an outside writer kept, having read it
+	// in the moment its commit had it in place before the rollback (the
+	// journal proves it: docs/journal.md, "Writers outside txedit"), is
+	// the writer's save, as a replaced edit is: logged, not asserted.
+	if n := rows["refused edits kept by an outside save of their commit's moment"]; n > 0 {
+		t.Logf("refused edits kept by an outside save of their commit's moment: %d", n)
 	}
 	if n := rows["outside saves lost, in-place"]; n > 0 {
 		t.Logf("in-place outside saves lost: %d of %d (measured, not yet asserted: bench/README.md, Soak)", n, rows["outside saves made, in-place"])

@@ -465,8 +465,15 @@ type Tx struct {
 	idents    []fsys.Identity
 	identSet  []bool
 	displaced []bool // op i's old version sits at its staging name (swapIn)
-	sync      SyncMode
-	syncer    *syncer // the fsyncs in flight (SyncFile, SyncData)
+	// inPlace: op i's exchange put its new version in place and checked
+	// that what it displaced, now at the staging name, is the version
+	// checked (swapIn): a failed commit gives it back (giveBack).
+	inPlace []bool
+	// leases: the read leases taken before the renames (leaseTargets),
+	// until each file's swap uses and releases its own.
+	leases []fsys.Lease
+	sync   SyncMode
+	syncer *syncer // the fsyncs in flight (SyncFile, SyncData)
 	// unnamed: the begin round is deferred into the prepare round, and
 	// staged files are made unnamed and given their staging names just
 	// before the renames (unnamed.go). begun: the begin round is done.
@@ -496,7 +503,7 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 		return nil, err
 	}
 	j := l.j
-	tx := &Tx{j: j, l: l, m: m, packFile: f, pack: &packWriter{f: f}, idents: make([]fsys.Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), displaced: make([]bool, len(m.Ops)), files: make([]fsys.Unnamed, len(m.Ops)), sync: j.syncMode(len(m.Ops))}
+	tx := &Tx{j: j, l: l, m: m, packFile: f, pack: &packWriter{f: f}, idents: make([]fsys.Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), displaced: make([]bool, len(m.Ops)), inPlace: make([]bool, len(m.Ops)), leases: make([]fsys.Lease, len(m.Ops)), files: make([]fsys.Unnamed, len(m.Ops)), sync: j.syncMode(len(m.Ops))}
 	if tx.sync == SyncFile || tx.sync == SyncData {
 		tx.syncer = newSyncer(j.opts.SyncWorkers)
 	}
@@ -884,9 +891,11 @@ func (tx *Tx) Commit() error {
 		return errors.New("transaction already finished")
 	}
 	defer tx.closeFiles()
+	defer tx.releaseLeases()
 	err := tx.commit()
 	if err != nil && !tx.committed {
 		if tx.renaming {
+			tx.giveBack()
 			tx.abandon()
 		}
 		if rerr := tx.rollbackQuiet(); rerr != nil {
@@ -906,6 +915,9 @@ func (tx *Tx) commit() error {
 		return err
 	}
 	if err := tx.prepare(); err != nil {
+		return err
+	}
+	if err := tx.leaseTargets(); err != nil {
 		return err
 	}
 	if err := tx.checkTargets(); err != nil {
@@ -1121,7 +1133,7 @@ func (tx *Tx) swapIn(i int) error {
 	if brokenOrder.noExchange {
 		return fsy.Rename(op.staged, op.Path)
 	}
-	lease, err := tx.lease(op.Path, op.Old)
+	lease, err := tx.leaseOf(i)
 	if err != nil {
 		return err
 	}
@@ -1138,6 +1150,7 @@ func (tx *Tx) swapIn(i int) error {
 	tx.displaced[i] = true
 	fi, err := fsy.Lstat(op.staged)
 	if err == nil && (!tx.identSet[i] || sameFile(fsys.IdentityOf(fi), tx.idents[i])) && (lease == nil || !lease.Broken()) {
+		tx.inPlace[i] = true
 		return nil
 	}
 	msg := "was modified by someone else meanwhile"
@@ -1183,7 +1196,7 @@ func (tx *Tx) lease(name string, old *State) (fsys.Lease, error) {
 // writing meanwhile, is not removed (conflict).
 func (tx *Tx) removeTarget(i int) error {
 	op := tx.m.Ops[i]
-	lease, err := tx.lease(op.Path, op.Old)
+	lease, err := tx.leaseOf(i)
 	if err != nil {
 		return err
 	}
@@ -1194,6 +1207,93 @@ func (tx *Tx) removeTarget(i int) error {
 		}
 	}
 	return tx.j.fs.Remove(op.Path)
+}
+
+// heldLeasesMax bounds the read leases a commit holds at once before its
+// renames (leaseTargets): each is an open file. The ops past it take
+// theirs just before their own swap.
+const heldLeasesMax = 256
+
+// leaseTargets takes, before any file is put in place, the read lease of
+// every file a commit of several files replaces or removes (up to
+// heldLeasesMax of them): a file some process has open for writing (a
+// save in place under way) refuses the commit (conflict) while every
+// file is still as it was. Taken one at a time, at each file's swap, it
+// refused it only after the files before it had been put in place, and
+// an outside writer reading one of those in that moment could save the
+// refused change (docs/journal.md, "Writers outside txedit"). A
+// commit of one file takes its lease at its swap.
+func (tx *Tx) leaseTargets() error {
+	if brokenOrder.noLease || brokenOrder.noExchange {
+		return nil
+	}
+	var want []int
+	for i, op := range tx.m.Ops {
+		if op.Old != nil && !op.Old.IsLink() && len(want) < heldLeasesMax {
+			want = append(want, i)
+		}
+	}
+	if len(want) < 2 {
+		return nil
+	}
+	return tx.parallel(len(want), func(k int) error {
+		i := want[k]
+		l, err := tx.lease(tx.m.Ops[i].Path, tx.m.Ops[i].Old)
+		tx.leases[i] = l
+		return err
+	})
+}
+
+// leaseOf is op i's read lease: the one leaseTargets took, or a new one;
+// the caller releases it.
+func (tx *Tx) leaseOf(i int) (fsys.Lease, error) {
+	if l := tx.leases[i]; l != nil {
+		tx.leases[i] = nil
+		return l, nil
+	}
+	return tx.lease(tx.m.Ops[i].Path, tx.m.Ops[i].Old)
+}
+
+// releaseLeases releases the leases no swap used (the commit failed
+// before it got to them).
+func (tx *Tx) releaseLeases() {
+	for i, l := range tx.leases {
+		if l != nil {
+			l.Release()
+			tx.leases[i] = nil
+		}
+	}
+}
+
+// giveBack undoes, at once, the swaps of a commit that failed after its
+// renames began: each file put in place gets back the very file it
+// displaced, which waits at the staging name, by a second exchange. The
+// version rolled back is then in place only for the moment between the
+// swaps, not while the rollback writes a before-image and syncs
+// (docs/journal.md, "Writers outside txedit"); and the file is the one it
+// was (its inode, its links). What the second exchange displaces must be
+// the commit's version: a save that replaced it meanwhile is swapped back
+// and stays, as the rollback leaves any file that is neither version. A
+// file not given back here (an exchange failed) is restored by the
+// rollback from the pack, as before.
+func (tx *Tx) giveBack() {
+	fsy := tx.j.fs
+	tx.parallel(len(tx.m.Ops), func(i int) error {
+		if !tx.inPlace[i] {
+			return nil
+		}
+		op := tx.m.Ops[i]
+		if fsy.Exchange(op.staged, op.Path) != nil {
+			return nil
+		}
+		tx.inPlace[i] = false
+		if back, _, err := readCurrent(fsy, op.staged); err == nil && back.is(op.New) {
+			tx.displaced[i] = false
+			return nil
+		}
+		fsy.Exchange(op.staged, op.Path)
+		return nil
+	})
 }
 
 // sameFile reports whether two identities are one version of one file,

@@ -58,11 +58,20 @@ type session struct {
 	id    int
 }
 
+// clientName is the session's name: its clientInfo.name is "soak-"
+// and it, the agent its transactions record.
+func (ss *session) clientName() string {
+	if ss.toolset == "" {
+		return fmt.Sprintf("mcp%d", ss.n)
+	}
+	return ss.name
+}
+
 func (ss *session) start() error {
 	s := ss.s
-	toolset, name := ss.toolset, ss.name
+	toolset, name := ss.toolset, ss.clientName()
 	if toolset == "" {
-		toolset, name = "txedit", fmt.Sprintf("mcp%d", ss.n)
+		toolset = "txedit"
 	}
 	cmd := exec.Command(s.c.txedit, "mcp", "--root", s.tree, "--toolset", toolset)
 	in, err := cmd.StdinPipe()
@@ -280,7 +289,7 @@ func (ss *session) loop() {
 func (ss *session) one() error {
 	s := ss.s
 	files := s.pick(ss.rng)
-	e := &edit{who: "mcp", files: files}
+	e := &edit{who: "mcp", agent: "soak-" + ss.clientName(), files: files}
 	var contents []string
 	for _, f := range files {
 		r, err := ss.tool("fs_read", map[string]any{"mode": "Line", "path": f})
@@ -367,7 +376,8 @@ func (s *soak) cliLoop(n int) {
 			s.fail("cli%d: txedit read: %v: %s", n, err, out)
 			return
 		}
-		e := &edit{who: "cli", files: files, form: "fileEdits"}
+		agent := fmt.Sprintf("soak-cli%d", n)
+		e := &edit{who: "cli", agent: agent, files: files, form: "fileEdits"}
 		var marker string
 		e.id, marker = s.txeditMarker()
 		var fes []any
@@ -386,7 +396,7 @@ func (s *soak) cliLoop(n int) {
 			continue
 		}
 		req, _ = json.Marshal(map[string]any{"fileEdits": fes})
-		cmd = exec.Command(s.c.txedit, "apply", "--root", s.tree, "--json", "-")
+		cmd = exec.Command(s.c.txedit, "apply", "--root", s.tree, "--json", "--agent", agent, "-")
 		cmd.Stdin = bytes.NewReader(req)
 		e.ts = time.Now()
 		out, err = cmd.Output()

@@ -30,6 +30,7 @@ type report struct {
 	savesWiped           map[string]int
 	editsWiped           int
 	refusedInEffect      int
+	refusedKept          int // refused, its marker kept by an outside save of its commit's moment
 	unknown              int // no answer (the server was killed)
 	unknownInEffect      int
 	partialReads         int // edits whose read saw a transient state of an in-place save
@@ -64,6 +65,21 @@ func (s *soak) check() *report {
 	savesOf := map[string][]*save{}
 	for _, sv := range s.saves {
 		savesOf[sv.file] = append(savesOf[sv.file], sv)
+	}
+	// The journal (its newest transactions: retention keeps 200): what
+	// is pending, and which transaction wrote a state a refusal's
+	// marker came back from.
+	out, err := exec.Command(s.c.txedit, "log", "--root", s.tree, "--json").Output()
+	var log []txn
+	if err != nil || json.Unmarshal(out, &log) != nil {
+		r.fatal = fmt.Sprintf("txedit log --json: %v: %s", err, out)
+		return r
+	}
+	wroteBy := func(f, h string) string {
+		if k := writer(log, f, h); k >= 0 {
+			return fmt.Sprintf(", written by transaction %s (%s)", log[k].ID, log[k].State)
+		}
+		return ""
 	}
 	editsOf := map[string][]*edit{}
 	for _, e := range s.edits {
@@ -181,8 +197,30 @@ func (s *soak) check() *report {
 			r.refusals[e.code]++
 			addDetail("refusal "+e.code, fmt.Sprintf("t%07d (%s %s): %.300s", e.id, e.who, e.form, e.msg))
 			if len(in) > 0 {
-				r.refusedInEffect++
-				addDetail("refused but in effect", fmt.Sprintf("t%07d (%s %s) [%s] is in %v", e.id, e.who, e.form, e.code, in))
+				kind := "refused but in effect"
+				if keptFromMoment(e, in, savesOf, log) {
+					kind = "refused, kept by an outside save of its commit's moment"
+					r.refusedKept++
+				} else {
+					r.refusedInEffect++
+				}
+				// Where the marker came from: the first outside save that
+				// carried it read a state that had it (read during the
+				// request: the commit's moment before its rollback?).
+				var carried []string
+				for _, f := range in {
+					var first *save
+					for _, sv := range savesOf[f] {
+						if sv.tmarks[e.id] && (first == nil || sv.r.Before(first.r)) {
+							first = sv
+						}
+					}
+					if first != nil {
+						carried = append(carried, fmt.Sprintf("o%07d of %s (%s, read %s state %s%s, saved %s)", first.id, f, first.style, ms(first.r), first.readHash, wroteBy(f, first.readHash), ms(first.w)))
+					}
+				}
+				addDetail(kind, fmt.Sprintf("t%07d (%s %s of %v, read %v, sent %s, answered %s) [%s] is in %v; the first outside save carrying it: %v; answer: %.300s",
+					e.id, e.who, e.form, e.files, e.base, ms(e.ts), ms(e.tr), e.code, in, carried, e.msg))
 			}
 		case "unknown":
 			r.unknown++
@@ -236,15 +274,6 @@ func (s *soak) check() *report {
 	}
 
 	// The journal: nothing pending after the final recover.
-	out, err := exec.Command(s.c.txedit, "log", "--root", s.tree, "--json").Output()
-	var log []struct {
-		ID    string `json:"id"`
-		State string `json:"state"`
-	}
-	if err != nil || json.Unmarshal(out, &log) != nil {
-		r.fatal = fmt.Sprintf("txedit log --json: %v: %s", err, out)
-		return r
-	}
 	for _, t := range log {
 		if t.State == "pending" {
 			r.pendingIDs = append(r.pendingIDs, t.ID)
@@ -293,6 +322,66 @@ func (s *soak) check() *report {
 		r.fatal = fmt.Sprintf("%d harness failures, first: %s", len(s.failures), s.failures[0])
 	}
 	return r
+}
+
+// txn is a transaction as txedit log --json lists it.
+type txn struct {
+	ID    string    `json:"id"`
+	Time  time.Time `json:"time"`
+	State string    `json:"state"`
+	Agent string    `json:"agent"`
+	Files []struct {
+		Path    string `json:"path"`
+		NewHash string `json:"new_hash"`
+	} `json:"files"`
+}
+
+// writer is the index in log of the transaction that wrote state h of
+// file f (-1: none there).
+func writer(log []txn, f, h string) int {
+	for k, t := range log {
+		for _, tf := range t.Files {
+			if tf.Path == f && tf.NewHash == h {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
+// keptFromMoment says whether a refused edit's marker is in its files
+// (in) only because an outside writer read it there during the request,
+// in the moment a commit of the edit that was then rolled back had its
+// version in place, and saved it (docs/journal.md, "Writers outside
+// txedit"): in each file the first outside save carrying the marker
+// read, while the request was in flight, a state the journal shows a
+// rolled-back transaction of the edit's agent, begun during the request,
+// wrote; and no transaction of that agent begun during the request is
+// anything but rolled back. Without that proof (the journal keeps 200
+// transactions) it counts as in effect.
+func keptFromMoment(e *edit, in []string, savesOf map[string][]*save, log []txn) bool {
+	during := func(t *txn) bool { return t.Agent == e.agent && !t.Time.Before(e.ts) && !t.Time.After(e.tr) }
+	for k := range log {
+		if during(&log[k]) && log[k].State != "rolled_back" {
+			return false
+		}
+	}
+	for _, f := range in {
+		var first *save
+		for _, sv := range savesOf[f] {
+			if sv.tmarks[e.id] && (first == nil || sv.r.Before(first.r)) {
+				first = sv
+			}
+		}
+		if first == nil || first.r.Before(e.ts) || first.r.After(e.tr) {
+			return false
+		}
+		k := writer(log, f, first.readHash)
+		if k < 0 || log[k].State != "rolled_back" || !during(&log[k]) {
+			return false
+		}
+	}
+	return true
 }
 
 func indexOf(a []string, x string) int {
@@ -353,6 +442,7 @@ func (r *report) print(w io.Writer, s *soak) {
 		{"2-file edits with one file replaced by an outside writer", fmt.Sprint(r.halfReplaced)},
 		{"2-file edits with one file wiped by a commit on a transient state", fmt.Sprint(r.halfWiped)},
 		{"refused edits in effect", fmt.Sprint(r.refusedInEffect)},
+		{"refused edits kept by an outside save of their commit's moment", fmt.Sprint(r.refusedKept)},
 		{"edits that read a transient in-place state", fmt.Sprint(r.partialReads)},
 		{"commits on a transient in-place state", fmt.Sprint(r.partialCommits)},
 		{"no answer (server killed), in effect", fmt.Sprint(r.unknownInEffect)},

@@ -110,6 +110,7 @@ const trailer = "-- end --\n"
 type edit struct {
 	id      int
 	who     string // mcp or cli
+	agent   string // the agent its transactions record
 	form    string // how it was sent (for the details)
 	files   []string
 	base    []string // the content hash each file was read at

@@ -121,7 +121,7 @@ func (s *soak) agentLoop(ss *session) {
 				known[f] = "" // read again
 				continue
 			}
-			e := &edit{who: "agent", form: form, files: []string{f}, base: []string{""}, partial: []bool{false}}
+			e := &edit{who: "agent", agent: "soak-" + ss.clientName(), form: form, files: []string{f}, base: []string{""}, partial: []bool{false}}
 			var marker string
 			e.id, marker = s.txeditMarker()
 			next := line + " " + strings.TrimSuffix(marker, "\n")
