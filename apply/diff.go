@@ -21,7 +21,17 @@ type Change struct {
 	OldPath, NewPath string
 	Old, New         []byte
 	OldMode, NewMode fs.FileMode
+	// Spans, if set, says where New differs from Old (Outcome.Spans: a
+	// patch's hunks as placed): the diff is computed within them only.
+	// Spans that do not hold (a line outside them differs) are ignored.
+	Spans []Span
 }
+
+// Span is a stretch of lines that a change replaced: lines [Old0, Old1)
+// of the old content (0-based) became lines [New0, New1) of the new.
+// A list of spans, in order, claims that every line outside them is the
+// same in both, in the same order.
+type Span struct{ Old0, Old1, New0, New1 int }
 
 // context is the number of unchanged lines around each hunk.
 const context = 3
@@ -95,14 +105,30 @@ func Render(c Change) (string, Stat) {
 	}
 	b.WriteString("--- " + from + tabIfSpace(from) + "\n")
 	b.WriteString("+++ " + to + tabIfSpace(to) + "\n")
-	oldW, newW, off := window(c.Old, c.New)
+	oldW, newW, off, spanned := spanWindow(c.Old, c.New, c.Spans)
+	if !spanned {
+		oldW, newW, off = window(c.Old, c.New)
+	}
 	// The lines are views of c's bytes, not copies, in slices reused from
 	// call to call: they do not outlive this call (the diff is written
 	// into b).
 	la, lb := linesPool.Get().(*[]string), linesPool.Get().(*[]string)
 	*la = appendLines((*la)[:0], unsafe.String(unsafe.SliceData(oldW), len(oldW)))
 	*lb = appendLines((*lb)[:0], unsafe.String(unsafe.SliceData(newW), len(newW)))
-	st = writeHunks(&b, *la, *lb, off)
+	var edits []edit
+	if spanned {
+		if edits, spanned = spannedDiff(*la, *lb, off, c.Spans); !spanned {
+			// The spans do not hold within: the whole window, whose
+			// context the spans' own may lack.
+			oldW, newW, off = window(c.Old, c.New)
+			*la = appendLines((*la)[:0], unsafe.String(unsafe.SliceData(oldW), len(oldW)))
+			*lb = appendLines((*lb)[:0], unsafe.String(unsafe.SliceData(newW), len(newW)))
+		}
+	}
+	if !spanned {
+		edits = lineDiff(*la, *lb)
+	}
+	st = writeEdits(&b, *la, *lb, off, edits)
 	for _, l := range []*[]string{la, lb} {
 		clear(*l) // no view of c's bytes stays behind
 		if cap(*l) <= 1<<16 {
@@ -157,6 +183,50 @@ func window(old, new []byte) (oldW, newW []byte, off int) {
 		oe, ne = oe+i+1, ne+i+1
 	}
 	return old[q:oe], new[q:ne], bytes.Count(old[:q], []byte{'\n'})
+}
+
+// spanWindow is window for a change whose spans are known (Change.Spans):
+// the lines from the context before the first span to the context after
+// the last, when the bytes before and after them are the same in both
+// texts (checked: ok false when not, or without spans). The spans' own
+// edges, not the first and last bytes that differ, bound it: where an
+// added line could go in several places (a blank line added beside
+// another), the spans say where the hunk put it, and the diff keeps its
+// full context there.
+func spanWindow(old, new []byte, spans []Span) (oldW, newW []byte, off int, ok bool) {
+	if len(spans) == 0 {
+		return nil, nil, 0, false
+	}
+	first, last := spans[0], spans[len(spans)-1]
+	if first.New0 != first.Old0 || first.Old0 < 0 || last.Old1 < first.Old0 || last.New1 < first.New0 {
+		return nil, nil, 0, false // the lines before the first span are the same lines
+	}
+	l0 := max(0, first.Old0-context)
+	xo := lineOffset(old, l0)
+	if xo > len(new) || !bytes.Equal(old[:xo], new[:xo]) {
+		return nil, nil, 0, false
+	}
+	l1 := last.Old1 + context
+	yo := xo + lineOffset(old[xo:], l1-l0)
+	yn := xo + lineOffset(new[xo:], l1-l0+(last.New1-last.Old1))
+	if len(old)-yo != len(new)-yn || !bytes.Equal(old[yo:], new[yn:]) {
+		return nil, nil, 0, false
+	}
+	return old[xo:yo], new[xo:yn], l0, true
+}
+
+// lineOffset is the byte offset of line n (0-based) of text, after its
+// n-th line break; the end of text when it has no more lines.
+func lineOffset(text []byte, n int) int {
+	x := 0
+	for k := 0; k < n; k++ {
+		i := bytes.IndexByte(text[x:], '\n')
+		if i < 0 {
+			return len(text)
+		}
+		x += i + 1
+	}
+	return x
 }
 
 // equalBlock is the stride of commonPrefix and commonSuffix's first
@@ -270,7 +340,11 @@ type edit struct{ A0, A1, B0, B1 int }
 // writeHunks writes the hunks turning a into b, which are lines off+1
 // and on of their files.
 func writeHunks(w *strings.Builder, a, b []string, off int) (st Stat) {
-	edits := lineDiff(a, b)
+	return writeEdits(w, a, b, off, lineDiff(a, b))
+}
+
+// writeEdits writes the hunks of edits, which turn a into b.
+func writeEdits(w *strings.Builder, a, b []string, off int, edits []edit) (st Stat) {
 	for _, e := range edits {
 		st.Removed += e.A1 - e.A0
 		st.Added += e.B1 - e.B0
@@ -354,6 +428,76 @@ func writeLines(w *strings.Builder, prefix byte, lines []string) {
 			w.WriteString("\n\\ No newline at end of file\n")
 		}
 	}
+}
+
+// spannedDiff is the diff of a and b (lines off+1 and on of their files:
+// Render's window) within spans only (Change.Spans, in file lines), when
+// they hold: every line outside them is the same in a and b, in the same
+// order. Each span is diffed as lineDiff diffs a whole text (its common
+// ends trimmed, then patience and Myers), so a span of a patch's hunk
+// costs the hunk's lines, not the file's. ok false: no spans, or spans
+// that do not hold (the caller diffs the whole window).
+func spannedDiff(a, b []string, off int, spans []Span) (edits []edit, ok bool) {
+	if len(spans) == 0 {
+		return nil, false
+	}
+	// The window: the lines before it are the same in both (its common
+	// prefix, line i for line i), and so are those after it (the common
+	// suffix). A span reaching into either must keep that alignment.
+	in := make([]edit, 0, len(spans))
+	for _, s := range spans {
+		e := edit{s.Old0 - off, s.Old1 - off, s.New0 - off, s.New1 - off}
+		if e.A0 > e.A1 || e.B0 > e.B1 {
+			return nil, false
+		}
+		if e.A0 < 0 || e.B0 < 0 {
+			if e.A0 != e.B0 {
+				return nil, false
+			}
+			e.A0, e.B0 = 0, 0
+		}
+		if e.A1 > len(a) || e.B1 > len(b) {
+			if e.A1-len(a) != e.B1-len(b) {
+				return nil, false
+			}
+			e.A1, e.B1 = len(a), len(b)
+		}
+		if e.A0 > e.A1 || e.B0 > e.B1 {
+			continue // all in the common prefix or suffix, aligned
+		}
+		in = append(in, e)
+	}
+	pa, pb := 0, 0
+	gap := func(a1, b1 int) bool {
+		if a1 < pa || b1 < pb || a1-pa != b1-pb {
+			return false
+		}
+		for i := range a1 - pa {
+			if a[pa+i] != b[pb+i] {
+				return false
+			}
+		}
+		return true
+	}
+	for _, e := range in {
+		if !gap(e.A0, e.B0) {
+			return nil, false
+		}
+		pa, pb = e.A1, e.B1
+	}
+	if !gap(len(a), len(b)) {
+		return nil, false
+	}
+	for _, e := range in {
+		k := len(edits)
+		diffRange(a, b, e.A0, e.A1, e.B0, e.B1, &edits)
+		if k > 0 && k < len(edits) && edits[k-1].A1 == edits[k].A0 && edits[k-1].B1 == edits[k].B0 {
+			// Spans that abut: one edit, as a diff of both would say.
+			edits[k-1].A1, edits[k-1].B1 = edits[k].A1, edits[k].B1
+			edits = append(edits[:k], edits[k+1:]...)
+		}
+	}
+	return edits, true
 }
 
 // myersLimit bounds the lines handed to gotextdiff's Myers implementation,

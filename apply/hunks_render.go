@@ -13,7 +13,7 @@ import (
 // file's bytes, so a fuzzy match leaves them as they were; added lines end
 // as the patch says (an exact patch) or as the lines around them
 // (addedEnds).
-func (m *hunkMatcher) render(st style, ps []*placed) []byte {
+func (m *hunkMatcher) render(st style, ps []*placed) ([]byte, []Span) {
 	t := m.t
 	todo := make([]*placed, 0, len(ps))
 	for _, p := range ps {
@@ -25,6 +25,7 @@ func (m *hunkMatcher) render(st style, ps []*placed) []byte {
 	// order: apply by position, keeping patch order at equal positions.
 	slices.SortStableFunc(todo, func(a, b *placed) int { return a.pos - b.pos })
 	out := &hunkText{raws: make([]string, 0, t.n()+8), exact: t.exact}
+	spans := make([]Span, 0, len(todo))
 	cur := 0
 	var atEOF *placed
 	for _, p := range todo {
@@ -33,6 +34,7 @@ func (m *hunkMatcher) render(st style, ps []*placed) []byte {
 		}
 		out.raws = append(out.raws, t.raws[cur:p.pos]...)
 		region, _ := m.region(p, st)
+		spans = append(spans, Span{Old0: p.pos, Old1: p.end, New0: len(out.raws), New1: len(out.raws) + len(region)})
 		out.raws = append(out.raws, region...)
 		cur = p.end
 		if p.end == t.n() {
@@ -44,7 +46,7 @@ func (m *hunkMatcher) render(st style, ps []*placed) []byte {
 	if atEOF != nil {
 		endFile(out, m.wantFinalNL(atEOF.h), st)
 	}
-	return out.bytes()
+	return out.bytes(), spans
 }
 
 // region returns the lines that replace p's region: the hunk's new lines,
