@@ -105,30 +105,28 @@ func Render(c Change) (string, Stat) {
 	}
 	b.WriteString("--- " + from + tabIfSpace(from) + "\n")
 	b.WriteString("+++ " + to + tabIfSpace(to) + "\n")
-	oldW, newW, off, spanned := spanWindow(c.Old, c.New, c.Spans)
-	if !spanned {
-		oldW, newW, off = window(c.Old, c.New)
+	if gs, ok := spanGroups(c.Old, c.New, c.Spans); ok {
+		// The spans hold: each group of them is diffed and written
+		// alone, and no other line is split or compared but by bytes.
+		n := 0
+		for _, g := range gs {
+			n += hunksSize(g.edits, g.a, g.b)
+		}
+		b.Grow(n)
+		for _, g := range gs {
+			d := writeEdits(&b, g.a, g.b, g.offA, g.offB, g.edits)
+			st.Added, st.Removed = st.Added+d.Added, st.Removed+d.Removed
+		}
+		return b.String(), st
 	}
+	oldW, newW, off := window(c.Old, c.New)
 	// The lines are views of c's bytes, not copies, in slices reused from
 	// call to call: they do not outlive this call (the diff is written
 	// into b).
 	la, lb := linesPool.Get().(*[]string), linesPool.Get().(*[]string)
 	*la = appendLines((*la)[:0], unsafe.String(unsafe.SliceData(oldW), len(oldW)))
 	*lb = appendLines((*lb)[:0], unsafe.String(unsafe.SliceData(newW), len(newW)))
-	var edits []edit
-	if spanned {
-		if edits, spanned = spannedDiff(*la, *lb, off, c.Spans); !spanned {
-			// The spans do not hold within: the whole window, whose
-			// context the spans' own may lack.
-			oldW, newW, off = window(c.Old, c.New)
-			*la = appendLines((*la)[:0], unsafe.String(unsafe.SliceData(oldW), len(oldW)))
-			*lb = appendLines((*lb)[:0], unsafe.String(unsafe.SliceData(newW), len(newW)))
-		}
-	}
-	if !spanned {
-		edits = lineDiff(*la, *lb)
-	}
-	st = writeEdits(&b, *la, *lb, off, edits)
+	st = writeHunks(&b, *la, *lb, off)
 	for _, l := range []*[]string{la, lb} {
 		clear(*l) // no view of c's bytes stays behind
 		if cap(*l) <= 1<<16 {
@@ -183,50 +181,6 @@ func window(old, new []byte) (oldW, newW []byte, off int) {
 		oe, ne = oe+i+1, ne+i+1
 	}
 	return old[q:oe], new[q:ne], bytes.Count(old[:q], []byte{'\n'})
-}
-
-// spanWindow is window for a change whose spans are known (Change.Spans):
-// the lines from the context before the first span to the context after
-// the last, when the bytes before and after them are the same in both
-// texts (checked: ok false when not, or without spans). The spans' own
-// edges, not the first and last bytes that differ, bound it: where an
-// added line could go in several places (a blank line added beside
-// another), the spans say where the hunk put it, and the diff keeps its
-// full context there.
-func spanWindow(old, new []byte, spans []Span) (oldW, newW []byte, off int, ok bool) {
-	if len(spans) == 0 {
-		return nil, nil, 0, false
-	}
-	first, last := spans[0], spans[len(spans)-1]
-	if first.New0 != first.Old0 || first.Old0 < 0 || last.Old1 < first.Old0 || last.New1 < first.New0 {
-		return nil, nil, 0, false // the lines before the first span are the same lines
-	}
-	l0 := max(0, first.Old0-context)
-	xo := lineOffset(old, l0)
-	if xo > len(new) || !bytes.Equal(old[:xo], new[:xo]) {
-		return nil, nil, 0, false
-	}
-	l1 := last.Old1 + context
-	yo := xo + lineOffset(old[xo:], l1-l0)
-	yn := xo + lineOffset(new[xo:], l1-l0+(last.New1-last.Old1))
-	if len(old)-yo != len(new)-yn || !bytes.Equal(old[yo:], new[yn:]) {
-		return nil, nil, 0, false
-	}
-	return old[xo:yo], new[xo:yn], l0, true
-}
-
-// lineOffset is the byte offset of line n (0-based) of text, after its
-// n-th line break; the end of text when it has no more lines.
-func lineOffset(text []byte, n int) int {
-	x := 0
-	for k := 0; k < n; k++ {
-		i := bytes.IndexByte(text[x:], '\n')
-		if i < 0 {
-			return len(text)
-		}
-		x += i + 1
-	}
-	return x
 }
 
 // equalBlock is the stride of commonPrefix and commonSuffix's first
@@ -340,11 +294,12 @@ type edit struct{ A0, A1, B0, B1 int }
 // writeHunks writes the hunks turning a into b, which are lines off+1
 // and on of their files.
 func writeHunks(w *strings.Builder, a, b []string, off int) (st Stat) {
-	return writeEdits(w, a, b, off, lineDiff(a, b))
+	return writeEdits(w, a, b, off, off, lineDiff(a, b))
 }
 
-// writeEdits writes the hunks of edits, which turn a into b.
-func writeEdits(w *strings.Builder, a, b []string, off int, edits []edit) (st Stat) {
+// writeEdits writes the hunks of edits, which turn a into b: lines offA+1
+// and on of the old file, offB+1 and on of the new.
+func writeEdits(w *strings.Builder, a, b []string, offA, offB int, edits []edit) (st Stat) {
 	for _, e := range edits {
 		st.Removed += e.A1 - e.A0
 		st.Added += e.B1 - e.B0
@@ -362,7 +317,7 @@ func writeEdits(w *strings.Builder, a, b []string, off int, edits []edit) (st St
 		a1 := min(len(a), last.A1+context)
 		b0 := first.B0 - (first.A0 - a0)
 		b1 := last.B1 + (a1 - last.A1)
-		w.WriteString("@@ -" + hunkRange(off+a0, a1-a0) + " +" + hunkRange(off+b0, b1-b0) + " @@\n")
+		w.WriteString("@@ -" + hunkRange(offA+a0, a1-a0) + " +" + hunkRange(offB+b0, b1-b0) + " @@\n")
 		pos := a0
 		for _, e := range edits[i : j+1] {
 			writeLines(w, ' ', a[pos:e.A0])
@@ -430,74 +385,128 @@ func writeLines(w *strings.Builder, prefix byte, lines []string) {
 	}
 }
 
-// spannedDiff is the diff of a and b (lines off+1 and on of their files:
-// Render's window) within spans only (Change.Spans, in file lines), when
-// they hold: every line outside them is the same in a and b, in the same
-// order. Each span is diffed as lineDiff diffs a whole text (its common
-// ends trimmed, then patience and Myers), so a span of a patch's hunk
-// costs the hunk's lines, not the file's. ok false: no spans, or spans
-// that do not hold (the caller diffs the whole window).
-func spannedDiff(a, b []string, off int, spans []Span) (edits []edit, ok bool) {
+// spanGroup is a run of spans (Change.Spans) near enough to share
+// context: lines offA+1 and on of the old text (a), offB+1 and on of the
+// new (b),
+// from the context before its first span to the context after its last,
+// and the edits of its spans.
+type spanGroup struct {
+	a, b       []string
+	offA, offB int
+	edits      []edit
+}
+
+// spanGroups diffs a change within its spans only, when they hold: the
+// bytes before, between and after them are the same in both texts
+// (compared as bytes, lines found by counting line breaks; only the
+// groups' own lines are split). Each span is diffed as lineDiff diffs a
+// whole text (common ends trimmed, then patience and Myers), so a patch's
+// hunk costs its own lines, not the file's; and each group keeps the
+// full context of its spans, so an added block that could stand in two
+// places (ending with a blank line, after a blank line) stays where the
+// hunk put it. ok false: no spans, or spans that do not hold.
+func spanGroups(old, new []byte, spans []Span) (gs []spanGroup, ok bool) {
 	if len(spans) == 0 {
 		return nil, false
 	}
-	// The window: the lines before it are the same in both (its common
-	// prefix, line i for line i), and so are those after it (the common
-	// suffix). A span reaching into either must keep that alignment.
-	in := make([]edit, 0, len(spans))
+	d, end := 0, 0
 	for _, s := range spans {
-		e := edit{s.Old0 - off, s.Old1 - off, s.New0 - off, s.New1 - off}
-		if e.A0 > e.A1 || e.B0 > e.B1 {
+		if s.Old0 < end || s.Old0 > s.Old1 || s.New0 > s.New1 || s.New0-s.Old0 != d {
+			return nil, false // out of order, or not aligned with the spans before
+		}
+		d += (s.New1 - s.New0) - (s.Old1 - s.Old0)
+		end = s.Old1
+	}
+	// Walk both texts from the top, line numbers and byte offsets kept.
+	var lo, xo, ln, xn int // old line and byte, new line and byte
+	skipOld := func(to int) { xo, lo = skipLines(old, xo, to-lo), to }
+	skipNew := func(to int) { xn, ln = skipLines(new, xn, to-ln), to }
+	for i := 0; i < len(spans); {
+		// The group: spans whose contexts touch.
+		j := i
+		for j+1 < len(spans) && spans[j+1].Old0-spans[j].Old1 <= 2*context {
+			j++
+		}
+		a0 := max(0, spans[i].Old0-context)
+		b0 := a0 + spans[i].New0 - spans[i].Old0
+		if a0 < lo || b0 < ln {
 			return nil, false
 		}
-		if e.A0 < 0 || e.B0 < 0 {
-			if e.A0 != e.B0 {
-				return nil, false
-			}
-			e.A0, e.B0 = 0, 0
-		}
-		if e.A1 > len(a) || e.B1 > len(b) {
-			if e.A1-len(a) != e.B1-len(b) {
-				return nil, false
-			}
-			e.A1, e.B1 = len(a), len(b)
-		}
-		if e.A0 > e.A1 || e.B0 > e.B1 {
-			continue // all in the common prefix or suffix, aligned
-		}
-		in = append(in, e)
-	}
-	pa, pb := 0, 0
-	gap := func(a1, b1 int) bool {
-		if a1 < pa || b1 < pb || a1-pa != b1-pb {
-			return false
-		}
-		for i := range a1 - pa {
-			if a[pa+i] != b[pb+i] {
-				return false
-			}
-		}
-		return true
-	}
-	for _, e := range in {
-		if !gap(e.A0, e.B0) {
+		// The lines since the last group are the same in both.
+		po, pn := xo, xn
+		skipOld(a0)
+		skipNew(b0)
+		if xo-po != xn-pn || !bytes.Equal(old[po:xo], new[pn:xn]) {
 			return nil, false
 		}
-		pa, pb = e.A1, e.B1
+		a1 := spans[j].Old1 + context
+		b1 := a1 + spans[j].New1 - spans[j].Old1
+		so, sn := xo, xn
+		skipOld(a1)
+		skipNew(b1)
+		g := spanGroup{offA: a0, offB: b0}
+		g.a = appendLines(nil, unsafe.String(unsafe.SliceData(old[so:xo]), xo-so))
+		g.b = appendLines(nil, unsafe.String(unsafe.SliceData(new[sn:xn]), xn-sn))
+		// Within the group: the lines between its spans are the same.
+		pa, pb := 0, 0
+		for _, s := range spans[i : j+1] {
+			e := edit{s.Old0 - a0, min(s.Old1-a0, len(g.a)), s.New0 - b0, min(s.New1-b0, len(g.b))}
+			if e.A0 > len(g.a) || e.B0 > len(g.b) || !sameLines(g.a[pa:e.A0], g.b[pb:e.B0]) {
+				return nil, false
+			}
+			k := len(g.edits)
+			diffRange(g.a, g.b, e.A0, e.A1, e.B0, e.B1, &g.edits)
+			if k > 0 && k < len(g.edits) && g.edits[k-1].A1 == g.edits[k].A0 && g.edits[k-1].B1 == g.edits[k].B0 {
+				// Spans that abut: one edit, as a diff of both says.
+				g.edits[k-1].A1, g.edits[k-1].B1 = g.edits[k].A1, g.edits[k].B1
+				g.edits = append(g.edits[:k], g.edits[k+1:]...)
+			}
+			pa, pb = e.A1, e.B1
+		}
+		if !sameLines(g.a[pa:], g.b[pb:]) {
+			return nil, false
+		}
+		gs = append(gs, g)
+		i = j + 1
 	}
-	if !gap(len(a), len(b)) {
+	// And the lines after the last group.
+	if len(old)-xo != len(new)-xn || !bytes.Equal(old[xo:], new[xn:]) {
 		return nil, false
 	}
-	for _, e := range in {
-		k := len(edits)
-		diffRange(a, b, e.A0, e.A1, e.B0, e.B1, &edits)
-		if k > 0 && k < len(edits) && edits[k-1].A1 == edits[k].A0 && edits[k-1].B1 == edits[k].B0 {
-			// Spans that abut: one edit, as a diff of both would say.
-			edits[k-1].A1, edits[k-1].B1 = edits[k].A1, edits[k].B1
-			edits = append(edits[:k], edits[k+1:]...)
+	return gs, true
+}
+
+// sameLines reports whether a and b are the same lines.
+func sameLines(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
 		}
 	}
-	return edits, true
+	return true
+}
+
+// skipLines returns the offset n lines after offset x of text (after the
+// n-th line break from there), or the end of text when it has fewer.
+// Line breaks are counted a block at a time (bytes.Count), not found one
+// by one.
+func skipLines(text []byte, x, n int) int {
+	const block = 512
+	for n > 0 && x < len(text) {
+		end := min(x+block, len(text))
+		if c := bytes.Count(text[x:end], []byte{'\n'}); c < n {
+			n -= c
+			x = end
+			continue
+		}
+		for ; n > 0; n-- {
+			x += bytes.IndexByte(text[x:], '\n') + 1
+		}
+	}
+	return x
 }
 
 // myersLimit bounds the lines handed to gotextdiff's Myers implementation,
