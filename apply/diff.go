@@ -9,9 +9,6 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
-
-	"github.com/hexops/gotextdiff/myers"
-	"github.com/hexops/gotextdiff/span"
 )
 
 // Change describes one file's change for [Unified]. An empty OldPath means
@@ -22,8 +19,9 @@ type Change struct {
 	Old, New         []byte
 	OldMode, NewMode fs.FileMode
 	// Spans, if set, says where New differs from Old (Outcome.Spans: a
-	// patch's hunks as placed): the diff is computed within them only.
-	// Spans that do not hold (a line outside them differs) are ignored.
+	// patch's changes as its hunks were placed): the diff is written from
+	// them, not computed from both texts. Spans that do not hold (a line
+	// outside them differs) are ignored.
 	Spans []Span
 }
 
@@ -396,15 +394,16 @@ type spanGroup struct {
 	edits      []edit
 }
 
-// spanGroups diffs a change within its spans only, when they hold: the
-// bytes before, between and after them are the same in both texts
-// (compared as bytes, lines found by counting line breaks; only the
-// groups' own lines are split). Each span is diffed as lineDiff diffs a
-// whole text (common ends trimmed, then patience and Myers), so a patch's
-// hunk costs its own lines, not the file's; and each group keeps the
-// full context of its spans, so an added block that could stand in two
-// places (ending with a blank line, after a blank line) stays where the
-// hunk put it. ok false: no spans, or spans that do not hold.
+// spanGroups is the diff of a change written from its spans, when they
+// hold: the lines before, between and after them are the same in both
+// texts (compared as bytes, lines found by counting line breaks, outside
+// the groups; only the groups' own lines are split). Each span is one
+// edit, less the lines it starts or ends with on both sides: a patch's
+// hunk costs its own lines, not the file's, and is not diffed again — a
+// git diff's hunks come out as git wrote them (where an added block could
+// stand in two places, or a table rewritten whole that Myers would
+// search through), with the full context of each group. ok false: no
+// spans, or spans that do not hold.
 func spanGroups(old, new []byte, spans []Span) (gs []spanGroup, ok bool) {
 	if len(spans) == 0 {
 		return nil, false
@@ -454,14 +453,24 @@ func spanGroups(old, new []byte, spans []Span) (gs []spanGroup, ok bool) {
 			if e.A0 > len(g.a) || e.B0 > len(g.b) || !sameLines(g.a[pa:e.A0], g.b[pb:e.B0]) {
 				return nil, false
 			}
-			k := len(g.edits)
-			diffRange(g.a, g.b, e.A0, e.A1, e.B0, e.B1, &g.edits)
-			if k > 0 && k < len(g.edits) && g.edits[k-1].A1 == g.edits[k].A0 && g.edits[k-1].B1 == g.edits[k].B0 {
-				// Spans that abut: one edit, as a diff of both says.
-				g.edits[k-1].A1, g.edits[k-1].B1 = g.edits[k].A1, g.edits[k].B1
-				g.edits = append(g.edits[:k], g.edits[k+1:]...)
-			}
 			pa, pb = e.A1, e.B1
+			// The span's lines are its edit, less the lines it starts
+			// or ends with on both sides (a patch that removes a line
+			// and adds it back); a span is not diffed again.
+			for e.A0 < e.A1 && e.B0 < e.B1 && g.a[e.A0] == g.b[e.B0] {
+				e.A0, e.B0 = e.A0+1, e.B0+1
+			}
+			for e.A0 < e.A1 && e.B0 < e.B1 && g.a[e.A1-1] == g.b[e.B1-1] {
+				e.A1, e.B1 = e.A1-1, e.B1-1
+			}
+			switch k := len(g.edits); {
+			case e.A0 == e.A1 && e.B0 == e.B1:
+			case k > 0 && g.edits[k-1].A1 == e.A0 && g.edits[k-1].B1 == e.B0:
+				// Spans that abut: one edit.
+				g.edits[k-1].A1, g.edits[k-1].B1 = e.A1, e.B1
+			default:
+				g.edits = append(g.edits, e)
+			}
 		}
 		if !sameLines(g.a[pa:], g.b[pb:]) {
 			return nil, false
@@ -509,8 +518,8 @@ func skipLines(text []byte, x, n int) int {
 	return x
 }
 
-// myersLimit bounds the lines handed to gotextdiff's Myers implementation,
-// whose memory grows with (N+M)·D: 2,000 lines cost at most ~64 MB.
+// myersLimit bounds the lines handed to the Myers diff (myers.go), whose
+// memory grows with D²: 2,000 lines cost at most ~32 MB.
 const myersLimit = 2000
 
 // lineDiff returns the edits turning a into b, in order.
@@ -588,28 +597,6 @@ func diffRange(a, b []string, a0, a1, b0, b1 int, out *[]edit) {
 		pa, pb = m[0]+1, m[1]+1
 	}
 	diffRange(a, b, pa, a1, pb, b1, out)
-}
-
-// myersRange runs gotextdiff's Myers diff over a window and converts its
-// line edits to ours.
-func myersRange(a, b []string, a0, a1, b0, b1 int, out *[]edit) {
-	before := strings.Join(a[a0:a1], "")
-	after := strings.Join(b[b0:b1], "")
-	tes := myers.ComputeEdits(span.URI("file"), before, after)
-	sort.SliceStable(tes, func(i, j int) bool { return tes[i].Span.Start().Line() < tes[j].Span.Start().Line() })
-	shift := 0 // lines of b minus lines of a so far
-	start := len(*out)
-	for _, te := range tes {
-		s, e := te.Span.Start().Line()-1, te.Span.End().Line()-1
-		n := len(splitLines(te.NewText))
-		ed := edit{A0: a0 + s, A1: a0 + e, B0: b0 + s + shift, B1: b0 + s + shift + n}
-		shift += n - (e - s)
-		if k := len(*out); k > start && (*out)[k-1].A1 == ed.A0 && (*out)[k-1].B1 == ed.B0 {
-			(*out)[k-1].A1, (*out)[k-1].B1 = ed.A1, ed.B1
-			continue
-		}
-		*out = append(*out, ed)
-	}
 }
 
 // uniqueAnchors returns pairs (i, j) of lines that occur exactly once in

@@ -32,8 +32,9 @@ type Outcome struct {
 	AlreadyApplied bool
 	// Spans, when known, are the stretches of lines where Content differs
 	// from the content Edit was given (Change.Spans): set when the file's
-	// only change is one unified patch's hunks, from where they were
-	// placed, so that its diff need not be computed from both texts again.
+	// only change is one patch's hunks, from where they were placed and
+	// which of their lines they kept, so that its diff is the patch's own
+	// and need not be computed from both texts again.
 	Spans []Span
 }
 

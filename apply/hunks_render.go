@@ -33,8 +33,8 @@ func (m *hunkMatcher) render(st style, ps []*placed) ([]byte, []Span) {
 			continue // unreachable: hunks are placed in order
 		}
 		out.raws = append(out.raws, t.raws[cur:p.pos]...)
-		region, _ := m.region(p, st)
-		spans = append(spans, Span{Old0: p.pos, Old1: p.end, New0: len(out.raws), New1: len(out.raws) + len(region)})
+		region, pair := m.region(p, st)
+		spans = appendRuns(spans, p.pos, len(out.raws), p.end-p.pos, pair)
 		out.raws = append(out.raws, region...)
 		cur = p.end
 		if p.end == t.n() {
@@ -47,6 +47,27 @@ func (m *hunkMatcher) render(st style, ps []*placed) ([]byte, []Span) {
 		endFile(out, m.wantFinalNL(atEOF.h), st)
 	}
 	return out.bytes(), spans
+}
+
+// appendRuns appends to spans the runs of a placed hunk's region that
+// change, by its pairing (pair[j]: the old line new line j keeps, or -1):
+// the old lines between two kept ones became the new lines between them.
+// The region starts at old line pos and new line at, and has n old lines.
+func appendRuns(spans []Span, pos, at, n int, pair []int) []Span {
+	i, j0 := 0, 0 // the next old line, the first new line of the run
+	for j := 0; j <= len(pair); j++ {
+		k := n // the old line kept next (the region's end, after the last)
+		if j < len(pair) {
+			if k = pair[j]; k < 0 {
+				continue // an added line: part of the run
+			}
+		}
+		if k > i || j > j0 {
+			spans = append(spans, Span{Old0: pos + i, Old1: pos + k, New0: at + j0, New1: at + j})
+		}
+		i, j0 = k+1, j+1
+	}
+	return spans
 }
 
 // region returns the lines that replace p's region: the hunk's new lines,

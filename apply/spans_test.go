@@ -133,3 +133,31 @@ func TestSpannedDiffKeepsThePatchsPlace(t *testing.T) {
 		t.Errorf("the diff of both texts says it too; the case shows nothing:\n%s", plain)
 	}
 }
+
+// TestSpannedDiffIsThePatchs: a hunk's changes are written as the patch
+// paired its lines, not diffed again: a table rewritten whole stays one
+// run of removed and added lines (Myers would search the whole run for
+// the few lines the two sides share), and a patch that removes a line and
+// adds it back elsewhere in its run says so; lines a run starts or ends
+// with on both sides are context.
+func TestSpannedDiffIsThePatchs(t *testing.T) {
+	old := "head\n1\n2\n3\na\nb\n4\n5\n6\ntail\n"
+	hunk := "@@ -2,8 +2,9 @@\n 1\n 2\n 3\n-a\n-b\n+b\n+c\n+d\n 4\n 5\n 6\n"
+	o := ApplyHunks("f", []byte(old), hunksOf(t, hunk))
+	if !o.OK() {
+		t.Fatal(o.Failed[0])
+	}
+	d, _ := Render(Change{OldPath: "f", NewPath: "f", Old: []byte(old), New: o.Content, Spans: o.spans})
+	if body := d[strings.Index(d, "@@"):]; body != hunk {
+		t.Errorf("spanned diff:\n%s\nwant the hunk:\n%s", body, hunk)
+	}
+	if plain := Unified(Change{OldPath: "f", NewPath: "f", Old: []byte(old), New: o.Content}); strings.Contains(plain, hunk) {
+		t.Errorf("the diff of both texts says it too; the case shows nothing:\n%s", plain)
+	}
+	// A line removed and added back at a run's end is context.
+	o = ApplyHunks("f", []byte(old), hunksOf(t, "@@ -2,8 +2,8 @@\n 1\n 2\n 3\n-a\n-b\n+A\n+b\n 4\n 5\n 6\n"))
+	d, _ = Render(Change{OldPath: "f", NewPath: "f", Old: []byte(old), New: o.Content, Spans: o.spans})
+	if want := "@@ -2,7 +2,7 @@\n 1\n 2\n 3\n-a\n+A\n b\n 4\n 5\n"; !strings.HasSuffix(d, want) {
+		t.Errorf("diff\n%s\nwant\n%s", d, want)
+	}
+}
