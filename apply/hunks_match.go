@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/txedit/txedit/plan"
 )
@@ -108,7 +109,10 @@ type rungIndex struct {
 
 func newHunkText(body []byte, exact bool) *hunkText {
 	t := &hunkText{seed: maphash.MakeSeed(), exact: exact}
-	s := string(body)
+	// The lines are views of body, not a copy of it: ApplyHunks and
+	// ApplyBlocks never write body, and nothing they return holds a line
+	// (Content is built anew; messages are formatted).
+	s := unsafe.String(unsafe.SliceData(body), len(body))
 	n := strings.Count(s, "\n")
 	if len(s) > 0 && s[len(s)-1] != '\n' {
 		n++
