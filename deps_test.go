@@ -22,7 +22,7 @@ const module = "github.com/txedit/txedit"
 var allowed = map[string][]string{
 	"hash":                     {"github.com/cespare/xxhash/v2"},
 	"plan":                     {"hash", "internal/jsonenc"},
-	"apply":                    {"plan", "hash", "internal/grep", "github.com/hexops/gotextdiff"},
+	"apply":                    {"plan", "hash", "internal/grep"},
 	"apply/patch":              {"plan", "apply", "hash"},
 	"fsys":                     {"golang.org/x/sys"},
 	"fsys/memfs":               {"fsys"},
@@ -185,7 +185,7 @@ func TestOnlyTheServerLinksTheSDK(t *testing.T) {
 // library and its logger (tools has its own validator), cgo's libc.
 func TestCommandLinksLittle(t *testing.T) {
 	for _, d := range goList(t, "-deps", "./cmd/txedit") {
-		if d == "runtime/pprof" || d == "compress/gzip" || d == "log/slog" || d == "runtime/cgo" || strings.Contains(d, "jsonschema") {
+		if d == "runtime/pprof" || d == "compress/gzip" || d == "log/slog" || d == "runtime/cgo" || strings.Contains(d, "jsonschema") || strings.Contains(d, "gotextdiff") {
 			t.Errorf("cmd/txedit links %s", d)
 		}
 	}

@@ -73,3 +73,43 @@ func TestBlockBombIndexesOnce(t *testing.T) {
 		t.Errorf("the rung indexes were built %d times for %d blocks: rebuilt after splices", o.t.builds, n+1)
 	}
 }
+
+// TestHunksAtTheirLinesIndexNothing: a unified diff's hunks found where
+// their headers say (shifted by the hunks before them) are compared there
+// line by line: no rung index of the file is built, whose cost is a hash
+// and a map entry per line of the file for every file a patch touches.
+// A hunk that moved is still found by the index, and reported with its
+// offset.
+func TestHunksAtTheirLinesIndexNothing(t *testing.T) {
+	const n = 4000
+	var hs []plan.Hunk
+	for h := 1; h < 40; h++ {
+		i := h * 100 // 1-based line of the hunk's first old line
+		hs = append(hs, plan.Hunk{Old: []string{line(i - 1), line(i), line(i + 1)}, New: []string{line(i - 1), "CHANGED", "ADDED", line(i + 1)}, Line: i, Marks: " -++ "})
+	}
+	o := ApplyHunks("f", numbered(n), hs)
+	if !o.OK() {
+		t.Fatalf("failed: %v", o.Failed[0])
+	}
+	if o.t.builds != 0 {
+		t.Errorf("%d rung indexes built for hunks that all stand at their stated lines", o.t.builds)
+	}
+	for _, r := range o.Reports {
+		if r.Offset != 0 {
+			t.Errorf("hunk %d: offset %d, want 0", r.Hunk, r.Offset)
+		}
+	}
+	// The same file with 5 lines inserted at the top: every hunk is 5
+	// lines further down, found by the index, and the offset said.
+	moved := append([]byte("a\nb\nc\nd\ne\n"), numbered(n)...)
+	o = ApplyHunks("f", moved, hs)
+	if !o.OK() {
+		t.Fatalf("moved: failed: %v", o.Failed[0])
+	}
+	if o.Reports[0].Offset != 5 || o.Reports[len(o.Reports)-1].Offset != 5 {
+		t.Errorf("moved: offsets %d and %d, want 5", o.Reports[0].Offset, o.Reports[len(o.Reports)-1].Offset)
+	}
+	if o.t.builds == 0 {
+		t.Errorf("moved: found without an index?")
+	}
+}

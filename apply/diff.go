@@ -9,9 +9,6 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
-
-	"github.com/hexops/gotextdiff/myers"
-	"github.com/hexops/gotextdiff/span"
 )
 
 // Change describes one file's change for [Unified]. An empty OldPath means
@@ -21,7 +18,18 @@ type Change struct {
 	OldPath, NewPath string
 	Old, New         []byte
 	OldMode, NewMode fs.FileMode
+	// Spans, if set, says where New differs from Old (Outcome.Spans: a
+	// patch's changes as its hunks were placed): the diff is written from
+	// them, not computed from both texts. Spans that do not hold (a line
+	// outside them differs) are ignored.
+	Spans []Span
 }
+
+// Span is a stretch of lines that a change replaced: lines [Old0, Old1)
+// of the old content (0-based) became lines [New0, New1) of the new.
+// A list of spans, in order, claims that every line outside them is the
+// same in both, in the same order.
+type Span struct{ Old0, Old1, New0, New1 int }
 
 // context is the number of unchanged lines around each hunk.
 const context = 3
@@ -95,6 +103,20 @@ func Render(c Change) (string, Stat) {
 	}
 	b.WriteString("--- " + from + tabIfSpace(from) + "\n")
 	b.WriteString("+++ " + to + tabIfSpace(to) + "\n")
+	if gs, ok := spanGroups(c.Old, c.New, c.Spans); ok {
+		// The spans hold: each group of them is diffed and written
+		// alone, and no other line is split or compared but by bytes.
+		n := 0
+		for _, g := range gs {
+			n += hunksSize(g.edits, g.a, g.b)
+		}
+		b.Grow(n)
+		for _, g := range gs {
+			d := writeEdits(&b, g.a, g.b, g.offA, g.offB, g.edits)
+			st.Added, st.Removed = st.Added+d.Added, st.Removed+d.Removed
+		}
+		return b.String(), st
+	}
 	oldW, newW, off := window(c.Old, c.New)
 	// The lines are views of c's bytes, not copies, in slices reused from
 	// call to call: they do not outlive this call (the diff is written
@@ -270,7 +292,12 @@ type edit struct{ A0, A1, B0, B1 int }
 // writeHunks writes the hunks turning a into b, which are lines off+1
 // and on of their files.
 func writeHunks(w *strings.Builder, a, b []string, off int) (st Stat) {
-	edits := lineDiff(a, b)
+	return writeEdits(w, a, b, off, off, lineDiff(a, b))
+}
+
+// writeEdits writes the hunks of edits, which turn a into b: lines offA+1
+// and on of the old file, offB+1 and on of the new.
+func writeEdits(w *strings.Builder, a, b []string, offA, offB int, edits []edit) (st Stat) {
 	for _, e := range edits {
 		st.Removed += e.A1 - e.A0
 		st.Added += e.B1 - e.B0
@@ -288,7 +315,7 @@ func writeHunks(w *strings.Builder, a, b []string, off int) (st Stat) {
 		a1 := min(len(a), last.A1+context)
 		b0 := first.B0 - (first.A0 - a0)
 		b1 := last.B1 + (a1 - last.A1)
-		w.WriteString("@@ -" + hunkRange(off+a0, a1-a0) + " +" + hunkRange(off+b0, b1-b0) + " @@\n")
+		w.WriteString("@@ -" + hunkRange(offA+a0, a1-a0) + " +" + hunkRange(offB+b0, b1-b0) + " @@\n")
 		pos := a0
 		for _, e := range edits[i : j+1] {
 			writeLines(w, ' ', a[pos:e.A0])
@@ -356,8 +383,143 @@ func writeLines(w *strings.Builder, prefix byte, lines []string) {
 	}
 }
 
-// myersLimit bounds the lines handed to gotextdiff's Myers implementation,
-// whose memory grows with (N+M)·D: 2,000 lines cost at most ~64 MB.
+// spanGroup is a run of spans (Change.Spans) near enough to share
+// context: lines offA+1 and on of the old text (a), offB+1 and on of the
+// new (b),
+// from the context before its first span to the context after its last,
+// and the edits of its spans.
+type spanGroup struct {
+	a, b       []string
+	offA, offB int
+	edits      []edit
+}
+
+// spanGroups is the diff of a change written from its spans, when they
+// hold: the lines before, between and after them are the same in both
+// texts (compared as bytes, lines found by counting line breaks, outside
+// the groups; only the groups' own lines are split). Each span is one
+// edit, less the lines it starts or ends with on both sides: a patch's
+// hunk costs its own lines, not the file's, and is not diffed again — a
+// git diff's hunks come out as git wrote them (where an added block could
+// stand in two places, or a table rewritten whole that Myers would
+// search through), with the full context of each group. ok false: no
+// spans, or spans that do not hold.
+func spanGroups(old, new []byte, spans []Span) (gs []spanGroup, ok bool) {
+	if len(spans) == 0 {
+		return nil, false
+	}
+	d, end := 0, 0
+	for _, s := range spans {
+		if s.Old0 < end || s.Old0 > s.Old1 || s.New0 > s.New1 || s.New0-s.Old0 != d {
+			return nil, false // out of order, or not aligned with the spans before
+		}
+		d += (s.New1 - s.New0) - (s.Old1 - s.Old0)
+		end = s.Old1
+	}
+	// Walk both texts from the top, line numbers and byte offsets kept.
+	var lo, xo, ln, xn int // old line and byte, new line and byte
+	skipOld := func(to int) { xo, lo = skipLines(old, xo, to-lo), to }
+	skipNew := func(to int) { xn, ln = skipLines(new, xn, to-ln), to }
+	for i := 0; i < len(spans); {
+		// The group: spans whose contexts touch.
+		j := i
+		for j+1 < len(spans) && spans[j+1].Old0-spans[j].Old1 <= 2*context {
+			j++
+		}
+		a0 := max(0, spans[i].Old0-context)
+		b0 := a0 + spans[i].New0 - spans[i].Old0
+		if a0 < lo || b0 < ln {
+			return nil, false
+		}
+		// The lines since the last group are the same in both.
+		po, pn := xo, xn
+		skipOld(a0)
+		skipNew(b0)
+		if xo-po != xn-pn || !bytes.Equal(old[po:xo], new[pn:xn]) {
+			return nil, false
+		}
+		a1 := spans[j].Old1 + context
+		b1 := a1 + spans[j].New1 - spans[j].Old1
+		so, sn := xo, xn
+		skipOld(a1)
+		skipNew(b1)
+		g := spanGroup{offA: a0, offB: b0}
+		g.a = appendLines(nil, unsafe.String(unsafe.SliceData(old[so:xo]), xo-so))
+		g.b = appendLines(nil, unsafe.String(unsafe.SliceData(new[sn:xn]), xn-sn))
+		// Within the group: the lines between its spans are the same.
+		pa, pb := 0, 0
+		for _, s := range spans[i : j+1] {
+			e := edit{s.Old0 - a0, min(s.Old1-a0, len(g.a)), s.New0 - b0, min(s.New1-b0, len(g.b))}
+			if e.A0 > len(g.a) || e.B0 > len(g.b) || !sameLines(g.a[pa:e.A0], g.b[pb:e.B0]) {
+				return nil, false
+			}
+			pa, pb = e.A1, e.B1
+			// The span's lines are its edit, less the lines it starts
+			// or ends with on both sides (a patch that removes a line
+			// and adds it back); a span is not diffed again.
+			for e.A0 < e.A1 && e.B0 < e.B1 && g.a[e.A0] == g.b[e.B0] {
+				e.A0, e.B0 = e.A0+1, e.B0+1
+			}
+			for e.A0 < e.A1 && e.B0 < e.B1 && g.a[e.A1-1] == g.b[e.B1-1] {
+				e.A1, e.B1 = e.A1-1, e.B1-1
+			}
+			switch k := len(g.edits); {
+			case e.A0 == e.A1 && e.B0 == e.B1:
+			case k > 0 && g.edits[k-1].A1 == e.A0 && g.edits[k-1].B1 == e.B0:
+				// Spans that abut: one edit.
+				g.edits[k-1].A1, g.edits[k-1].B1 = e.A1, e.B1
+			default:
+				g.edits = append(g.edits, e)
+			}
+		}
+		if !sameLines(g.a[pa:], g.b[pb:]) {
+			return nil, false
+		}
+		gs = append(gs, g)
+		i = j + 1
+	}
+	// And the lines after the last group.
+	if len(old)-xo != len(new)-xn || !bytes.Equal(old[xo:], new[xn:]) {
+		return nil, false
+	}
+	return gs, true
+}
+
+// sameLines reports whether a and b are the same lines.
+func sameLines(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// skipLines returns the offset n lines after offset x of text (after the
+// n-th line break from there), or the end of text when it has fewer.
+// Line breaks are counted a block at a time (bytes.Count), not found one
+// by one.
+func skipLines(text []byte, x, n int) int {
+	const block = 512
+	for n > 0 && x < len(text) {
+		end := min(x+block, len(text))
+		if c := bytes.Count(text[x:end], []byte{'\n'}); c < n {
+			n -= c
+			x = end
+			continue
+		}
+		for ; n > 0; n-- {
+			x += bytes.IndexByte(text[x:], '\n') + 1
+		}
+	}
+	return x
+}
+
+// myersLimit bounds the lines handed to the Myers diff (myers.go), whose
+// memory grows with D²: 2,000 lines cost at most ~32 MB.
 const myersLimit = 2000
 
 // lineDiff returns the edits turning a into b, in order.
@@ -435,28 +597,6 @@ func diffRange(a, b []string, a0, a1, b0, b1 int, out *[]edit) {
 		pa, pb = m[0]+1, m[1]+1
 	}
 	diffRange(a, b, pa, a1, pb, b1, out)
-}
-
-// myersRange runs gotextdiff's Myers diff over a window and converts its
-// line edits to ours.
-func myersRange(a, b []string, a0, a1, b0, b1 int, out *[]edit) {
-	before := strings.Join(a[a0:a1], "")
-	after := strings.Join(b[b0:b1], "")
-	tes := myers.ComputeEdits(span.URI("file"), before, after)
-	sort.SliceStable(tes, func(i, j int) bool { return tes[i].Span.Start().Line() < tes[j].Span.Start().Line() })
-	shift := 0 // lines of b minus lines of a so far
-	start := len(*out)
-	for _, te := range tes {
-		s, e := te.Span.Start().Line()-1, te.Span.End().Line()-1
-		n := len(splitLines(te.NewText))
-		ed := edit{A0: a0 + s, A1: a0 + e, B0: b0 + s + shift, B1: b0 + s + shift + n}
-		shift += n - (e - s)
-		if k := len(*out); k > start && (*out)[k-1].A1 == ed.A0 && (*out)[k-1].B1 == ed.B0 {
-			(*out)[k-1].A1, (*out)[k-1].B1 = ed.A1, ed.B1
-			continue
-		}
-		*out = append(*out, ed)
-	}
 }
 
 // uniqueAnchors returns pairs (i, j) of lines that occur exactly once in

@@ -33,7 +33,8 @@ func parseHunkHeader(line string) (start, count, newCount int, ok bool) {
 }
 
 // patchText applies the hunks of a one-file diff to old, checking every
-// context and deleted line and every header count, as patch -F0 would.
+// context and deleted line and every header count, as patch -F0 would,
+// and where each hunk's new side says it starts.
 func patchText(t *testing.T, old, diff string) string {
 	t.Helper()
 	a := splitLines(old)
@@ -53,6 +54,17 @@ func patchText(t *testing.T, old, diff string) string {
 		}
 		out = append(out, a[pos:start]...)
 		pos = start
+		if m := hunkHeader.FindStringSubmatch(lines[i]); m != nil {
+			// The new side's start: where its lines begin in the
+			// result (the line before, for an empty side).
+			want := len(out) + 1
+			if newCount == 0 {
+				want = len(out)
+			}
+			if n, _ := strconv.Atoi(m[3]); n != want {
+				t.Fatalf("hunk %q: the new side starts at line %d of the result, not %d\n%s", strings.TrimSpace(lines[i]), want, n, diff)
+			}
+		}
 		gotOld, gotNew := 0, 0
 		for i+1 < len(lines) && lines[i+1] != "" && !strings.HasPrefix(lines[i+1], "@@") {
 			i++

@@ -30,6 +30,12 @@ type Outcome struct {
 	// missing_ok delete of a file already gone fails with file_not_found
 	// here: only the engine's journal can prove that deletion.
 	AlreadyApplied bool
+	// Spans, when known, are the stretches of lines where Content differs
+	// from the content Edit was given (Change.Spans): set when the file's
+	// only change is one patch's hunks, from where they were placed and
+	// which of their lines they kept, so that its diff is the patch's own
+	// and need not be computed from both texts again.
+	Spans []Span
 }
 
 // OK reports whether every edit succeeded.
@@ -64,6 +70,9 @@ func Edit(f *plan.FileOps, cur []byte, exists bool) *Outcome {
 	body = e.appends(st, body)
 	if f.Final != nil {
 		e.out.Applied++
+	}
+	if f.Create != nil || len(f.LineEdits)+len(f.StrReplaces)+len(f.Appends) > 0 {
+		e.out.Spans = nil // the hunks' spans are not all that changed
 	}
 	e.out.Content = join(st, body)
 	sortFailed(e.out.Failed)
@@ -384,6 +393,12 @@ func sortFailed(errs []*plan.Error) {
 func patches(f *plan.FileOps, content []byte, exists bool, out *Outcome) []byte {
 	first, all := len(out.Failed) == 0, true
 	offset := 0
+	changes := 0 // the patches that changed content (Outcome.Spans)
+	defer func() {
+		if changes != 1 {
+			out.Spans = nil
+		}
+	}()
 	for _, op := range f.Patches {
 		if op.Command == plan.TextEdits {
 			// Positions, not content: never already applied.
@@ -395,6 +410,7 @@ func patches(f *plan.FileOps, content []byte, exists bool, out *Outcome) []byte 
 			}
 			out.Applied++
 			content, exists = res, true
+			changes++
 			continue
 		}
 		if len(op.Hunks) == 0 && op.Binary == nil { // a mode change alone
@@ -433,6 +449,8 @@ func patches(f *plan.FileOps, content []byte, exists bool, out *Outcome) []byte 
 		out.Applied++
 		if !ho.AlreadyApplied {
 			all = false
+			changes++
+			out.Spans = ho.spans
 		}
 		content, exists = ho.Content, true
 	}

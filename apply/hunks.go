@@ -26,7 +26,10 @@ type HunkOutcome struct {
 	// the file as already_applied.
 	AlreadyApplied bool
 
-	t *hunkText // for tests of the cost
+	// spans are where Content differs from the input: the placed hunks'
+	// regions (Outcome.Spans).
+	spans []Span
+	t     *hunkText // for tests of the cost
 }
 
 // OK reports whether every hunk could be placed.
@@ -105,7 +108,9 @@ func ApplyHunks(path string, content []byte, hunks []plan.Hunk) *HunkOutcome {
 	o.t = m.t
 	if o.OK() && !o.AlreadyApplied {
 		st = bomChange(st, ps)
-		o.Content = join(st, m.render(st, ps))
+		var body []byte
+		body, o.spans = m.render(st, ps)
+		o.Content = join(st, body)
 	}
 	return o
 }

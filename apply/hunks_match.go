@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/txedit/txedit/plan"
 )
@@ -108,7 +109,10 @@ type rungIndex struct {
 
 func newHunkText(body []byte, exact bool) *hunkText {
 	t := &hunkText{seed: maphash.MakeSeed(), exact: exact}
-	s := string(body)
+	// The lines are views of body, not a copy of it: ApplyHunks and
+	// ApplyBlocks never write body, and nothing they return holds a line
+	// (Content is built anew; messages are formatted).
+	s := unsafe.String(unsafe.SliceData(body), len(body))
 	n := strings.Count(s, "\n")
 	if len(s) > 0 && s[len(s)-1] != '\n' {
 		n++
@@ -209,7 +213,7 @@ func (t *hunkText) rung(r int) *rungIndex {
 // r: then p matches nowhere on it, which is known without a scan.
 func (t *hunkText) lacks(r int, p *pattern) bool {
 	ix := t.rung(r)
-	for _, k := range p.keys[r] {
+	for _, k := range p.keysOf(r) {
 		if ix.count[k] == 0 {
 			return true
 		}
@@ -295,40 +299,83 @@ func (t *hunkText) positions(r int, key string) []int {
 	return ix.pos[key]
 }
 
+// pattern is a hunk's lines to find. Their keys and rolling hash on each
+// rung are computed on first use: a hunk of a unified diff is usually
+// found where its header says, by comparing its lines there, which needs
+// neither (nor the text's rung index).
 type pattern struct {
 	lines []string
-	keys  [rungCount][]string
+	seed  maphash.Seed
+	keys  [rungCount][]string // nil until keysOf(r)
 	hash  [rungCount]uint64
+	hashd [rungCount]bool
 	pow   uint64 // hashBase^len(lines)
 }
 
 func newPattern(t *hunkText, lines []string) *pattern {
-	p := &pattern{lines: lines, pow: 1}
-	for r := range rungCount {
-		p.keys[r] = make([]string, len(lines))
-		for j, l := range lines {
-			k := rungKey(r, l)
-			p.keys[r][j] = k
-			p.hash[r] = p.hash[r]*hashBase + maphash.String(t.seed, k)
-		}
-	}
+	p := &pattern{lines: lines, seed: t.seed, pow: 1}
 	for range lines {
 		p.pow *= hashBase
 	}
 	return p
 }
 
-// at reports whether p matches t at line i on rung r.
+// keysOf returns p's lines as rung r compares them.
+func (p *pattern) keysOf(r int) []string {
+	if p.keys[r] == nil {
+		ks := p.lines
+		if r != rungExact {
+			ks = make([]string, len(p.lines))
+			for j, l := range p.lines {
+				ks[j] = rungKey(r, l)
+			}
+		}
+		if ks == nil {
+			ks = []string{}
+		}
+		p.keys[r] = ks
+	}
+	return p.keys[r]
+}
+
+// hashOf returns the rolling hash of p's keys on rung r.
+func (p *pattern) hashOf(r int) uint64 {
+	if !p.hashd[r] {
+		var h uint64
+		for _, k := range p.keysOf(r) {
+			h = h*hashBase + maphash.String(p.seed, k)
+		}
+		p.hash[r], p.hashd[r] = h, true
+	}
+	return p.hash[r]
+}
+
+// at reports whether p matches t at line i on rung r. Without the rung's
+// index (not built yet) it compares the lines there directly: a place
+// given costs the pattern's lines, not an index of the whole text.
 func (t *hunkText) at(r int, p *pattern, i int) bool {
 	m := len(p.lines)
 	if i < 0 || i+m > t.n() {
 		return false
 	}
+	keys := p.keysOf(r)
+	if t.rungs[r] == nil {
+		for j, k := range keys {
+			l := t.lines[i+j]
+			if r != rungExact {
+				l = rungKey(r, l)
+			}
+			if l != k {
+				return false
+			}
+		}
+		return true
+	}
 	ix := t.rung(r)
-	if ix.prefix[i+m]-ix.prefix[i]*p.pow != p.hash[r] {
+	if ix.prefix[i+m]-ix.prefix[i]*p.pow != p.hashOf(r) {
 		return false
 	}
-	for j, k := range p.keys[r] {
+	for j, k := range keys {
 		if ix.keys[i+j] != k {
 			return false
 		}
@@ -349,7 +396,7 @@ func (t *hunkText) next(r int, p *pattern, from, to int) int {
 		// patch's hunks cost their own lines, not a scan of the file
 		// each (a failing 3,000-hunk patch took 28 s that way).
 		best, j := []int(nil), -1
-		for k, key := range p.keys[r] {
+		for k, key := range p.keysOf(r) {
 			if ps := t.positions(r, key); j < 0 || len(ps) < len(best) {
 				best, j = ps, k
 			}
@@ -364,7 +411,7 @@ func (t *hunkText) next(r int, p *pattern, from, to int) int {
 	}
 	for i := max(from, 0); i <= to; i++ {
 		t.work++
-		if ix.prefix[i+m]-ix.prefix[i]*p.pow == p.hash[r] && t.at(r, p, i) {
+		if ix.prefix[i+m]-ix.prefix[i]*p.pow == p.hashOf(r) && t.at(r, p, i) {
 			return i
 		}
 	}

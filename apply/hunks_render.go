@@ -13,7 +13,7 @@ import (
 // file's bytes, so a fuzzy match leaves them as they were; added lines end
 // as the patch says (an exact patch) or as the lines around them
 // (addedEnds).
-func (m *hunkMatcher) render(st style, ps []*placed) []byte {
+func (m *hunkMatcher) render(st style, ps []*placed) ([]byte, []Span) {
 	t := m.t
 	todo := make([]*placed, 0, len(ps))
 	for _, p := range ps {
@@ -25,6 +25,7 @@ func (m *hunkMatcher) render(st style, ps []*placed) []byte {
 	// order: apply by position, keeping patch order at equal positions.
 	slices.SortStableFunc(todo, func(a, b *placed) int { return a.pos - b.pos })
 	out := &hunkText{raws: make([]string, 0, t.n()+8), exact: t.exact}
+	spans := make([]Span, 0, len(todo))
 	cur := 0
 	var atEOF *placed
 	for _, p := range todo {
@@ -32,7 +33,8 @@ func (m *hunkMatcher) render(st style, ps []*placed) []byte {
 			continue // unreachable: hunks are placed in order
 		}
 		out.raws = append(out.raws, t.raws[cur:p.pos]...)
-		region, _ := m.region(p, st)
+		region, pair := m.region(p, st)
+		spans = appendRuns(spans, p.pos, len(out.raws), p.end-p.pos, pair)
 		out.raws = append(out.raws, region...)
 		cur = p.end
 		if p.end == t.n() {
@@ -44,7 +46,28 @@ func (m *hunkMatcher) render(st style, ps []*placed) []byte {
 	if atEOF != nil {
 		endFile(out, m.wantFinalNL(atEOF.h), st)
 	}
-	return out.bytes()
+	return out.bytes(), spans
+}
+
+// appendRuns appends to spans the runs of a placed hunk's region that
+// change, by its pairing (pair[j]: the old line new line j keeps, or -1):
+// the old lines between two kept ones became the new lines between them.
+// The region starts at old line pos and new line at, and has n old lines.
+func appendRuns(spans []Span, pos, at, n int, pair []int) []Span {
+	i, j0 := 0, 0 // the next old line, the first new line of the run
+	for j := 0; j <= len(pair); j++ {
+		k := n // the old line kept next (the region's end, after the last)
+		if j < len(pair) {
+			if k = pair[j]; k < 0 {
+				continue // an added line: part of the run
+			}
+		}
+		if k > i || j > j0 {
+			spans = append(spans, Span{Old0: pos + i, Old1: pos + k, New0: at + j0, New1: at + j})
+		}
+		i, j0 = k+1, j+1
+	}
+	return spans
 }
 
 // region returns the lines that replace p's region: the hunk's new lines,

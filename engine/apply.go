@@ -96,6 +96,9 @@ func (t *task) produce(cur []byte, exists bool) (*apply.Outcome, int) {
 	if t.sed != nil && !(t.fo.Final != nil && t.fo.Final.Command == plan.Delete) && !apply.IsBinary(out.Content) {
 		out.Content, n = t.sed.Apply(out.Content)
 		out.Replacements += n
+		if n > 0 {
+			out.Spans = nil // the substitution's changes are not among them
+		}
 	}
 	return out, n
 }
@@ -784,6 +787,11 @@ func renderDiff(t *task, old, new []byte) (string, apply.Stat) {
 		newMode = createMode() // a link replaced by a file
 	}
 	c := apply.Change{OldPath: t.src, NewPath: t.src, Old: old, New: new, OldMode: mode, NewMode: newMode}
+	if t.out != nil {
+		// Where the hunks went: the diff is computed there only (Render
+		// checks that the rest is the same).
+		c.Spans = t.out.Spans
+	}
 	if t.cur == nil || !t.cur.exists {
 		c.OldPath = ""
 	}

@@ -264,3 +264,33 @@ func TestGitDiffOnGoTree(t *testing.T) {
 	}
 	t.Logf("git diff of %d files (%d bytes): txedit equals git apply; %s", len(res.Files), len(diff), fmt.Sprint(res.FilesModified)+" files modified")
 }
+
+// TestDiffKeepsThePatchsHunks: the diff a unified patch's result carries
+// (a dry run's preview, the committed diff that show prints) is computed
+// where its hunks were placed: where an added block could stand in two
+// places (it ends with a blank line, after a blank line), it says what
+// the patch said, with full context, as git diff wrote it.
+func TestDiffKeepsThePatchsHunks(t *testing.T) {
+	dir := t.TempDir()
+	old := "x\nk1\nk2\nk3\nk4\nl1\nl2\nl3\n\nm1\nm2\nm3\nm4\n"
+	writeTree(t, dir, map[string]string{"f.txt": old})
+	w := openWS(t, dir, nil)
+	hunks := "@@ -1,4 +1,4 @@\n-x\n+X\n k1\n k2\n k3\n" +
+		"@@ -7,6 +7,9 @@\n l2\n l3\n \n+n1\n+n2\n+\n m1\n m2\n m3\n"
+	diff := "diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n" + hunks
+	pre := applyPatch(t, w, patch.FormatDiff, diff, true)
+	if !pre.Success || !strings.HasSuffix(pre.Diff, hunks) {
+		t.Fatalf("dry run: %v\n%s", pre.Error, pre.Diff)
+	}
+	res := applyPatch(t, w, patch.FormatDiff, diff, false)
+	if !res.Success {
+		t.Fatalf("apply: %v", res.Error)
+	}
+	_, shown, err := w.Show(context.Background(), res.TransactionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(shown, hunks) {
+		t.Errorf("show:\n%s\nwant the patch's hunks:\n%s", shown, hunks)
+	}
+}

@@ -564,7 +564,9 @@ func (r *resolver) step() (rel string, dangling, end bool, err error) {
 		r.done = r.done[:len(r.done)-1]
 		return "", false, false, nil
 	}
-	cur := path.Join(append(r.done, c)...)
+	// The components walked are clean (no "", "." or ".."; no "/"):
+	// joined as they are, not cleaned again for every step.
+	cur := strings.Join(append(r.done, c), "/")
 	fi, err := r.o.fsy.Lstat(cur)
 	if errors.Is(err, fs.ErrNotExist) {
 		rel, err := r.missing(c, cur)
@@ -645,9 +647,9 @@ func (r *resolver) finish() (string, bool, error) {
 		return "", false, plan.Errorf(plan.CodeFileNotFound, r.p, "%s is not a directory", path.Join(r.done...))
 	}
 	if r.o.dirs != nil && r.hops == 0 && len(r.done) > 1 {
-		r.o.dirs.Store(path.Join(r.done[:len(r.done)-1]...), true)
+		r.o.dirs.Store(strings.Join(r.done[:len(r.done)-1], "/"), true)
 	}
-	return path.Join(r.done...), false, nil
+	return strings.Join(r.done, "/"), false, nil
 }
 
 // relToRoot maps an absolute path inside the root to a relative one. It

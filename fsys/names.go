@@ -1,6 +1,9 @@
 package fsys
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // SameName reports whether the path component name may denote the
 // reserved name want (".git" or ".txedit") on some file system txedit runs
@@ -19,14 +22,21 @@ func SameName(name, want string) bool {
 	if strings.EqualFold(name, want) {
 		return true
 	}
-	var b strings.Builder
-	for _, r := range name {
-		if hfsIgnorable(r) {
-			continue
+	n := name
+	if !isASCII(name) {
+		// Only code points past ASCII are ignorable (and bytes that are
+		// not UTF-8 compare as U+FFFD): an ASCII name, most of them, is
+		// compared as it is, without a copy.
+		var b strings.Builder
+		for _, r := range name {
+			if hfsIgnorable(r) {
+				continue
+			}
+			b.WriteRune(r)
 		}
-		b.WriteRune(r)
+		n = b.String()
 	}
-	n := strings.TrimRight(b.String(), ". ")
+	n = strings.TrimRight(n, ". ")
 	if strings.EqualFold(n, want) {
 		return true
 	}
@@ -35,6 +45,15 @@ func SameName(name, want string) bool {
 		short = short[:6]
 	}
 	return strings.EqualFold(n, short+"~1")
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // hfsIgnorable reports the code points HFS+ leaves out of a name when it

@@ -51,9 +51,11 @@ func Detect(input []byte) Format {
 	}
 	d := &diffReader{lines: ls}
 	for i, l := range ls {
-		if strings.HasPrefix(l, "diff --git ") || d.fileHeader(i) || hunkHead().MatchString(l) {
+		if strings.HasPrefix(l, "diff --git ") || d.fileHeader(i) || isHunkHead(l) {
 			return FormatDiff
 		}
 	}
 	return ""
 }
+
+func isHunkHead(l string) bool { _, ok := hunkHead(l); return ok }

@@ -13,8 +13,48 @@ import (
 
 const devNull = "/dev/null"
 
-// hunkHead matches a unified hunk header; group 5 is the section text.
-var hunkHead = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$`) })
+// hunkHead reads a unified hunk header, "@@ -S[,C] +S[,C] @@TEXT": the
+// four numbers as written (a count left out is "") and the section text.
+// It is the regular expression ^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))?
+// @@(.*)$ (TestHunkHeadAsTheRegexp) without a regexp run per hunk.
+func hunkHead(l string) (m [6]string, ok bool) {
+	rest, ok := strings.CutPrefix(l, "@@ -")
+	if !ok {
+		return m, false
+	}
+	digits := func() string {
+		i := 0
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		d := rest[:i]
+		rest = rest[i:]
+		return d
+	}
+	side := func(k int) bool {
+		if m[k] = digits(); m[k] == "" {
+			return false
+		}
+		if r, ok := strings.CutPrefix(rest, ","); ok {
+			rest = r
+			if m[k+1] = digits(); m[k+1] == "" {
+				return false
+			}
+		}
+		return true
+	}
+	if !side(1) {
+		return m, false
+	}
+	if rest, ok = strings.CutPrefix(rest, " +"); !ok || !side(3) {
+		return m, false
+	}
+	if rest, ok = strings.CutPrefix(rest, " @@"); !ok || strings.IndexByte(rest, '\n') >= 0 {
+		return m, false
+	}
+	m[0], m[5] = l, rest
+	return m, true
+}
 
 // bareHead matches a hunk header without numbers ("@@", "@@ @@",
 // "@@ ... @@"), as Aider's unified diffs write them.
@@ -324,7 +364,7 @@ func (d *diffReader) hunks(path string) ([]diffHunk, error) {
 		l := d.text(d.i)
 		h := diffHunk{at: d.i + 1}
 		oldLeft, newLeft, os := -1, -1, 0 // -1: not counted
-		if m := hunkHead().FindStringSubmatch(l); m != nil {
+		if m, ok := hunkHead(l); ok {
 			var oc, nc, ns int
 			os, oc, ns, nc = atoi(m[1]), count(m[2]), atoi(m[3]), count(m[4])
 			if oc < 0 || nc < 0 || os < 0 || ns < 0 {
