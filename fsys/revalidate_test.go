@@ -32,7 +32,7 @@ func TestRevalidateErrorsAreNotConflicts(t *testing.T) {
 	}
 	syscall.Close(free)
 	low := lim
-	low.Cur = uint64(free)
+	setLimit(&low.Cur, free)
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
 		t.Fatal(err)
 	}
@@ -46,3 +46,7 @@ func TestRevalidateErrorsAreNotConflicts(t *testing.T) {
 		t.Fatalf("with descriptors again: %v", err)
 	}
 }
+
+// setLimit sets an rlimit's field, uint64 on most systems, int64 on
+// FreeBSD and DragonFly.
+func setLimit[T int64 | uint64](p *T, v int) { *p = T(v) }
