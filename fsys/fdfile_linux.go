@@ -115,42 +115,29 @@ func (f *fdFile) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
-func (f *fdFile) Write(p []byte) (int, error) {
-	fd, err := f.use("write")
-	if err != nil {
-		return 0, err
-	}
-	defer f.done()
-	n := 0
-	for len(p) > 0 {
-		m, err := unix.Write(fd, p)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return n, &fs.PathError{Op: "write", Path: f.name, Err: err}
-		}
-		if m == 0 {
-			return n, &fs.PathError{Op: "write", Path: f.name, Err: io.ErrShortWrite}
-		}
-		n += m
-		p = p[m:]
-	}
-	return n, nil
-}
+func (f *fdFile) Write(p []byte) (int, error) { return f.writeAll(p, 0, false) }
 
-func (f *fdFile) WriteAt(p []byte, off int64) (int, error) {
+func (f *fdFile) WriteAt(p []byte, off int64) (int, error) { return f.writeAll(p, off, true) }
+
+// writeAll writes all of p, at off with pwrite(2) if at, else at the
+// file's offset with write(2), retrying on EINTR and after short writes.
+func (f *fdFile) writeAll(p []byte, off int64, at bool) (int, error) {
 	fd, err := f.use("write")
 	if err != nil {
 		return 0, err
 	}
 	defer f.done()
-	if off < 0 {
+	if at && off < 0 {
 		return 0, &fs.PathError{Op: "writeat", Path: f.name, Err: syscall.EINVAL}
 	}
 	n := 0
 	for len(p) > 0 {
-		m, err := unix.Pwrite(fd, p, off)
+		var m int
+		if at {
+			m, err = unix.Pwrite(fd, p, off)
+		} else {
+			m, err = unix.Write(fd, p)
+		}
 		if err == unix.EINTR {
 			continue
 		}
