@@ -94,7 +94,7 @@ func TestDisjointRangeEdits(t *testing.T) {
 func TestDevicesAndHugeFiles(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"big.txt": strings.Repeat("x", 2048)})
-	if err := syscall.Mknod(filepath.Join(dir, "null"), syscall.S_IFCHR|0o666, int(1<<8|3)); err != nil {
+	if err := syscall.Mknod(filepath.Join(dir, "null"), syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
 		t.Logf("mknod not permitted (%v): device case not checked", err)
 	} else {
 		w := openWS(t, dir, nil)

@@ -1,3 +1,8 @@
+//go:build linux || darwin
+
+// The swap races need an atomic exchange of two names, which Linux
+// (renameat2) and macOS (renameatx_np) have and the BSDs do not.
+
 package tools
 
 import (
@@ -314,12 +319,12 @@ func (r *swapRig) race(stop <-chan struct{}, flips *atomic.Int64) {
 			// Leave d the harmless directory.
 			var st unix.Stat_t
 			if unix.Fstatat(rfd, "d", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
-				unix.Renameat2(rfd, "d", rfd, "x", unix.RENAME_EXCHANGE)
+				exchangeNames(rfd, "d", rfd, "x")
 			}
 			return
 		default:
 		}
-		if unix.Renameat2(rfd, "d", rfd, "x", unix.RENAME_EXCHANGE) == nil {
+		if exchangeNames(rfd, "d", rfd, "x") == nil {
 			flips.Add(1)
 		}
 		// Each state holds for a while, of a length that varies: a
@@ -550,7 +555,7 @@ func (f *flipper) set(link bool) {
 	if f.isLink == link {
 		return
 	}
-	if err := unix.Renameat2(unix.AT_FDCWD, filepath.Join(f.root, "d"), unix.AT_FDCWD, filepath.Join(f.root, "x"), unix.RENAME_EXCHANGE); err != nil {
+	if err := exchangeNames(unix.AT_FDCWD, filepath.Join(f.root, "d"), unix.AT_FDCWD, filepath.Join(f.root, "x")); err != nil {
 		// A tool moved or removed d or x: a write where it had no
 		// business (the symlink is not the agent's path either).
 		f.broken = err
