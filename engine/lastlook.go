@@ -183,17 +183,26 @@ func (s *Session) lastLook(ctx context.Context, req *plan.Request, res *plan.Res
 // with content. nil: nothing to show (the version read is not known, the
 // file is gone, or it was empty at every look).
 func (o *op) lastLook1(t *task, c *caller, tries *tryState, msg string) *plan.Error {
+	// The version the edit was made against, as readCheck finds it: the
+	// request's own content_hash when it opts in to a rebase, else the
+	// session's read.
 	fo := t.fo
+	var read hash.Sum
 	switch {
 	case fo.Rebase && fo.Hash != nil && !fo.Hash.IsRange():
 		stripped := *fo
 		stripped.Hash = nil
-		fo = &stripped
-	case !needsReadCheck(t):
+		fo, read = &stripped, t.fo.Hash.Sum
+	case needsReadCheck(t):
+		sum, ok := c.session.seenSum(t.src)
+		if !ok {
+			return nil
+		}
+		read = sum
+	default:
 		return nil
 	}
-	read, ok := c.session.seenSum(t.src)
-	if !ok || !apply.Rebaseable(fo) {
+	if !apply.Rebaseable(fo) {
 		return nil
 	}
 	var data []byte

@@ -59,7 +59,7 @@ func TestSessionEmptiedAtTwoTries(t *testing.T) {
 type savingFS struct {
 	fsys.FS
 	target string
-	next   func(staged string) []byte
+	next   func(staged string, cur []byte) []byte
 }
 
 func (v *savingFS) View() (fsys.FS, func()) {
@@ -71,7 +71,8 @@ func (v *savingFS) save(staged, to string) {
 	if to != v.target {
 		return
 	}
-	if data := v.next(staged); data != nil {
+	cur, _, _ := fsys.ReadFile(v.FS, v.target, 1<<20)
+	if data := v.next(staged, cur); data != nil {
 		f, _ := v.FS.Create("outside.tmp", 0o644)
 		f.Write(data)
 		f.Close()
@@ -94,7 +95,8 @@ func (v *savingFS) Exchange(a, b string) error {
 }
 
 // saves is the outside saves of savingFS: the file with its first line
-// marked by the save's number, while on is set.
+// marked by the save's number, while on is set (version: of the file as
+// it was at first).
 type saves struct {
 	orig string
 	n    atomic.Int32
@@ -108,7 +110,7 @@ func (s *saves) version(n int) string {
 	return strings.Replace(s.orig, "line 1\n", fmt.Sprintf("line 1 (save %d)\n", n), 1)
 }
 
-func (s *saves) next(staged string) []byte {
+func (s *saves) next(staged string, cur []byte) []byte {
 	s.mu.Lock()
 	again := s.staged[staged]
 	s.staged[staged] = true
@@ -116,7 +118,8 @@ func (s *saves) next(staged string) []byte {
 	if again || !s.on.Load() {
 		return nil
 	}
-	return []byte(s.version(int(s.n.Add(1))))
+	_, rest, _ := strings.Cut(string(cur), "\n")
+	return []byte(fmt.Sprintf("line 1 (save %d)\n", s.n.Add(1)) + rest)
 }
 
 func savingWS(t *testing.T, orig string) (string, *Session, *saves) {
@@ -179,6 +182,23 @@ func TestSessionConflictAtEveryTryShowsRegion(t *testing.T) {
 	}
 	if got := readTree(t, dir)["f.txt"]; got != strings.Replace(now, "line 9\n", "line nine\n", 1) {
 		t.Fatalf("file %q", got)
+	}
+	// A request that sends its own content_hash and opts in to the
+	// rebase: the change and the region are from that version, not from
+	// the session's newer read.
+	mine := readTree(t, dir)["f.txt"]
+	bob := s.Workspace().NewSession(SessionOptions{Agent: "bob"})
+	sessRead(t, bob, "f.txt")
+	if r := apply1(t, bob, strReplace("f.txt", "line 3\n", "line three\n")); !r.Success {
+		t.Fatalf("bob: %+v", r.Files[0])
+	}
+	sessRead(t, s, "f.txt")
+	sv.on.Store(true)
+	js := `{"fileEdits":[{"path":"f.txt","content_hash":"` + hash.Of([]byte(mine)).String() + `","edits":[{"command":"str_replace","old_str":"line 12\n","new_str":"line twelve\n"}]}],"rebase":true}`
+	r = apply1(t, s, mustParse(t, js))
+	sv.on.Store(false)
+	if d := r.Files[0].Delta; r.Code != plan.CodeConflict || d == nil || d.Read != hash.Of([]byte(mine)).String() || !regionHas(d, "line 12") || !strings.Contains(d.Diff, "+line three") {
+		t.Fatalf("content_hash with rebase, conflict at every try: %+v, delta %+v", r, d)
 	}
 }
 
