@@ -63,6 +63,7 @@ const (
 // produce applies the rebase.
 func (o *op) readCheck(t *task, cur *fileInfo, c *caller) error {
 	t.rb, t.res.Delta = nil, nil
+	c.sawContent(t, cur)
 	if fo := t.fo; fo.Rebase && fo.Hash != nil && !fo.Hash.IsRange() && cur.exists && !fo.Hash.Check(cur.data) {
 		stripped := *fo
 		stripped.Hash = nil
@@ -146,8 +147,11 @@ func (o *op) rebaseFrom(t *task, cur *fileInfo, c *caller, fo *plan.FileOps, rea
 	e.Delta = d
 	e.Current = now.String()
 	t.res.Delta = d
-	if c != nil && c.session != nil && c.deltaShown {
-		c.session.noteShown(t.src, cur.data, now, d, whole)
+	// A file found empty that the session read with content is most
+	// likely a save in place half done: it never counts as read, or the
+	// next edit would pass the check on the empty file (lastlook.go).
+	if c != nil && c.session != nil && c.deltaShown && !emptiedDelta(d) {
+		c.noteShown(t.src, cur.data, now, d, whole)
 	}
 	return &e
 }

@@ -108,16 +108,35 @@ func (s *Session) ID() string { return s.id }
 // milliseconds apart, as the agent would do: each try checks the
 // session's read again, so the edit is rebased on the save, or refused
 // with what it changed (docs/design.md, "Concurrency").
+//
+// When the last try meets a save too, the refusal still shows the change
+// and the current text of the lines the edit concerns, taken from the
+// file as it is then, or, if a save has just emptied it, as it last had
+// content (lastlook.go).
 func (s *Session) Apply(ctx context.Context, req *plan.Request) (*plan.Result, error) {
+	var tries *tryState
+	if !req.DryRun && streamOf(ctx) == nil {
+		tries = &tryState{limit: s.w.bases.session, file: s.w.bases.file}
+	}
 	for try := 0; ; try++ {
 		o := s.w.begin()
-		res, err := o.apply(ctx, req, &caller{agent: s.agent, session: s, deltaShown: req.DeltaShown})
+		res, err := o.apply(ctx, req, &caller{agent: s.agent, session: s, deltaShown: req.DeltaShown, tries: tries})
 		o.end()
 		var ce *fsys.ConflictError
-		again := errors.As(err, &ce) && ce.Op == "commit" || emptiedMeanwhile(res)
-		if try == len(conflictRetries) || req.DryRun || streamOf(ctx) != nil || !again || res.TransactionID != "" {
+		if !errors.As(err, &ce) || ce.Op != "commit" {
+			ce = nil
+		}
+		again := ce != nil || emptiedMeanwhile(res)
+		if tries == nil || !again || res.TransactionID != "" {
+			tries.flush(nil) // this answer is given: what it showed counts
 			return res, err
 		}
+		if try == len(conflictRetries) {
+			return s.lastLook(ctx, req, res, err, ce, tries, try+1)
+		}
+		// The agent never sees this try's answer: what it would have
+		// shown counts for nothing.
+		tries.drop()
 		if testHookRetry != nil {
 			testHookRetry(try)
 		}
@@ -134,13 +153,19 @@ func (s *Session) Apply(ctx context.Context, req *plan.Request) (*plan.Result, e
 // place between its truncation and its write, which a moment later is
 // over.
 func emptiedMeanwhile(res *plan.Result) bool {
-	empty := hash.Of(nil).String()
 	for _, f := range res.Files {
-		if d := f.Delta; d != nil && !f.Success && d.Current == empty && d.Read != empty {
+		if !f.Success && emptiedDelta(f.Delta) {
 			return true
 		}
 	}
 	return false
+}
+
+// emptiedDelta reports a delta from a version with content to an empty
+// file.
+func emptiedDelta(d *plan.Delta) bool {
+	empty := hash.Of(nil).String()
+	return d != nil && d.Current == empty && d.Read != empty
 }
 
 // testHookRetry, set only by tests, runs before a session tries a
@@ -411,6 +436,9 @@ type caller struct {
 	// deltaShown: the caller shows the agent a refusal's delta
 	// (plan.Request.DeltaShown).
 	deltaShown bool
+	// tries, if set, is shared by the tries of one Session.Apply that
+	// tries a commit again after an outside save (lastlook.go).
+	tries *tryState
 }
 
 func (c *caller) sessionID() string {

@@ -465,6 +465,10 @@ type Tx struct {
 	idents    []fsys.Identity
 	identSet  []bool
 	displaced []bool // op i's old version sits at its staging name (swapIn)
+	// replaced: op i's swap changed what its name holds (renameOne), and
+	// was not given back: the rollback saves aside a file there that is
+	// neither version only then (restoreOp).
+	replaced []bool
 	// inPlace: op i's exchange put its new version in place and checked
 	// that what it displaced, now at the staging name, is the version
 	// checked (swapIn): a failed commit gives it back (giveBack).
@@ -503,7 +507,7 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 		return nil, err
 	}
 	j := l.j
-	tx := &Tx{j: j, l: l, m: m, packFile: f, pack: &packWriter{f: f}, idents: make([]fsys.Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), displaced: make([]bool, len(m.Ops)), inPlace: make([]bool, len(m.Ops)), leases: make([]fsys.Lease, len(m.Ops)), files: make([]fsys.Unnamed, len(m.Ops)), sync: j.syncMode(len(m.Ops))}
+	tx := &Tx{j: j, l: l, m: m, packFile: f, pack: &packWriter{f: f}, idents: make([]fsys.Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), displaced: make([]bool, len(m.Ops)), replaced: make([]bool, len(m.Ops)), inPlace: make([]bool, len(m.Ops)), leases: make([]fsys.Lease, len(m.Ops)), files: make([]fsys.Unnamed, len(m.Ops)), sync: j.syncMode(len(m.Ops))}
 	if tx.sync == SyncFile || tx.sync == SyncData {
 		tx.syncer = newSyncer(j.opts.SyncWorkers)
 	}
@@ -1053,6 +1057,12 @@ func (tx *Tx) renameOne(i int) error {
 		}
 		err = tx.swapIn(i)
 	}
+	// A conflict left the name as it was (a lease refused, a name taken,
+	// a save swapped back at once); any other failure may have changed it.
+	var ce *fsys.ConflictError
+	if err == nil || tx.displaced[i] || !errors.As(err, &ce) && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+		tx.replaced[i] = true
+	}
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		// The file, or the staged file beside it, is not where the
 		// identity check found it a moment ago: its directory was moved
@@ -1288,7 +1298,7 @@ func (tx *Tx) giveBack() {
 		}
 		tx.inPlace[i] = false
 		if back, _, err := readCurrent(fsy, op.staged); err == nil && back.is(op.New) {
-			tx.displaced[i] = false
+			tx.displaced[i], tx.replaced[i] = false, false
 			return nil
 		}
 		fsy.Exchange(op.staged, op.Path)
@@ -1356,7 +1366,7 @@ func (tx *Tx) rollbackQuiet() error {
 		tx.packFile = nil
 	}
 	tx.closeFiles()
-	_, err := tx.j.rollback(tx.m, tx.prepared)
+	_, err := tx.j.rollback(tx.m, tx.prepared, tx.replaced)
 	if err == nil {
 		tx.l.ended(tx.m.ID, tx.packSize(), tx.m.Undoes, true)
 	}

@@ -384,7 +384,7 @@ func (j *Journal) recoverLocked(l *Locked, ls *listing) ([]*Report, error) {
 			rep, err = j.rollForward(m)
 			s.committed = err == nil
 		} else {
-			rep, err = j.rollback(m, prepared)
+			rep, err = j.rollback(m, prepared, nil)
 			s.rolledBack = err == nil
 		}
 		if err != nil {
@@ -428,8 +428,9 @@ func (j *Journal) readManifest(id string) (*Manifest, error) {
 // rollback undoes whatever part of m reached the user's files, classifying
 // each file by its current content: a file that is neither its old nor its
 // new version is never overwritten. Then it removes what the transaction
-// staged and made, and marks it rolled back.
-func (j *Journal) rollback(m *Manifest, prepared bool) (*Report, error) {
+// staged and made, and marks it rolled back. replaced, from the commit
+// that failed (nil in recovery: not known), says which files it replaced.
+func (j *Journal) rollback(m *Manifest, prepared bool, replaced []bool) (*Report, error) {
 	rep := &Report{ID: m.ID}
 	if prepared {
 		blobs := j.OpenPack(m)
@@ -438,7 +439,7 @@ func (j *Journal) rollback(m *Manifest, prepared bool) (*Report, error) {
 			return rep, err
 		}
 		for i := len(m.Ops) - 1; i >= 0; i-- {
-			if err := j.restoreOp(m, i, blobs, rep); err != nil {
+			if err := j.restoreOp(m, i, blobs, rep, replaced); err != nil {
 				return rep, err
 			}
 		}
@@ -470,7 +471,14 @@ func (j *Journal) restoreDirs(m *Manifest) error {
 // new one; a file that is neither is saved aside and reported, never
 // overwritten. What cannot be decided is a conflict in rep; the error is
 // for a failure that stops the rollback.
-func (j *Journal) restoreOp(m *Manifest, i int, blobs *Pack, rep *Report) error {
+//
+// A file that is neither, which the failed commit never replaced
+// (replaced says so; nil: not known, as in recovery), is someone's save
+// that landed before the commit reached it (the commit failed with a
+// conflict there, or before): the rollback has nothing of it to undo and
+// nothing of the user's was displaced, so it is left as it is with no
+// copy and no conflict (docs/journal.md, "Writers outside txedit").
+func (j *Journal) restoreOp(m *Manifest, i int, blobs *Pack, rep *Report, replaced []bool) error {
 	op := m.Ops[i]
 	if op.inexact {
 		rep.Conflicts = append(rep.Conflicts, Conflict{Path: op.Path, Reason: inexactReason})
@@ -483,6 +491,8 @@ func (j *Journal) restoreOp(m *Manifest, i int, blobs *Pack, rep *Report) error 
 		// A hook, a config: code git runs. Recovery never writes one,
 		// whatever the manifest says (docs/design.md, "Threat model").
 		rep.Conflicts = append(rep.Conflicts, Conflict{Path: op.Path, Reason: gitReason})
+	case st == stateNeither && replaced != nil && !replaced[i]:
+		// Never replaced: see above.
 	case st == stateNeither:
 		rep.Conflicts = append(rep.Conflicts, j.leaveNeither(m, i, cur, reason))
 	case op.Old == nil:

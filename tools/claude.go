@@ -394,13 +394,18 @@ func written(res *plan.Result, filePath, text, note string) Result {
 }
 
 // claudeFailRes is a failed write's answer: claudeFail's, and on a
-// stale_hash refusal that knows what changed since the session's read,
+// stale_hash refusal that knows what changed since the session's read (or
+// a conflict after the tries of a commit that outside saves interrupted),
 // txedit's note of the change and of the lines concerned, numbered as
 // Read numbers them (docs/design.md, "Concurrency").
 func claudeFailRes(res *plan.Result, filePath string) Result {
 	err := resultErr(res)
-	if d := resultDelta(res); d != nil && plan.CodeOf(err) == plan.CodeStaleHash {
-		return useError(plan.CodeStaleHash, filePath, changedRead+staleNote(d, numbered))
+	if d := refusalDelta(res, plan.CodeOf(err)); d != nil {
+		if plan.CodeOf(err) == plan.CodeStaleHash {
+			return useError(plan.CodeStaleHash, filePath, changedRead+staleNote(d, numbered))
+		}
+		code := plan.CodeOf(err)
+		return useError(code, filePath, strings.TrimPrefix(claudeErr(err).Error(), string(code)+": ")+staleNote(d, numbered))
 	}
 	return claudeFail(err, filePath)
 }

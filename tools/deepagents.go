@@ -32,11 +32,12 @@ func daFail(err error) Result {
 func daOK(v any) Result { return Result{Value: v, OK: true} }
 
 // daFailRes is a failed write's answer: daFail's, with txedit's note of
-// what changed after a stale_hash refusal that knows it (docs/design.md,
-// "Concurrency").
+// what changed after a stale_hash refusal that knows it, or a conflict
+// after the tries of a commit that outside saves interrupted
+// (docs/design.md, "Concurrency").
 func daFailRes(res *plan.Result, err error) Result {
 	r := daFail(err)
-	if d := resultDelta(res); d != nil && r.Code == plan.CodeStaleHash {
+	if d := refusalDelta(res, r.Code); d != nil {
 		msg := r.Text + staleNote(d, numbered)
 		r.Value, r.Text = msg, msg
 	}

@@ -345,6 +345,10 @@ func writeAnswer(res *plan.Result, p *fsPath, op string) error {
 			return plain(e.Code, fmt.Sprintf("[stale_hash] %s changed since this session read it. Nothing was written.", p.named)+staleNote(d, numbered))
 		}
 		return plain(e.Code, fmt.Sprintf("[stale_hash] %s changed since this session read it: read it again, then write again. Nothing was written (%s).", p.named, e.Msg))
+	case plan.CodeConflict:
+		if d := refusalDelta(res, e.Code); d != nil {
+			return plain(e.Code, fmt.Sprintf("[conflict] %s: another program was saving it each time this edit was to be committed. Nothing was written.", p.named)+staleNote(d, numbered))
+		}
 	}
 	return fsError(err, p, op)
 }

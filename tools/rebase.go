@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/txedit/txedit/apply"
+	"github.com/txedit/txedit/hash"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -53,7 +54,8 @@ func more(d *plan.Delta) string {
 	return "… and more"
 }
 
-// staleNote is the note a stale_hash refusal adds, its region's lines
+// staleNote is the note a stale_hash refusal adds (and a conflict after
+// the tries of a commit that outside saves interrupted), its region's lines
 // numbered as line(n, text) prints them ("" when the refusal carries no
 // delta: the version read is not known, and the file must be read again).
 func staleNote(d *plan.Delta, line func(n int, text string) string) string {
@@ -61,12 +63,18 @@ func staleNote(d *plan.Delta, line func(n int, text string) string) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("\n\nNote (txedit): it changed since your last read, by " + byText(d.By))
-	if d.From != "" {
-		fmt.Fprintf(&b, " (you read it as %s)", d.From)
+	if d.Read == d.Current {
+		// A conflict with the file as the session read it (a save that
+		// wrote the same bytes): no change to show.
+		b.WriteString("\n\nNote (txedit): the file is as you last read it.\n")
+	} else {
+		b.WriteString("\n\nNote (txedit): it changed since your last read, by " + byText(d.By))
+		if d.From != "" {
+			fmt.Fprintf(&b, " (you read it as %s)", d.From)
+		}
+		b.WriteString(":\n")
+		b.WriteString(d.Diff)
 	}
-	b.WriteString(":\n")
-	b.WriteString(d.Diff)
 	if len(d.Reread) > 0 {
 		fmt.Fprintf(&b, "%s: lines %s of the file now.\n", more(d), apply.RangeString(d.Reread))
 	}
@@ -80,7 +88,11 @@ func staleNote(d *plan.Delta, line func(n int, text string) string) string {
 	} else {
 		b.WriteByte('\n')
 	}
-	switch {
+	switch empty := hash.Of(nil).String(); {
+	case d.Current == empty && d.Read != empty:
+		// Most likely a save in place half done: it does not count as
+		// read (docs/design.md, "Concurrency").
+		b.WriteString("The file is empty at this moment, which may be another program's save half done: read it again before retrying.")
 	case len(d.Reread) == 0 && strings.Contains(d.Why, "whole file"):
 		b.WriteString("With this change your view of the file is current (it counts as read): write the file again with the change in it, or edit it instead, without reading it again.")
 	case len(d.Reread) == 0:
@@ -141,6 +153,23 @@ func byText(by []plan.Changer) string {
 
 // maxNamed is how many agents a note names.
 const maxNamed = 4
+
+// refusalDelta is the delta a refusal of code shows (nil: none): a
+// stale_hash refusal's, or a conflict's that the last of the tries of a
+// commit interrupted by outside saves gave the change and the region
+// (docs/design.md, "Concurrency").
+func refusalDelta(res *plan.Result, code plan.Code) *plan.Delta {
+	d := resultDelta(res)
+	switch {
+	case d == nil:
+		return nil
+	case code == plan.CodeStaleHash:
+		return d
+	case code == plan.CodeConflict && !d.Rebased && d.Why != "":
+		return d
+	}
+	return nil
+}
 
 // resultDelta is the delta of a failed result's file (nil: none).
 func resultDelta(res *plan.Result) *plan.Delta {
