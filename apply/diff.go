@@ -103,38 +103,112 @@ func Render(c Change) (string, Stat) {
 	}
 	b.WriteString("--- " + from + tabIfSpace(from) + "\n")
 	b.WriteString("+++ " + to + tabIfSpace(to) + "\n")
-	if gs, ok := spanGroups(c.Old, c.New, c.Spans); ok {
-		// The spans hold: each group of them is diffed and written
-		// alone, and no other line is split or compared but by bytes.
-		n := 0
-		for _, g := range gs {
-			n += hunksSize(g.edits, g.a, g.b)
-		}
-		b.Grow(n)
-		for _, g := range gs {
-			d := writeEdits(&b, g.a, g.b, g.offA, g.offB, g.edits)
-			st.Added, st.Removed = st.Added+d.Added, st.Removed+d.Removed
-		}
-		return b.String(), st
-	}
-	oldW, newW, off := window(c.Old, c.New)
 	// The lines are views of c's bytes, not copies, in slices reused from
 	// call to call: they do not outlive this call (the diff is written
 	// into b).
 	la, lb := linesPool.Get().(*[]string), linesPool.Get().(*[]string)
+	defer func() {
+		for _, l := range []*[]string{la, lb} {
+			clear(*l) // no view of c's bytes stays behind
+			if cap(*l) <= 1<<16 {
+				linesPool.Put(l)
+			}
+		}
+	}()
+	if gs, ok := spanGroups(c.Old, c.New, c.Spans, la, lb); ok {
+		// The spans hold: each group of them is diffed and written
+		// alone, and no other line is split or compared but by bytes.
+		writeGroups(&b, gs, &st)
+		return b.String(), st
+	}
+	oldW, newW, off := window(c.Old, c.New)
+	if spans, ok := alignedSpans(oldW, newW, off); ok && !noAlignedSpans {
+		// Line for line (a substitution within lines): the lines that
+		// differ, found by comparing bytes, are the spans, and only
+		// their groups are split into lines; the diff is the one
+		// alignedDiff makes of the window's lines.
+		if gs, ok := spanGroups(c.Old, c.New, spans, la, lb); ok {
+			writeGroups(&b, gs, &st)
+			return b.String(), st
+		}
+	}
+	clear(*la) // what spanGroups cut before it declined
+	clear(*lb)
 	*la = appendLines((*la)[:0], unsafe.String(unsafe.SliceData(oldW), len(oldW)))
 	*lb = appendLines((*lb)[:0], unsafe.String(unsafe.SliceData(newW), len(newW)))
 	st = writeHunks(&b, *la, *lb, off)
-	for _, l := range []*[]string{la, lb} {
-		clear(*l) // no view of c's bytes stays behind
-		if cap(*l) <= 1<<16 {
-			linesPool.Put(l)
-		}
-	}
 	return b.String(), st
 }
 
 var linesPool = sync.Pool{New: func() any { return new([]string) }}
+
+// writeGroups writes the hunks of span groups (spanGroups) to b and adds
+// their lines to st.
+func writeGroups(b *strings.Builder, gs []spanGroup, st *Stat) {
+	n := 0
+	for _, g := range gs {
+		n += hunksSize(g.edits, g.a, g.b)
+	}
+	b.Grow(n)
+	for _, g := range gs {
+		d := writeEdits(b, g.a, g.b, g.offA, g.offB, g.edits)
+		st.Added, st.Removed = st.Added+d.Added, st.Removed+d.Removed
+	}
+}
+
+// noAlignedSpans turns alignedSpans' path off (tests: the diff it writes
+// must be the one the window's lines give).
+var noAlignedSpans bool
+
+// alignedSpans finds, without splitting the window into lines, the lines
+// that differ in a diff alignedDiff would make line for line: the windows
+// (off lines into their files) have as many lines, and at most one line
+// in eight of them differs. Each differing line is a span of one line
+// (numbered in the files). ok false: alignedDiff would decline, and the
+// window's lines are diffed as before.
+func alignedSpans(oldW, newW []byte, off int) (spans []Span, ok bool) {
+	n := lineCount(oldW)
+	if n != lineCount(newW) {
+		return nil, false
+	}
+	budget := n/8 + 1
+	xo, xn, line := 0, 0, 0 // both at the start of line `line` of the windows
+	for {
+		p := commonPrefix(oldW[xo:], newW[xn:])
+		if xo+p == len(oldW) && xn+p == len(newW) {
+			return spans, true
+		}
+		// The line the first difference is on starts at the same
+		// offset on both sides: everything before it is common.
+		ls := bytes.LastIndexByte(oldW[xo:xo+p], '\n') + 1
+		line += bytes.Count(oldW[xo:xo+ls], []byte{'\n'})
+		xo, xn = xo+ls, xn+ls
+		if budget--; budget < 0 {
+			return nil, false
+		}
+		spans = append(spans, Span{off + line, off + line + 1, off + line, off + line + 1})
+		xo, xn, line = lineEnd(oldW, xo), lineEnd(newW, xn), line+1
+	}
+}
+
+// lineCount is the number of lines of text, a last one without a line
+// break included.
+func lineCount(text []byte) int {
+	n := bytes.Count(text, []byte{'\n'})
+	if len(text) > 0 && text[len(text)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// lineEnd is the offset after the line of text that starts at x (after
+// its line break, or the end of text).
+func lineEnd(text []byte, x int) int {
+	if i := bytes.IndexByte(text[x:], '\n'); i >= 0 {
+		return x + i + 1
+	}
+	return len(text)
+}
 
 // appendLines appends the lines of s, each with its "\n", to dst.
 func appendLines(dst []string, s string) []string {
@@ -404,7 +478,10 @@ type spanGroup struct {
 // stand in two places, or a table rewritten whole that Myers would
 // search through), with the full context of each group. ok false: no
 // spans, or spans that do not hold.
-func spanGroups(old, new []byte, spans []Span) (gs []spanGroup, ok bool) {
+//
+// The groups' lines are cut into *la and *lb (reused buffers; their
+// lengths on return are what the groups hold).
+func spanGroups(old, new []byte, spans []Span, la, lb *[]string) (gs []spanGroup, ok bool) {
 	if len(spans) == 0 {
 		return nil, false
 	}
@@ -418,6 +495,7 @@ func spanGroups(old, new []byte, spans []Span) (gs []spanGroup, ok bool) {
 	}
 	// Walk both texts from the top, line numbers and byte offsets kept.
 	var lo, xo, ln, xn int // old line and byte, new line and byte
+	*la, *lb = (*la)[:0], (*lb)[:0]
 	skipOld := func(to int) { xo, lo = skipLines(old, xo, to-lo), to }
 	skipNew := func(to int) { xn, ln = skipLines(new, xn, to-ln), to }
 	for i := 0; i < len(spans); {
@@ -444,8 +522,12 @@ func spanGroups(old, new []byte, spans []Span) (gs []spanGroup, ok bool) {
 		skipOld(a1)
 		skipNew(b1)
 		g := spanGroup{offA: a0, offB: b0}
-		g.a = appendLines(nil, unsafe.String(unsafe.SliceData(old[so:xo]), xo-so))
-		g.b = appendLines(nil, unsafe.String(unsafe.SliceData(new[sn:xn]), xn-sn))
+		// The groups' lines share two slices, grown as they go (a
+		// group keeps its view of the array it was cut from).
+		ka, kb := len(*la), len(*lb)
+		*la = appendLines(*la, unsafe.String(unsafe.SliceData(old[so:xo]), xo-so))
+		*lb = appendLines(*lb, unsafe.String(unsafe.SliceData(new[sn:xn]), xn-sn))
+		g.a, g.b = (*la)[ka:len(*la):len(*la)], (*lb)[kb:len(*lb):len(*lb)]
 		// Within the group: the lines between its spans are the same.
 		pa, pb := 0, 0
 		for _, s := range spans[i : j+1] {

@@ -100,3 +100,22 @@ func BenchmarkEdit(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRenderSedAligned is BenchmarkRenderSed with the aligned path
+// (alignedSpans) on and off.
+func BenchmarkRenderSedAligned(b *testing.B) {
+	old := sourceFile()
+	s, _ := ParseSed("s/errors.New(/errors.Newf(/g", true)
+	new, _ := s.Apply(old)
+	for _, off := range []bool{false, true} {
+		b.Run(fmt.Sprintf("off=%v", off), func(b *testing.B) {
+			noAlignedSpans = off
+			defer func() { noAlignedSpans = false }()
+			b.ReportAllocs()
+			b.SetBytes(int64(len(old)))
+			for b.Loop() {
+				Render(Change{OldPath: "a", NewPath: "a", Old: old, New: new, OldMode: 0o644, NewMode: 0o644})
+			}
+		})
+	}
+}

@@ -191,11 +191,12 @@ func (o *op) stagedCurrent(u *unit) (*fileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !sameState(cur, u.old) && u.replan != nil {
+	same := sameState(cur, u.old) // hashes the file's bytes: once
+	if !same && u.replan != nil {
 		return nil, &errReplan{path: u.src}
 	}
 	switch {
-	case u.old != nil && !sameState(cur, u.old):
+	case u.old != nil && !same:
 		now := "is gone"
 		if cur.exists {
 			now = "now hashes to " + hash.Of(cur.data).String()

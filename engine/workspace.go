@@ -686,7 +686,10 @@ func skipJournal(name string) bool { return fsys.SameName(name, journal.Dir) || 
 // checkPolicy refuses paths txedit never touches and paths the options
 // deny. rel is resolved; named is as the request gave it.
 func (w *Workspace) checkPolicy(named, rel string, write bool) error {
-	for c := range strings.SplitSeq(rel, "/") {
+	// Each component of rel (as strings.Split would cut it; a walk asks
+	// this of every file it passes, so without an iterator's calls).
+	for rest := rel; ; {
+		c, tail, more := strings.Cut(rest, "/")
 		// A journal at any depth: a nested workspace's is as private as
 		// this one's (docs/design.md, "Threat model").
 		if fsys.SameName(c, journal.Dir) {
@@ -695,6 +698,10 @@ func (w *Workspace) checkPolicy(named, rel string, write bool) error {
 		if write && !w.opts.AllowGit && fsys.SameName(c, ".git") {
 			return plan.Errorf(plan.CodeDenied, named, "writes inside .git/ are refused (set AllowGit to permit them)")
 		}
+		if !more {
+			break
+		}
+		rest = tail
 	}
 	if journal.IsTemp(path.Base(rel)) {
 		return plan.Errorf(plan.CodeDenied, named, "%s is a txedit staging file", rel)

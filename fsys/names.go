@@ -16,6 +16,42 @@ import (
 // through that is the reserved one would open it (docs/design.md, "Threat
 // model").
 func SameName(name, want string) bool {
+	if len(name) < len(want)-1 {
+		return false
+	}
+	if isASCII(name) {
+		// Most names, a walk's every one: nothing to drop but the
+		// trailing dots and spaces, and then only a name as long as one
+		// of the two spellings can be either (sameNameFull, which
+		// decides the others, is the definition).
+		e := len(name) // TrimRight(name, ". "), without its cutset's set
+		for e > 0 && (name[e-1] == '.' || name[e-1] == ' ') {
+			e--
+		}
+		n, short := name[:e], shortName(want)
+		switch {
+		case len(n) == len(want) && strings.EqualFold(n, want):
+			return true
+		case len(n) == len(short)+2 && n[len(n)-2:] == "~1" && strings.EqualFold(n[:len(short)], short):
+			return true
+		}
+		return false
+	}
+	return sameNameFull(name, want)
+}
+
+// shortName is the 8.3 short name's stem of a reserved name: its first
+// six letters after the dot (".txedit": "txedit", then "~1").
+func shortName(want string) string {
+	short := strings.TrimPrefix(want, ".")
+	if len(short) > 6 {
+		short = short[:6]
+	}
+	return short
+}
+
+// sameNameFull is SameName for any name.
+func sameNameFull(name, want string) bool {
 	if len(name) < len(want)-1 || !strings.ContainsAny(name, ".~") {
 		return false // the common case, decided without allocating
 	}
@@ -40,11 +76,7 @@ func SameName(name, want string) bool {
 	if strings.EqualFold(n, want) {
 		return true
 	}
-	short := strings.TrimPrefix(want, ".")
-	if len(short) > 6 {
-		short = short[:6]
-	}
-	return strings.EqualFold(n, short+"~1")
+	return strings.EqualFold(n, shortName(want)+"~1")
 }
 
 func isASCII(s string) bool {

@@ -9,7 +9,8 @@
 // CPU profile of the command to FILE given TXEDIT_CPUPROFILE=FILE, and
 // an allocation profile (every allocation sampled) given
 // TXEDIT_MEMPROFILE=FILE, when it ends; read them with
-// `go tool pprof -top`. (txedit mcp's server, txedit-mcp, always can.)
+// `go tool pprof -top`; and its execution trace given TXEDIT_TRACE=FILE
+// (`go tool trace`). (txedit mcp's server, txedit-mcp, always can.)
 package main
 
 import (

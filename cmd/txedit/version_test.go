@@ -98,7 +98,8 @@ func TestVersionBuildStampsRevision(t *testing.T) {
 }
 
 // TestProfiles: a txedit built with -tags txedit_pprof writes the CPU and
-// allocation profiles TXEDIT_CPUPROFILE and TXEDIT_MEMPROFILE ask for; the
+// allocation profiles TXEDIT_CPUPROFILE and TXEDIT_MEMPROFILE ask for, and
+// the execution trace TXEDIT_TRACE asks for; the
 // default build (which leaves the profiler out: docs/design.md, "Process
 // start") says it cannot, instead of leaving the files missing in silence.
 func TestProfiles(t *testing.T) {
@@ -111,17 +112,18 @@ func TestProfiles(t *testing.T) {
 		bin  string
 		want bool
 	}{{tagged, true}, {txeditBinary(t), false}} {
-		cpu, mem := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof")
+		cpu, mem, trace := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof"), filepath.Join(dir, "trace.out")
 		os.Remove(cpu)
 		os.Remove(mem)
+		os.Remove(trace)
 		cmd := exec.Command(c.bin, "version")
-		cmd.Env = append(os.Environ(), "TXEDIT_CPUPROFILE="+cpu, "TXEDIT_MEMPROFILE="+mem)
+		cmd.Env = append(os.Environ(), "TXEDIT_CPUPROFILE="+cpu, "TXEDIT_MEMPROFILE="+mem, "TXEDIT_TRACE="+trace)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Run(); err != nil {
 			t.Fatalf("%s version: %v\n%s", c.bin, err, stderr.String())
 		}
-		for _, f := range []string{cpu, mem} {
+		for _, f := range []string{cpu, mem, trace} {
 			fi, err := os.Stat(f)
 			if got := err == nil && fi.Size() > 0; got != c.want {
 				t.Errorf("%s: profile %s written: %v, want %v", filepath.Base(c.bin), filepath.Base(f), got, c.want)

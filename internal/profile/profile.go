@@ -1,6 +1,7 @@
 // Package profile runs a command's main function under the profiles that
 // TXEDIT_CPUPROFILE and TXEDIT_MEMPROFILE ask for (files to write; read
-// them with `go tool pprof -top`).
+// them with `go tool pprof -top`), and under the execution trace that
+// TXEDIT_TRACE asks for (`go tool trace`).
 //
 // txedit-mcp always links it. The txedit command links it only when built
 // with -tags txedit_pprof: runtime/pprof brings compress/gzip, hash/crc32
@@ -12,6 +13,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 )
 
 // Run runs f under the profiles the environment asks for; without them
@@ -20,6 +22,14 @@ func Run(f func() int) int {
 	cpu, mem := os.Getenv("TXEDIT_CPUPROFILE"), os.Getenv("TXEDIT_MEMPROFILE")
 	if mem == "" {
 		runtime.MemProfileRate = 0
+	}
+	if tr := os.Getenv("TXEDIT_TRACE"); tr != "" {
+		if out, err := os.Create(tr); err == nil {
+			if trace.Start(out) == nil {
+				defer out.Close()
+				defer trace.Stop()
+			}
+		}
 	}
 	if cpu == "" && mem == "" {
 		return f()
