@@ -308,6 +308,13 @@ func (j *Journal) LockWithin(timeout time.Duration) (*Locked, error) {
 	return l, nil
 }
 
+// Made reports whether the journal's directories exist (it was made, or
+// half made: the next Lock makes it whole). It reads one name.
+func (j *Journal) Made() bool {
+	_, err := j.fs.Lstat(txnsDir)
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
 // Unlock releases the lock.
 func (l *Locked) Unlock() error {
 	err := l.unlock()
