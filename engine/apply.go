@@ -237,8 +237,11 @@ func preparedOnly(tasks []*task) []*task {
 }
 
 // editBeforeLock is pass 1 of a request that commits, run before it
-// takes the lock (apply says why).
+// takes the lock (apply says why). A workspace without a journal makes
+// it meanwhile (makeJournalEarly), done when this returns.
 func (o *op) editBeforeLock(ctx context.Context, tasks []*task, budget *atomic.Int64, c *caller) error {
+	wait := o.w.makeJournalEarly()
+	defer wait()
 	return par.Do(ctx, len(tasks), o.w.opts.Workers, func(i int) error {
 		o.edit(tasks[i], false, budget, c, false)
 		summarize(tasks[i])

@@ -130,6 +130,40 @@ func (w *Workspace) lockJournal(j *journal.Journal) (*journal.Locked, error) {
 	return l, nil
 }
 
+// makeJournalEarly starts making the journal of a workspace on disk that
+// has none yet, for a request that will commit: a new journal waits for
+// the device twice before the first transaction can begin (its claim:
+// docs/journal.md, "A workspace's first commit"), and those waits are
+// spent while the request's edits are computed (CPU) instead of after
+// them. It takes the lock as a write does (what it makes is what the
+// write's own lock would make) and releases it at once: the request
+// locks again to commit, and whatever failed here that lock meets and
+// reports. It waits for the lock at most bgLockWait (a holder is making
+// the journal, or writing: the request's own lock waits). wait ends it;
+// every return of the request calls it, so nothing outlives the request.
+// A request that then fails leaves the journal made (empty: fresh, but
+// claimed), as a request that commits nothing does.
+func (w *Workspace) makeJournalEarly() (wait func()) {
+	if !w.OnDisk() || w.j.Made() {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if l, err := w.j.LockWithin(bgLockWait); err == nil {
+			l.Unlock()
+		}
+		if testHookJournalEarly != nil {
+			testHookJournalEarly()
+		}
+	}()
+	return sync.OnceFunc(func() { <-done })
+}
+
+// testHookJournalEarly, set only by tests, runs once makeJournalEarly's
+// lock is released.
+var testHookJournalEarly func()
+
 // takeGCError returns and forgets the last background batch's failure.
 func (w *Workspace) takeGCError() error {
 	w.bg.mu.Lock()

@@ -23,8 +23,11 @@ type atomicWrite struct {
 // device, not two per file. A crash may leave any subset of the files new
 // (each whole), so it is only for files none of which needs another to be
 // durable first (a new journal's first files: LockWithin). On failure the
-// temporary files are removed.
-func (j *Journal) writeFilesAtomic(files []atomicWrite, dirs []string) error {
+// temporary files are removed. with are more syncs for the first wait
+// (claim's: the key store's entry, which must be durable before the id
+// is renamed in, and a new journal's directories), run whatever the
+// journal's sync mode: the caller says which apply.
+func (j *Journal) writeFilesAtomic(files []atomicWrite, dirs []string, with ...func() error) error {
 	sync := j.opts.Sync != SyncNone
 	var made []string
 	var opened []fsys.File
@@ -51,10 +54,15 @@ func (j *Journal) writeFilesAtomic(files []atomicWrite, dirs []string) error {
 			return fail(err)
 		}
 	}
+	var first []func() error
 	if sync {
-		if err := j.each(len(opened), func(i int) error { return opened[i].DataSync() }); err != nil {
-			return fail(err)
+		for _, f := range opened {
+			first = append(first, f.DataSync)
 		}
+	}
+	first = append(first, with...)
+	if err := j.each(len(first), func(i int) error { return first[i]() }); err != nil {
+		return fail(err)
 	}
 	var err error
 	for _, f := range opened {

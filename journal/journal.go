@@ -220,12 +220,11 @@ func (j *Journal) LockWithin(timeout time.Duration) (*Locked, error) {
 			return nil, t.foreign.Err()
 		}
 	}
+	// New directories are made durable under the lock: by the claim of
+	// the journal, in its first wait (the root's entry for .txedit) and
+	// its second (.txedit, with the id), or, where another writer
+	// claimed it meanwhile, before anything else is written into it.
 	fresh, err := j.makeDirs()
-	if err == nil && fresh && j.opts.Sync != SyncNone {
-		// The new directories durable before any file is made in them,
-		// both syncs at once.
-		err = j.each(2, func(i int) error { return j.fs.SyncDir([]string{Dir, "."}[i]) })
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -258,8 +257,16 @@ func (j *Journal) LockWithin(timeout time.Duration) (*Locked, error) {
 		if l.tr != nil && !l.tr.foreign.Fresh {
 			return nil, l.tr.foreign.Err()
 		}
-		l.tr, err = j.claim(nil, batch)
+		var dirs []string
+		if fresh {
+			dirs = []string{"."} // .txedit itself is synced with the id
+		}
+		l.tr, err = j.claim(nil, batch, dirs...)
 		batch = nil
+	} else if err == nil && fresh && j.opts.Sync != SyncNone {
+		// Made here but claimed by another writer: the directories
+		// durable before any file is made in them, both syncs at once.
+		err = j.each(2, func(i int) error { return j.fs.SyncDir([]string{Dir, "."}[i]) })
 	}
 	if err == nil && len(batch) > 0 {
 		err = j.writeFilesAtomic(batch, nil)
@@ -299,6 +306,13 @@ func (j *Journal) LockWithin(timeout time.Duration) (*Locked, error) {
 	l.lastID = max(ls.last(), l.tail.last)
 	ok = true
 	return l, nil
+}
+
+// Made reports whether the journal's directories exist (it was made, or
+// half made: the next Lock makes it whole). It reads one name.
+func (j *Journal) Made() bool {
+	_, err := j.fs.Lstat(txnsDir)
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // Unlock releases the lock.
@@ -452,6 +466,7 @@ var brokenOrder struct {
 	ignoreLate            bool // recovery ignores preparedLate: no PREPARED mark, no classification
 	noRecordSync          bool // the transaction's file (manifest and pack) is not synced in the prepare round
 	noLinkedSync          bool // a linked unnamed file's inode (its link count) is not synced in the rename round
+	entryLate             bool // a new journal's id is renamed in before its key store entry is durable
 }
 
 // Tx is a transaction being committed. Stage may be called concurrently for

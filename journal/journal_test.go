@@ -116,8 +116,6 @@ const durabilityTrace = `mkdir .txedit
 mkdir .txedit/txns
 mkdir .txedit/pending
 create .txedit/mark
-syncdir .txedit
-syncdir .
 lock .txedit/LOCK
 remove .txedit/.gitignore.tmp
 create .txedit/.gitignore.tmp
@@ -127,6 +125,7 @@ create .txedit/id.tmp
 write .txedit/id.tmp
 fdatasync .txedit/.gitignore.tmp
 fdatasync .txedit/id.tmp
+syncdir .
 rename .txedit/.gitignore.tmp .txedit/.gitignore
 rename .txedit/id.tmp .txedit/id
 syncdir .txedit

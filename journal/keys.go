@@ -47,6 +47,10 @@ type Keys struct {
 type keyStore interface {
 	read(name string) ([]byte, error) // fs.ErrNotExist when there is none
 	write(name string, data []byte) error
+	// create makes name, which must not exist, holding data, and returns
+	// the syncs that make it durable (none for a store in memory), to
+	// run at once with others, and done, which closes it (after them).
+	create(name string, data []byte) (syncs []func() error, done func() error, err error)
 	remove(name string) error
 }
 
@@ -254,6 +258,19 @@ func (k *Keys) put(e *keyEntry) error {
 	return st.write(e.id, e.encode())
 }
 
+// create makes e's entry, which must be new (a new journal id names it),
+// without a temporary file and a rename: a crash may leave it torn or
+// missing, but only while no journal's id names it (claim makes it
+// durable before the id). It returns the syncs that make it durable and
+// done, which closes it once they ran.
+func (k *Keys) create(e *keyEntry) (syncs []func() error, done func() error, err error) {
+	st, err := k.store()
+	if err != nil {
+		return nil, nil, err
+	}
+	return st.create(e.id, e.encode())
+}
+
 func (k *Keys) forget(id string) error {
 	st, err := k.store()
 	if err != nil {
@@ -285,6 +302,21 @@ func (s fsStore) read(name string) ([]byte, error) {
 
 func (s fsStore) write(name string, data []byte) error {
 	return fsys.WriteFileAtomic(s.fs, name, data, 0o600, true)
+}
+
+func (s fsStore) create(name string, data []byte) ([]func() error, func() error, error) {
+	f, err := s.fs.Create(name, 0o600)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		s.fs.Remove(name)
+		return nil, nil, err
+	}
+	// The entry's data and size, and its name in the store: independent
+	// of each other, so both are in flight at once.
+	return []func() error{f.DataSync, func() error { return s.fs.SyncDir(".") }}, f.Close, nil
 }
 
 // remove removes the entry name, or, where it cannot (a damaged entry
@@ -320,6 +352,16 @@ func (s *memStore) write(name string, data []byte) error {
 	defer s.mu.Unlock()
 	s.m[name] = bytes.Clone(data)
 	return nil
+}
+
+func (s *memStore) create(name string, data []byte) ([]func() error, func() error, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.m[name]; ok {
+		return nil, nil, &fs.PathError{Op: "create", Path: name, Err: fs.ErrExist}
+	}
+	s.m[name] = bytes.Clone(data)
+	return nil, func() error { return nil }, nil
 }
 
 func (s *memStore) remove(name string) error {

@@ -236,7 +236,7 @@ func isTemp(base string) bool { return IsTemp(base) || strings.HasSuffix(base, "
 // survived, every transaction finished, no temporary file anywhere.
 func violation(d *fstest.Disk, w workload, succeeded bool) string {
 	committed, pending := journalState(d)
-	got := fstest.Key(d.Files(Dir))
+	got := fstest.Key(d.Files(Dir, storeDir)) // (the key store of TestFirstCommitPowerLossKeyStore)
 	switch {
 	case succeeded && !committed:
 		return "success was reported, but after the power loss the transaction is not committed"

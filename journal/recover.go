@@ -52,7 +52,12 @@ func (j *Journal) Recover() ([]*Report, error) {
 	if err != nil {
 		return reports, err
 	}
-	if _, err := j.fs.Lstat(txnsDir); errors.Is(err, fs.ErrNotExist) {
+	// A journal half made (a power loss kept .txedit and what was made in
+	// it before txns/ was durable: the first write syncs the new
+	// directories with its claim) is made whole and claimed by the lock,
+	// and what that write left is removed below; only where there is no
+	// journal at all is there nothing to do.
+	if _, err := j.fs.Lstat(Dir); errors.Is(err, fs.ErrNotExist) {
 		return reports, nil
 	}
 	more, err := j.repair()

@@ -332,7 +332,13 @@ func (j *Journal) loadTrust() (*trust, error) {
 // The entry is written first: an id that names no entry is a foreign
 // journal, so a crash between the two leaves the journal as it was. with
 // are other files to write in the id's round (a new journal's .gitignore).
-func (j *Journal) claim(trusted map[string]hash.Sum, with []atomicWrite) (*trust, error) {
+// The entry is made at its own name (a new id names it: no temporary
+// file) and synced in the same wait as the id's temporary file and
+// syncDirs (a new journal's directories, not synced yet: LockWithin);
+// only then is the id renamed in, and the journal's directory synced.
+// Two waits for the device in all, where the entry took two of its own
+// before (docs/journal.md, "A workspace's first commit").
+func (j *Journal) claim(trusted map[string]hash.Sum, with []atomicWrite, syncDirs ...string) (*trust, error) {
 	fi, err := j.fs.Lstat(Dir)
 	if err != nil {
 		return nil, err
@@ -343,12 +349,32 @@ func (j *Journal) claim(trusted map[string]hash.Sum, with []atomicWrite) (*trust
 		e.trusted = map[string]hash.Sum{}
 	}
 	rand.Read(e.key)
-	if err := j.keys.put(e); err != nil {
+	syncs, done, err := j.keys.create(e)
+	if err != nil {
 		return nil, err
+	}
+	if j.opts.Sync != SyncNone {
+		for _, d := range syncDirs {
+			syncs = append(syncs, func() error { return j.fs.SyncDir(d) })
+		}
 	}
 	// On a failure the entry stays: the id may be in place all the same
 	// (a rename that took, a directory sync that did not).
-	if err := j.writeFilesAtomic(append(with, atomicWrite{name: idName, data: []byte(e.id + "\n"), perm: 0o600}), nil); err != nil {
+	files := append(with, atomicWrite{name: idName, data: []byte(e.id + "\n"), perm: 0o600})
+	if brokenOrder.entryLate {
+		err = j.writeFilesAtomic(files, nil)
+		for _, s := range syncs {
+			if err == nil {
+				err = s()
+			}
+		}
+	} else {
+		err = j.writeFilesAtomic(files, nil, syncs...)
+	}
+	if cerr := done(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return nil, err
 	}
 	t, err := j.loadTrust()
