@@ -62,3 +62,61 @@ func TestConcurrentFirstWritesBothTrusted(t *testing.T) {
 		t.Fatalf("Status: %v %+v", err, st)
 	}
 }
+
+// gitignoreRaceFS lets another writer's first commit run, once, right
+// after the journal it serves has listed .txedit while that listing held
+// the other writer's temporary .gitignore: the name is gone when looked
+// at.
+type gitignoreRaceFS struct {
+	fsys.FS
+	once  sync.Once
+	claim func()
+}
+
+func (f *gitignoreRaceFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	ents, err := f.FS.ReadDir(name)
+	for _, e := range ents {
+		if name == Dir && e.Name() == ".gitignore.tmp" {
+			f.once.Do(f.claim)
+		}
+	}
+	return ents, err
+}
+
+// TestFirstWriteBesideAClaimInProgress: a writer's look at a fresh journal
+// listed another writer's .gitignore.tmp, which that writer renamed in
+// before the look reached it. The lstat's "no such file or directory" was
+// the answer to the edit (io_error; TestAgentsBench's filesystem toolset
+// saw it in CI). It must list the journal again, find the other writer's
+// claim, and go on in a journal it trusts.
+func TestFirstWriteBesideAClaimInProgress(t *testing.T) {
+	mem := memfs.New(map[string]string{"a": "old\n"})
+	keys := NewKeys(memfs.New(nil), "test store")
+	other := New(mem, &Options{Sync: SyncNone, Keys: keys})
+	mustMkdirAll(t, mem, txnsDir)
+	mustMkdirAll(t, mem, Dir+"/pending")
+	mustWrite(t, mem, Dir+"/.gitignore.tmp", []byte(gitignore))
+	var claimErr error
+	f := &gitignoreRaceFS{FS: mem, claim: func() {
+		l, err := other.Lock()
+		if err == nil {
+			err = l.Unlock()
+		}
+		claimErr = err
+	}}
+	j := New(f, &Options{Sync: SyncNone, Keys: keys})
+	l, err := j.Lock()
+	if claimErr != nil {
+		t.Fatalf("the other writer's Lock: %v", claimErr)
+	}
+	if err != nil {
+		t.Fatalf("Lock while another writer claimed the journal: %v", err)
+	}
+	l.Unlock()
+	if _, err := mem.Lstat(Dir + "/.gitignore.tmp"); !fsys.Gone(err) {
+		t.Fatalf("the other writer's claim left its temporary .gitignore: %v", err)
+	}
+	if st, err := j.Status(); err != nil || st.Standing != Trusted {
+		t.Fatalf("Status: %v %+v", err, st)
+	}
+}

@@ -269,8 +269,22 @@ var freshNames = map[string]bool{"txns": true, "pending": true, "mark": true, "L
 // fresh reports whether the journal directory holds nothing but what a new
 // journal's first write makes: then it holds no transaction, nothing in
 // it can act on anything, and the write that made it (or the next one, if
-// that one died) claims it.
+// that one died) claims it. It runs outside the lock too, while another
+// writer's first commit renames its temporary files in: a name listed
+// that is gone when looked at means the directory changed meanwhile, and
+// it is listed again (once its id is in, Status finds the journal this
+// user's); the name's lstat error was once the answer
+// ("lstat .txedit/.gitignore.tmp: no such file or directory", io_error).
 func (j *Journal) fresh() (bool, error) {
+	for try := 0; ; try++ {
+		ok, err := j.freshOnce()
+		if !fsys.Gone(err) || try == 3 {
+			return ok, err
+		}
+	}
+}
+
+func (j *Journal) freshOnce() (bool, error) {
 	ents, err := j.fs.ReadDir(Dir)
 	if err != nil {
 		return false, err
