@@ -21,11 +21,28 @@ func OpenPrivate(dir string) (*OS, error) {
 	if !filepath.IsAbs(dir) {
 		return nil, fmt.Errorf("%s: not an absolute path", dir)
 	}
+	// The directories this call makes are made durable before a key is
+	// written into them: a key store whose entry a power loss took away
+	// would make the journal it keys foreign to its own maker (docs/
+	// design.md, "What makes a journal trusted"). Each new directory's
+	// entry is in its parent, which is synced once the chain is made.
+	var made []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || !errors.Is(err, fs.ErrNotExist) || d == filepath.Dir(d) {
+			break
+		}
+		made = append(made, d)
+	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return nil, err
 	}
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, err
+	}
+	for _, d := range made {
+		if err := syncDirName(filepath.Dir(d)); err != nil {
+			return nil, err
+		}
 	}
 	if fi, err := os.Lstat(dir); err != nil {
 		return nil, err
@@ -70,4 +87,18 @@ func (o *OS) rootInfo() (fs.FileInfo, error) {
 	}
 	defer o.rfd.put()
 	return lstatAt(fd, ".")
+}
+
+// syncDirName fsyncs the directory named dir (a variable: tests see which
+// directories OpenPrivate syncs).
+var syncDirName = func(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
