@@ -145,7 +145,7 @@ section() { printf '\n== %s ==\n' "$*"; }
 
 machine() {
 	echo "machine: $(nproc) cores, $(uname -r), $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
-	echo "peers: $(rg --version | head -1); $( (fdfind --version || fd --version) 2>/dev/null | head -1); $(git --version); sd $(sd --version 2>/dev/null | awk '{print $2}')"
+	echo "peers: $(rg --version 2>/dev/null | head -1); $( (fdfind --version || fd --version) 2>/dev/null | head -1); $(git --version); sd $(sd --version 2>/dev/null | awk '{print $2}')"
 	echo "disk: $DISK; tmpfs: $TMPFS; vm.dirty_background_ratio $(cat /proc/sys/vm/dirty_background_ratio 2>/dev/null), vm.dirty_ratio $(cat /proc/sys/vm/dirty_ratio 2>/dev/null), vm.dirty_expire_centisecs $(cat /proc/sys/vm/dirty_expire_centisecs 2>/dev/null)"
 }
 
