@@ -11,9 +11,10 @@ import (
 
 // TestRealDiffBench runs bench/run.sh realdiff on a corpus of two diffs
 // made here (as corpus.sh lays them out: old/, new/, patch.diff from git
-// diff -M), one run each: a row per diff, the summary line, and each
-// method's result checked against the newer tree (a wrong apply fails
-// the run).
+// diff -M), one run each: a row per diff with the durable floor's column
+// (git apply, then a sync of what it changed) and txedit's ratio to it,
+// the summary lines, and each method's result checked against the newer
+// tree (a wrong apply fails the run).
 func TestRealDiffBench(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
@@ -65,11 +66,16 @@ func TestRealDiffBench(t *testing.T) {
 	}
 	text := runSh(t, env, "realdiff")
 	for _, name := range []string{"mod@v1..v2", "mod@v2..v3"} {
-		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + `\s+\d+\s+\d+.*\d+\.\d+x`).MatchString(text) {
+		// files, hunks, KiB, txedit, git apply, ratio, CPU tx, CPU git,
+		// git apply and sync, ratio to it.
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + `\s+\d+\s+\d+\s+\d+(\s+[\d.]+ms){2}\s+[\d.]+x(\s+[\d.]+ms){3}\s+[\d.]+x$`).MatchString(text) {
 			t.Errorf("no row for %s", name)
 		}
 	}
 	if !strings.Contains(text, "median of the per-diff ratios") || !strings.Contains(text, "real diffs: txedit apply within") {
 		t.Error("no summary line, or no goal line")
+	}
+	if !regexp.MustCompile(`(?m)^against the durable floor \(git apply, then a sync of the changed files and their directories\): median of the per-diff ratios [\d.]+x`).MatchString(text) {
+		t.Error("no median line against the durable floor")
 	}
 }

@@ -29,8 +29,9 @@
 #                                 (/bin/true) (bench/startbench; not in all)
 #   bench/run.sh realdiff [flags] real diffs (consecutive releases of Go modules from
 #                                 the module proxy; bench/realdiffbench/corpus.sh builds
-#                                 them, once) applied by txedit apply and by git apply,
-#                                 each to a fresh export, the 20 with most files
+#                                 them, once) applied by txedit apply, by git apply and
+#                                 by git apply then a sync of what it changed (the
+#                                 durable floor), each to a fresh export, the 20 with most files
 #                                 (bench/realdiffbench; not in all)
 #   bench/run.sh fscost [flags]   single file-system calls a commit is made of (create,
 #                                 mkdir, link, O_TMPFILE, unlink, fsync, fdatasync, parallel

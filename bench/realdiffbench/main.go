@@ -15,6 +15,13 @@
 // medians, the ratio of medians) and, under the table, the median of the
 // per-diff ratios and the ratio of the sums, which the goal is about
 // (1.5x on disk, 2x on tmpfs).
+//
+// Beside git apply, which never syncs, runs the durable floor of the same
+// work: git apply, then the files it changed and their directories synced
+// (coreutils sync: an fdatasync of each file, then an fsync of each
+// directory, all at once; as bench/replacebench's "then sync of the
+// changed files"), with txedit's ratio to it and the median of those
+// ratios under the table.
 package main
 
 import (
@@ -27,6 +34,7 @@ import (
 	"regexp"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -94,11 +102,16 @@ func main() {
 	}
 	fmt.Printf("real diffs (%s), the %d with most files, applied to a fresh export on %s (%s); %d cores, median of %d runs each, load average %s\n",
 		*corpus, len(entries), kind, *dir, runtime.NumCPU(), *runs, timing.LoadAvg())
-	fmt.Printf("%-52s %6s %6s %9s %10s %10s %7s %10s %10s\n", "diff", "files", "hunks", "KiB", "txedit", "git apply", "ratio", "CPU tx", "CPU git")
-	var ratios []float64
-	var sumTx, sumGit time.Duration
+	fmt.Printf("%-52s %6s %6s %9s %10s %10s %7s %10s %10s %10s %7s\n", "diff", "files", "hunks", "KiB", "txedit", "git apply", "ratio", "CPU tx", "CPU git", "git+sync", "vs sync")
+	var ratios, floorRatios []float64
+	var sumTx, sumGit, sumFloor time.Duration
+	floorFiles, floorDirs := filepath.Join(*dir, "floor-files"), filepath.Join(*dir, "floor-dirs")
 	for _, e := range entries {
 		patch := filepath.Join(e.dir, "patch.diff")
+		files, dirs, err := floorLists(e.dir)
+		check(err)
+		check(os.WriteFile(floorFiles, nulList(files), 0o644))
+		check(os.WriteFile(floorDirs, nulList(dirs), 0o644))
 		fresh := func() error {
 			if err := os.RemoveAll(work); err != nil {
 				return err
@@ -133,29 +146,160 @@ func main() {
 		methods := []timing.Method{
 			{Name: "txedit apply", Setup: fresh, Teardown: verify("txedit apply"), Cmd: cmd(txedit, "apply", patch)},
 			{Name: "git apply", Setup: fresh, Teardown: verify("git apply"), Cmd: cmd("git", "apply", patch)},
+			{Name: "git apply, then sync of the changed files", Setup: fresh, Teardown: verify("git apply, then sync"),
+				Cmd: cmd("sh", "-c", `git apply "$1" && xargs -0 -r sync -d <"$2" && xargs -0 -r sync <"$3"`, "sh", patch, floorFiles, floorDirs)},
 		}
 		samples, err := timing.Interleaved(*runs, methods)
 		check(err)
 		tx, _ := timing.Medians(samples[0])
 		gt, _ := timing.Medians(samples[1])
+		fl, _ := timing.Medians(samples[2])
 		r := timing.Ratio(samples[0], samples[1])
+		rf := timing.Ratio(samples[0], samples[2])
 		ratios = append(ratios, r)
+		floorRatios = append(floorRatios, rf)
 		sumTx += tx.Wall
 		sumGit += gt.Wall
-		fmt.Printf("%-52s %6d %6d %9.0f %10s %10s %6.2fx %10s %10s\n", trunc(e.name, 52), e.files, e.hunk, float64(e.bytes)/1024,
-			timing.Ms(tx.Wall), timing.Ms(gt.Wall), r, timing.Ms(tx.CPU), timing.Ms(gt.CPU))
+		sumFloor += fl.Wall
+		fmt.Printf("%-52s %6d %6d %9.0f %10s %10s %6.2fx %10s %10s %10s %6.2fx\n", trunc(e.name, 52), e.files, e.hunk, float64(e.bytes)/1024,
+			timing.Ms(tx.Wall), timing.Ms(gt.Wall), r, timing.Ms(tx.CPU), timing.Ms(gt.CPU), timing.Ms(fl.Wall), rf)
 	}
 	os.RemoveAll(work)
-	sort.Float64s(ratios)
-	med := ratios[len(ratios)/2]
-	if len(ratios)%2 == 0 {
-		med = (ratios[len(ratios)/2-1] + ratios[len(ratios)/2]) / 2
-	}
+	os.Remove(floorFiles)
+	os.Remove(floorDirs)
+	med, lo, hi := median(ratios)
 	sum := float64(sumTx) / float64(max(sumGit, 1))
 	fmt.Printf("median of the per-diff ratios %.2fx (%.2f-%.2fx); sums %s against %s, %.2fx; load average after %s\n",
-		med, ratios[0], ratios[len(ratios)-1], timing.Ms(sumTx), timing.Ms(sumGit), sum, timing.LoadAvg())
+		med, lo, hi, timing.Ms(sumTx), timing.Ms(sumGit), sum, timing.LoadAvg())
+	fmed, flo, fhi := median(floorRatios)
+	fmt.Printf("against the durable floor (git apply, then a sync of the changed files and their directories): median of the per-diff ratios %.2fx (%.2f-%.2fx); sums %s against %s, %.2fx\n",
+		fmed, flo, fhi, timing.Ms(sumTx), timing.Ms(sumFloor), float64(sumTx)/float64(max(sumFloor, 1)))
 	check(timing.Goal(*goals, fmt.Sprintf("real diffs: txedit apply within %.1fx of git apply (median of per-diff ratios, %d diffs, %s)", bound, len(entries), kind),
 		fmt.Sprintf("%.2fx", med), med <= bound))
+}
+
+// median returns the median of rs (sorted in place), its least and its
+// greatest.
+func median(rs []float64) (med, lo, hi float64) {
+	sort.Float64s(rs)
+	med = rs[len(rs)/2]
+	if len(rs)%2 == 0 {
+		med = (rs[len(rs)/2-1] + rs[len(rs)/2]) / 2
+	}
+	return med, rs[0], rs[len(rs)-1]
+}
+
+// floorLists reads the diff in d/patch.diff and returns, relative to the
+// tree's root, the files git apply leaves changed (modified, added, the
+// new names of renames: they are fdatasynced) and the directories whose
+// entries it changed (fsynced): the parent of every added, deleted or
+// renamed path and of every file it rewrote (git apply writes a new file
+// and renames it over the old one), and, up the tree, each directory that
+// holds a directory created or removed, up to the first that existed
+// before and after. d/old and d/new tell which directories existed.
+func floorLists(d string) (files, dirs []string, err error) {
+	data, err := os.ReadFile(filepath.Join(d, "patch.diff"))
+	if err != nil {
+		return nil, nil, err
+	}
+	isDir := func(tree, rel string) bool {
+		st, err := os.Lstat(filepath.Join(d, tree, rel))
+		return err == nil && st.IsDir()
+	}
+	seenDir := map[string]bool{}
+	addDirs := func(p string) {
+		for dir := filepath.Dir(p); ; dir = filepath.Dir(dir) {
+			inNew := isDir("new", dir)
+			if inNew && !seenDir[dir] {
+				seenDir[dir] = true
+				dirs = append(dirs, dir)
+			}
+			if dir == "." || inNew && isDir("old", dir) {
+				return
+			}
+		}
+	}
+	seenFile := map[string]bool{}
+	for _, p := range patchPaths(data) {
+		if p.newPath != "" && !seenFile[p.newPath] {
+			seenFile[p.newPath] = true
+			files = append(files, p.newPath)
+			addDirs(p.newPath)
+		}
+		if p.oldPath != "" && p.oldPath != p.newPath {
+			addDirs(p.oldPath)
+		}
+	}
+	return files, dirs, nil
+}
+
+// A filePatch is one file of a git diff: its path before (empty when
+// added) and after (empty when deleted).
+type filePatch struct{ oldPath, newPath string }
+
+// patchPaths reads each file's paths out of a git diff's extended headers
+// (docs: git-diff(1), "Generating patches"): "diff --git a/P b/P", then
+// rename from/to, new/deleted file mode, and the ---/+++ lines before the
+// first hunk.
+func patchPaths(data []byte) []filePatch {
+	var out []filePatch
+	cur := -1
+	header := false // between "diff --git" and the first hunk: a hunk's "--- " is a removed line
+	for _, l := range strings.Split(string(data), "\n") {
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			out = append(out, filePatch{})
+			cur = len(out) - 1
+			header = true
+			// Unquoted and the same path on both sides: "a/P b/P".
+			h := strings.TrimPrefix(l, "diff --git ")
+			if n := len(h); n%2 == 1 && strings.HasPrefix(h, "a/") && h[n/2] == ' ' && h[:n/2][2:] == h[n/2+1:][2:] {
+				out[cur].oldPath, out[cur].newPath = h[2:n/2], h[2:n/2]
+			}
+		case !header:
+		case strings.HasPrefix(l, "@@ "), strings.HasPrefix(l, "GIT binary patch"), strings.HasPrefix(l, "Binary files "):
+			header = false
+		case strings.HasPrefix(l, "new file mode"):
+			out[cur].oldPath = ""
+		case strings.HasPrefix(l, "deleted file mode"):
+			out[cur].newPath = ""
+		case strings.HasPrefix(l, "rename from "):
+			out[cur].oldPath = unquote(strings.TrimPrefix(l, "rename from "))
+		case strings.HasPrefix(l, "rename to "):
+			out[cur].newPath = unquote(strings.TrimPrefix(l, "rename to "))
+		case strings.HasPrefix(l, "copy to "):
+			out[cur].oldPath, out[cur].newPath = "", unquote(strings.TrimPrefix(l, "copy to "))
+		case strings.HasPrefix(l, "--- "):
+			if p := unquote(strings.TrimPrefix(l, "--- ")); p != "/dev/null" {
+				out[cur].oldPath = strings.TrimPrefix(p, "a/")
+			}
+		case strings.HasPrefix(l, "+++ "):
+			if p := unquote(strings.TrimPrefix(l, "+++ ")); p != "/dev/null" {
+				out[cur].newPath = strings.TrimPrefix(p, "b/")
+			}
+		}
+	}
+	return out
+}
+
+// unquote undoes git's C-style quoting of a path with unusual characters.
+func unquote(s string) string {
+	if strings.HasPrefix(s, "\"") {
+		if u, err := strconv.Unquote(s); err == nil {
+			return u
+		}
+	}
+	return s
+}
+
+// nulList is names, each ended by a NUL (xargs -0).
+func nulList(names []string) []byte {
+	var b bytes.Buffer
+	for _, n := range names {
+		b.WriteString(n)
+		b.WriteByte(0)
+	}
+	return b.Bytes()
 }
 
 // list reads the corpus, most files first.
