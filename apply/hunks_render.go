@@ -3,6 +3,7 @@ package apply
 import (
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/txedit/txedit/plan"
 )
@@ -24,29 +25,57 @@ func (m *hunkMatcher) render(st style, ps []*placed) ([]byte, []Span) {
 	// Appends at the end of the file may precede later hunks in patch
 	// order: apply by position, keeping patch order at equal positions.
 	slices.SortStableFunc(todo, func(a, b *placed) int { return a.pos - b.pos })
-	out := &hunkText{raws: make([]string, 0, t.n()+8), exact: t.exact}
+	// out's raws are the untouched stretches, each one string where it
+	// can be (copyLines), and the regions' lines; lines counts the lines
+	// of out, for the spans.
+	out := &hunkText{raws: make([]string, 0, 2*len(todo)+8), exact: t.exact}
 	spans := make([]Span, 0, len(todo))
-	cur := 0
+	cur, lines := 0, 0
 	var atEOF *placed
 	for _, p := range todo {
 		if p.pos < cur {
 			continue // unreachable: hunks are placed in order
 		}
-		out.raws = append(out.raws, t.raws[cur:p.pos]...)
+		out.raws = copyLines(out.raws, t.raws[cur:p.pos], !t.spliced)
+		lines += p.pos - cur
 		region, pair := m.region(p, st)
-		spans = appendRuns(spans, p.pos, len(out.raws), p.end-p.pos, pair)
+		spans = appendRuns(spans, p.pos, lines, p.end-p.pos, pair)
 		out.raws = append(out.raws, region...)
+		lines += len(region)
 		cur = p.end
 		if p.end == t.n() {
 			atEOF = p
 		}
 	}
-	out.raws = append(out.raws, t.raws[cur:]...)
+	out.raws = copyLines(out.raws, t.raws[cur:], !t.spliced)
 	closeLines(out, 0, len(out.raws), st)
 	if atEOF != nil {
 		endFile(out, m.wantFinalNL(atEOF.h), st)
 	}
 	return out.bytes(), spans
+}
+
+// copyLines appends the untouched lines raws to out: as one string when
+// they are views of one body, in order (oneBody: newHunkText's lines, no
+// splice since), so that rendering a large file with a few hunks copies
+// its bytes once instead of handling each line three times; line by line
+// otherwise. Every line but a body's last ends with "\n", and a last line
+// without one stays an element of its own, so closeLines and endFile,
+// which look at each element's line break and the one before it, do as
+// they would line by line: a stretch's line break is its last line's.
+func copyLines(out, raws []string, oneBody bool) []string {
+	n := len(raws)
+	if n > 0 && !strings.HasSuffix(raws[n-1], "\n") {
+		return append(copyLines(out, raws[:n-1], oneBody), raws[n-1])
+	}
+	if n < 2 || !oneBody {
+		return append(out, raws...)
+	}
+	// Adjacent views of one body: the stretch runs from the first line's
+	// start to the last line's end.
+	start := unsafe.StringData(raws[0])
+	size := int(uintptr(unsafe.Pointer(unsafe.StringData(raws[n-1])))-uintptr(unsafe.Pointer(start))) + len(raws[n-1])
+	return append(out, unsafe.String(start, size))
 }
 
 // appendRuns appends to spans the runs of a placed hunk's region that
