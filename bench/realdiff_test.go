@@ -13,8 +13,9 @@ import (
 // made here (as corpus.sh lays them out: old/, new/, patch.diff from git
 // diff -M), one run each: a row per diff with the durable floor's column
 // (git apply, then a sync of what it changed) and txedit's ratio to it,
-// the summary lines, and each method's result checked against the newer
-// tree (a wrong apply fails the run).
+// the summary lines, the columns and line of -before (a second build run
+// beside them), and each method's result checked against the newer tree
+// (a wrong apply fails the run).
 func TestRealDiffBench(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
@@ -64,11 +65,17 @@ func TestRealDiffBench(t *testing.T) {
 	if kind, err := exec.Command("stat", "-f", "-c", "%T", tmp).Output(); err == nil && strings.TrimSpace(string(kind)) == "tmpfs" {
 		env = []string{"FS=tmpfs", "TMPFS=" + tmp, "TMPDIR=" + tmp, "RUNS=1", "REALDIFF_CORPUS=" + corpus}
 	}
-	text := runSh(t, env, "realdiff")
+	// -before: a second txedit build run beside the others (here the
+	// same source, built apart).
+	before := filepath.Join(tmp, "txedit-before")
+	if out, err := exec.Command("go", "build", "-o", before, "../cmd/txedit").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	text := runSh(t, env, "realdiff", "-before", before)
 	for _, name := range []string{"mod@v1..v2", "mod@v2..v3"} {
 		// files, hunks, KiB, txedit, git apply, ratio, CPU tx, CPU git,
-		// git apply and sync, ratio to it.
-		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + `\s+\d+\s+\d+\s+\d+(\s+[\d.]+ms){2}\s+[\d.]+x(\s+[\d.]+ms){3}\s+[\d.]+x$`).MatchString(text) {
+		// git apply and sync, ratio to it; the build before, ratio, CPU.
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + `\s+\d+\s+\d+\s+\d+(\s+[\d.]+ms){2}\s+[\d.]+x(\s+[\d.]+ms){3}\s+[\d.]+x\s+[\d.]+ms\s+[\d.]+x\s+[\d.]+ms$`).MatchString(text) {
 			t.Errorf("no row for %s", name)
 		}
 	}
@@ -77,5 +84,8 @@ func TestRealDiffBench(t *testing.T) {
 	}
 	if !regexp.MustCompile(`(?m)^against the durable floor \(git apply, then a sync of the changed files and their directories\): median of the per-diff ratios [\d.]+x`).MatchString(text) {
 		t.Error("no median line against the durable floor")
+	}
+	if !strings.Contains(text, "against the build before ("+before+"): median of the per-diff ratios") {
+		t.Error("no median line against the build before")
 	}
 }

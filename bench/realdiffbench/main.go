@@ -4,7 +4,7 @@
 // most files, each applied to a fresh export of the older release on
 // every run (bench/README.md, "Real diffs").
 //
-//	go run ./bench/realdiffbench -corpus DIR [-dir DIR] [-top 20] [-runs 3] [-goals FILE]
+//	go run ./bench/realdiffbench -corpus DIR [-dir DIR] [-top 20] [-runs 3] [-goals FILE] [-before BIN]
 //
 // For each diff both methods run side by side, interleaved, -runs times;
 // before each run the older tree is copied afresh (untimed, then sync(2)),
@@ -21,7 +21,8 @@
 // (coreutils sync: an fdatasync of each file, then an fsync of each
 // directory, all at once; as bench/replacebench's "then sync of the
 // changed files"), with txedit's ratio to it and the median of those
-// ratios under the table.
+// ratios under the table. -before BIN runs another txedit build beside
+// them, interleaved, for a before/after comparison in one run.
 package main
 
 import (
@@ -56,6 +57,7 @@ func main() {
 	runs := flag.Int("runs", 3, "runs of each method per diff")
 	only := flag.String("only", "", "run only the diffs whose name matches this regexp")
 	goals := flag.String("goals", "", "append the goal line to this file, for bench/run.sh's summary")
+	before := flag.String("before", "", "another txedit binary (a build before a change), run interleaved with the others: two more columns, its time and txedit's ratio to it, and the median of those ratios")
 	flag.Parse()
 	if *corpus == "" {
 		fmt.Fprintln(os.Stderr, "realdiffbench: -corpus DIR is required (bench/realdiffbench/corpus.sh DIR builds it)")
@@ -75,6 +77,11 @@ func main() {
 		check(err)
 	} else if abs, err := filepath.Abs(txedit); err == nil {
 		txedit = abs
+	}
+	if *before != "" {
+		abs, err := filepath.Abs(*before)
+		check(err)
+		*before = abs
 	}
 	entries := list(*corpus)
 	if *only != "" {
@@ -102,8 +109,12 @@ func main() {
 	}
 	fmt.Printf("real diffs (%s), the %d with most files, applied to a fresh export on %s (%s); %d cores, median of %d runs each, load average %s\n",
 		*corpus, len(entries), kind, *dir, runtime.NumCPU(), *runs, timing.LoadAvg())
-	fmt.Printf("%-52s %6s %6s %9s %10s %10s %7s %10s %10s %10s %7s\n", "diff", "files", "hunks", "KiB", "txedit", "git apply", "ratio", "CPU tx", "CPU git", "git+sync", "vs sync")
-	var ratios, floorRatios []float64
+	header := fmt.Sprintf("%-52s %6s %6s %9s %10s %10s %7s %10s %10s %10s %7s", "diff", "files", "hunks", "KiB", "txedit", "git apply", "ratio", "CPU tx", "CPU git", "git+sync", "vs sync")
+	if *before != "" {
+		header += fmt.Sprintf(" %10s %7s %10s", "before", "vs bef.", "CPU bef.")
+	}
+	fmt.Println(header)
+	var ratios, floorRatios, beforeRatios []float64
 	var sumTx, sumGit, sumFloor time.Duration
 	floorFiles, floorDirs := filepath.Join(*dir, "floor-files"), filepath.Join(*dir, "floor-dirs")
 	for _, e := range entries {
@@ -149,6 +160,9 @@ func main() {
 			{Name: "git apply, then sync of the changed files", Setup: fresh, Teardown: verify("git apply, then sync"),
 				Cmd: cmd("sh", "-c", `git apply "$1" && xargs -0 -r sync -d <"$2" && xargs -0 -r sync <"$3"`, "sh", patch, floorFiles, floorDirs)},
 		}
+		if *before != "" {
+			methods = append(methods, timing.Method{Name: "txedit apply (before)", Setup: fresh, Teardown: verify("txedit apply (before)"), Cmd: cmd(*before, "apply", patch)})
+		}
 		samples, err := timing.Interleaved(*runs, methods)
 		check(err)
 		tx, _ := timing.Medians(samples[0])
@@ -161,8 +175,15 @@ func main() {
 		sumTx += tx.Wall
 		sumGit += gt.Wall
 		sumFloor += fl.Wall
-		fmt.Printf("%-52s %6d %6d %9.0f %10s %10s %6.2fx %10s %10s %10s %6.2fx\n", trunc(e.name, 52), e.files, e.hunk, float64(e.bytes)/1024,
+		row := fmt.Sprintf("%-52s %6d %6d %9.0f %10s %10s %6.2fx %10s %10s %10s %6.2fx", trunc(e.name, 52), e.files, e.hunk, float64(e.bytes)/1024,
 			timing.Ms(tx.Wall), timing.Ms(gt.Wall), r, timing.Ms(tx.CPU), timing.Ms(gt.CPU), timing.Ms(fl.Wall), rf)
+		if *before != "" {
+			bf, _ := timing.Medians(samples[3])
+			rb := timing.Ratio(samples[0], samples[3])
+			beforeRatios = append(beforeRatios, rb)
+			row += fmt.Sprintf(" %10s %6.2fx %10s", timing.Ms(bf.Wall), rb, timing.Ms(bf.CPU))
+		}
+		fmt.Println(row)
 	}
 	os.RemoveAll(work)
 	os.Remove(floorFiles)
@@ -174,6 +195,10 @@ func main() {
 	fmed, flo, fhi := median(floorRatios)
 	fmt.Printf("against the durable floor (git apply, then a sync of the changed files and their directories): median of the per-diff ratios %.2fx (%.2f-%.2fx); sums %s against %s, %.2fx\n",
 		fmed, flo, fhi, timing.Ms(sumTx), timing.Ms(sumFloor), float64(sumTx)/float64(max(sumFloor, 1)))
+	if *before != "" {
+		bmed, blo, bhi := median(beforeRatios)
+		fmt.Printf("against the build before (%s): median of the per-diff ratios %.2fx (%.2f-%.2fx)\n", *before, bmed, blo, bhi)
+	}
 	check(timing.Goal(*goals, fmt.Sprintf("real diffs: txedit apply within %.1fx of git apply (median of per-diff ratios, %d diffs, %s)", bound, len(entries), kind),
 		fmt.Sprintf("%.2fx", med), med <= bound))
 }
