@@ -32,6 +32,11 @@ func (s style) nl() string {
 // its line breaks are CRLF.
 func detect(data []byte) style {
 	s := style{bom: bytes.HasPrefix(data, bom)}
+	if bytes.IndexByte(data, '\r') < 0 {
+		// No CRLF at all (most files): one fast scan, not two counts
+		// (counting "\r\n" is a substring search over every byte).
+		return s
+	}
 	crlf := bytes.Count(data, []byte("\r\n"))
 	lf := bytes.Count(data, []byte("\n")) - crlf
 	s.crlf = crlf > 0 && crlf >= lf
