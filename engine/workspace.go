@@ -56,7 +56,8 @@ type Options struct {
 	// MiB: a request of a few files, or a release's diff of a hundred,
 	// reads and patches each once, and a big one re-reads from the page
 	// cache rather than grow the heap by twice what it changes, which
-	// costs more in page faults than the reads).
+	// costs more in page faults than the reads). A pattern_replace's walk
+	// may keep 8 times as much beside it (patternBudget).
 	MemoryBudget int64
 	// DenyRead and DenyWrite are globs (gitignore-like: without a "/" they
 	// match a base name at any depth; "**" crosses directories) of paths
