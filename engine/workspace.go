@@ -256,6 +256,11 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 		// has little unwritten data uses one syncfs per phase (cheapest
 		// then); otherwise it syncs its own files (bench/README.md).
 		jo.Quiet = fsys.Quiet
+		// A tree all on a tmpfs keeps nothing across a power loss:
+		// a big commit there skips syncs, which do nothing there but
+		// cost their calls (fsys.Volatile).
+		root := w.rootReal
+		jo.Volatile = func() bool { return fsys.Volatile(root) }
 	}
 	w.j = journal.New(w.base, jo)
 	if !o.ReadOnly {
