@@ -134,8 +134,7 @@ func (o *op) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Res
 		}
 	}
 	st := streamOf(ctx)
-	var budget atomic.Int64
-	budget.Store(o.w.opts.MemoryBudget)
+	budget := o.budgetFor(p)
 	tasks := o.prepare(p)
 	prepared := preparedOnly(tasks)
 	// A request that commits evaluates its files' edits before it takes
@@ -154,7 +153,7 @@ func (o *op) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Res
 	var held *journal.Locked
 	unlock := func() {}
 	if !p.DryRun {
-		if err := o.editBeforeLock(ctx, tasks, &budget, c); err != nil {
+		if err := o.editBeforeLock(ctx, tasks, budget, c); err != nil {
 			return failResult(res, err)
 		}
 		o.w.phase("edit", &clock)
@@ -171,7 +170,7 @@ func (o *op) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Res
 		}
 	}
 	if p.Pattern != nil {
-		if tasks, err = o.addPatternTasks(ctx, p, res, tasks, prepared, &budget); err != nil {
+		if tasks, err = o.addPatternTasks(ctx, p, res, tasks, prepared, budget, held != nil); err != nil {
 			return failResult(res, err)
 		}
 	}
@@ -179,7 +178,7 @@ func (o *op) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Res
 	for _, t := range tasks {
 		res.Files = append(res.Files, t.res)
 	}
-	if err := o.editRest(ctx, p.DryRun, tasks, res, &budget, c, held != nil); err != nil {
+	if err := o.editRest(ctx, p.DryRun, tasks, res, budget, c, held != nil); err != nil {
 		return failResult(res, err)
 	}
 	o.w.phase("recheck", &clock)
@@ -211,6 +210,28 @@ func (o *op) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Res
 	unlock()
 	o.emitAll(st, res, units)
 	return partialResult(res, failures, len(tasks), firstErr)
+}
+
+// patternBudget: a pattern_replace may keep, beside the memory budget,
+// patternBudget times it of the bytes its walk read and substituted
+// (32 MiB by default; planFile): staging takes them instead of reading
+// each changed file again and substituting again. Over GOROOT/src (585
+// files, 12 MB changed, 24 MB kept) that took 10-15% off the replacement's
+// CPU and wall time on tmpfs against the peak RSS's 29 -> 50 MB
+// (bench/README.md, "round 4 (replace CPU)"); a first-touched page costs
+// ~1.6 µs on the benchmark machine now, not the 15 µs that made the walk
+// keep nothing (docs/decisions.md, "Big requests read a changed file twice").
+const patternBudget = 8
+
+// budgetFor is a request's memory budget: Options.MemoryBudget, and
+// patternBudget times it more for a pattern_replace's walk.
+func (o *op) budgetFor(p *plan.Plan) *atomic.Int64 {
+	budget := new(atomic.Int64)
+	budget.Store(o.w.opts.MemoryBudget)
+	if p.Pattern != nil {
+		budget.Add(patternBudget * o.w.opts.MemoryBudget)
+	}
+	return budget
 }
 
 // partialResult is the result of a request that committed: a success,
@@ -255,8 +276,8 @@ func (o *op) editBeforeLock(ctx context.Context, tasks []*task, budget *atomic.I
 // passed over to res (an atomic request fails with the unreadable ones).
 // A file the request's own edits named is edited again, with the
 // substitution after its edits.
-func (o *op) addPatternTasks(ctx context.Context, p *plan.Plan, res *plan.Result, tasks, prepared []*task, budget *atomic.Int64) ([]*task, error) {
-	sc, err := o.patternTasks(ctx, p.Pattern, prepared)
+func (o *op) addPatternTasks(ctx context.Context, p *plan.Plan, res *plan.Result, tasks, prepared []*task, budget *atomic.Int64, locked bool) ([]*task, error) {
+	sc, err := o.patternTasks(ctx, p.Pattern, prepared, budget, locked)
 	if err != nil {
 		return nil, err
 	}
@@ -579,10 +600,11 @@ func (o *op) stableRead(cur *fileInfo) bool {
 // nothing more; a nil file, that reading it failed (t.fileErr says why).
 func (o *op) current(t *task, dryRun bool, budget *atomic.Int64, locked bool) (cur *fileInfo, planned bool) {
 	cur = t.cur // read already by a pattern_replace walk
-	if cur != nil && cur.data == nil && t.pre != nil {
+	if cur != nil && t.pre != nil && (cur.data == nil || t.kept != nil && t.curLocked) {
 		if !dryRun && cur.ident.Nlink <= 1 {
-			// Planned by the walk without keeping the bytes:
-			// staging reads them again.
+			// Planned by the walk: staging reads the bytes again, or
+			// takes those the walk kept, under this lock, if the file
+			// is still the one it read.
 			t.out, t.pre = t.pre, nil
 			if t.changed {
 				t.res.Status = statusOf(t)

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/txedit/txedit/apply"
@@ -56,9 +57,10 @@ func (w *Workspace) racyWindow() time.Duration {
 // own edits instead.
 //
 // A file that changes is planned from the walk's read: its hashes, sizes
-// and identity are kept, not its bytes; staging reads it again (and a
+// and identity are kept, and its bytes as far as the memory budget allows
+// (planFile); staging reads one whose bytes were not kept again (and a
 // dry run's pass 1, for the preview).
-func (o *op) patternTasks(ctx context.Context, pat *plan.Pattern, tasks []*task) (*scanned, error) {
+func (o *op) patternTasks(ctx context.Context, pat *plan.Pattern, tasks []*task, budget *atomic.Int64, locked bool) (*scanned, error) {
 	sed, err := apply.ParseSed(pat.SedPattern, pat.Literal)
 	if err != nil {
 		return nil, err
@@ -71,7 +73,7 @@ func (o *op) patternTasks(ctx context.Context, pat *plan.Pattern, tasks []*task)
 	if !isDir {
 		return nil, plan.Errorf(plan.CodeNotRegular, dir, "directory of pattern_replace is not a directory")
 	}
-	s := &patternScan{o: o, sed: sed, start: start, named: map[string]*task{}}
+	s := &patternScan{o: o, sed: sed, start: start, named: map[string]*task{}, budget: budget, locked: locked}
 	if err := s.compile(pat); err != nil {
 		return nil, err
 	}
@@ -106,6 +108,10 @@ type patternScan struct {
 	excludes []*ignore.Glob
 	named    map[string]*task // the request's own tasks, by resolved path
 	prog     *progress
+	// budget bounds the bytes the walk keeps of the files it plans
+	// (planFile); locked: the walk runs under the lock the commit holds.
+	budget *atomic.Int64
+	locked bool
 
 	mu  sync.Mutex // guards out
 	out scanned
@@ -168,7 +174,9 @@ func (s *patternScan) skipBinary(p string) {
 }
 
 // visit is the walk's function: a file the pattern selects is read,
-// substituted, and planned if it changes.
+// substituted, and planned if it changes. The substitution runs while the
+// file is still open, so that the status of a file it changes is taken
+// from the descriptor read (planFile says why).
 func (s *patternScan) visit(e *walk.Entry) error {
 	s.prog.add(1)
 	rel := relTo(s.start, e.Path)
@@ -182,8 +190,20 @@ func (s *patternScan) visit(e *walk.Entry) error {
 	maxSize := s.o.w.opts.MaxFileSize
 	bp := bufPool.Get().(*[]byte)
 	defer putReadBuf(bp)
+	nb := bufPool.Get().(*[]byte)
+	newData, n, binary := (*nb)[:0], 0, false
+	defer func() { putSedBuf(nb, newData) }()
 	readAt := time.Now()
-	data, err := e.ReadInto(*bp, maxSize)
+	data, opened, err := e.ReadIntoStat(*bp, maxSize, func(data []byte) bool {
+		if int64(len(data)) > maxSize {
+			return false
+		}
+		if binary = apply.IsBinary(data); binary {
+			return false
+		}
+		newData, n = s.sed.AppendApply(newData, data)
+		return n > 0
+	})
 	if err == nil && int64(len(data)) > maxSize {
 		*bp = data
 		err = fsys.ErrTooLarge
@@ -193,17 +213,14 @@ func (s *patternScan) visit(e *walk.Entry) error {
 		return nil
 	}
 	*bp = data
-	if apply.IsBinary(data) {
+	if binary {
 		s.skipBinary(e.Path)
 		return nil
 	}
-	nb := bufPool.Get().(*[]byte)
-	newData, n := s.sed.AppendApply((*nb)[:0], data)
-	defer putSedBuf(nb, newData)
 	if n == 0 {
 		return nil
 	}
-	s.planFile(e, data, newData, n, readAt)
+	s.planFile(e, data, newData, n, readAt, opened)
 	return nil
 }
 
@@ -247,21 +264,29 @@ func (s *patternScan) unread(e *walk.Entry, err error) {
 }
 
 // planFile records the task of a file the substitution changes (data read at
-// readAt, newData with n replacements).
+// readAt, newData with n replacements; opened, if not nil, the status of
+// the file data was read from).
 //
-// It keeps what the file was planned from (hashes, sizes), not the
-// bytes: staging reads the file again and checks them. Holding every
-// changed file's bytes (and the new ones) from the walk to staging costs
-// more than reading them again from the page cache: the heap grows by
-// twice the changed bytes, and on this kind of machine a page the heap
-// touches for the first time costs ~15 µs (bench/README.md). The
-// identity comes from the directory handle, after the read: a file
-// written since just before the read is left for pass 1 to read the
-// careful way.
-func (s *patternScan) planFile(e *walk.Entry, data, newData []byte, n int, readAt time.Time) {
+// It keeps what the file was planned from (hashes, sizes, identity), and
+// its bytes and the new ones as far as the request's memory budget allows
+// (patternBudget): staging then takes them instead of reading the file
+// again and substituting again, unless the file's identity changed since.
+// That needs an identity that is the bytes' own: opened, the fstat of the
+// descriptor they were read from, of a file whose change time is older
+// than the read by more than the file system's timestamp slack
+// (racyWindow: a write in place within it might keep the identity). An
+// identity looked up by name after the read (Info, where the directory
+// cannot take a descriptor's status) may be another file's, renamed over
+// the name meanwhile: such a file's bytes are not kept, and staging reads
+// it again and checks it against the hashes. A file written since just
+// before the read is left for pass 1 to read the careful way.
+func (s *patternScan) planFile(e *walk.Entry, data, newData []byte, n int, readAt time.Time, opened fs.FileInfo) {
 	fo := &plan.FileOps{Entry: -1, Path: e.Path}
 	t := &task{fo: fo, src: e.Path, res: &plan.FileResult{Path: e.Path}, sed: s.sed}
-	fi, err := e.Info.Info()
+	fi, err := opened, error(nil)
+	if fi == nil {
+		fi, err = e.Info.Info()
+	}
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(data)) {
 		fi = nil
 	}
@@ -271,6 +296,12 @@ func (s *patternScan) planFile(e *walk.Entry, data, newData []byte, n int, readA
 			t.pre = &apply.Outcome{Replacements: n}
 			t.old = &journal.State{Hash: hash.Of(data), Size: int64(len(data)), Mode: fi.Mode().Perm() | fi.Mode()&modeExtra, Uid: id.Uid, Gid: id.Gid}
 			t.newSum, t.newSize, t.changed = hash.Of(newData), int64(len(newData)), !bytes.Equal(newData, data)
+			if need := int64(len(data) + len(newData)); opened != nil && t.changed && s.budget != nil && s.budget.Add(-need) >= 0 {
+				t.cur.data, t.kept, t.charged = bytes.Clone(data), bytes.Clone(newData), need
+				t.pre.Content, t.curLocked = t.kept, s.locked
+			} else if opened != nil && t.changed && s.budget != nil {
+				s.budget.Add(need)
+			}
 		}
 	}
 	s.mu.Lock()

@@ -154,15 +154,38 @@ func TestEmitterOrderAndWindow(t *testing.T) {
 }
 
 // TestPatternReadsAtMostTwice: a committed pattern_replace reads a file
-// it does not change once (the walk's read) and a file it changes twice:
-// the walk's read, and staging's, checked against the hashes the walk
-// planned from (the bytes are not held in between: patternTasks says
-// why). A file changed so recently that the identity taken after the
-// walk's read does not prove what was read is read again the careful way
-// in pass 1, under the lock, and staging uses that read: twice too.
+// it does not change once (the walk's read), and a file it changes once
+// too when the walk could keep its bytes: read from a descriptor whose
+// status it took (fsys.StatReader), changed well before the read, within
+// the memory budget (planFile). Otherwise twice: the walk's read, and
+// staging's, checked against the hashes the walk planned from: a budget
+// too small to keep anything; a directory that cannot say which file it
+// read (the identity looked up by name after the read may be another
+// file's); a file changed so recently that the identity taken after the
+// walk's read does not prove what was read, read again the careful way in
+// pass 1, under the lock, and staged from that read. A file written
+// between the walk and staging is read again and planned again on the
+// writer's bytes, whether the walk kept its bytes or not; and the
+// journal's before-images are the files' bytes (undo restores the tree).
 func TestPatternReadsAtMostTwice(t *testing.T) {
 	files := streamTree(12)
-	for _, racy := range []bool{false, true} {
+	for _, c := range []struct {
+		name     string
+		racy     bool
+		budget   int64
+		nameOnly bool // the directories cannot take a descriptor's status
+		write    bool // another writer changes d0/f000.txt before the commit
+		reads    int
+	}{
+		{name: "kept", reads: 1},
+		{name: "racy", racy: true, reads: 2},
+		{name: "small budget", budget: 1, reads: 2},
+		{name: "identity by name only", nameOnly: true, reads: 2},
+		// The write makes the commit plan every file again (replan),
+		// which reads them all: only the contents are checked.
+		{name: "kept, written meanwhile", write: true},
+		{name: "small budget, written meanwhile", budget: 1, write: true},
+	} {
 		dir := t.TempDir()
 		writeTree(t, dir, files)
 		osfs, err := fsys.NewOS(dir)
@@ -170,38 +193,100 @@ func TestPatternReadsAtMostTwice(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer osfs.Close()
-		rec := &faultfs.FS{Inner: osfs, Record: true}
+		var inner fsys.FS = osfs
+		if c.nameOnly {
+			inner = nameOnlyFS{osfs}
+		}
+		rec := &faultfs.FS{Inner: inner, Record: true}
 		racyWindow = time.Hour // every file counts as just written
-		if !racy {
+		if !c.racy {
 			racyWindow = -time.Hour // every file counts as long unchanged
 		}
-		w := openWS(t, dir, &Options{FS: rec, Keys: journal.UserKeys()})
+		const written = "d0/f000.txt"
+		if c.write {
+			testHookBeforeCommit = func() {
+				testHookBeforeCommit = nil
+				// Renamed over the name, as an editor saves: same size.
+				tmp := filepath.Join(dir, "d0", "save.tmp")
+				if err := os.WriteFile(tmp, []byte("line uno\nold 0\nline three\nold again\n"), 0o644); err != nil {
+					t.Error(err)
+				}
+				if err := os.Rename(tmp, filepath.Join(dir, written)); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+		w := openWS(t, dir, &Options{FS: rec, Keys: journal.UserKeys(), MemoryBudget: c.budget})
 		res := run(t, w, streamReq+`}`)
-		racyWindow = 0
+		racyWindow, testHookBeforeCommit = 0, nil
 		if !res.Success || res.FilesModified != 12 {
-			t.Fatalf("racy=%v: %+v", racy, res)
+			t.Fatalf("%s: %+v", c.name, res)
 		}
 		reads := map[string]int{}
 		rec.Disarm()
-		for _, c := range rec.Calls {
-			f := strings.Fields(c)
+		for _, call := range rec.Calls {
+			f := strings.Fields(call)
 			if len(f) == 2 && (f[0] == "readfile" || f[0] == "open") && strings.HasSuffix(f[1], ".txt") {
 				reads[f[1]]++
 			}
 		}
 		for name := range files {
-			want := 2
-			if name == "skip.txt" {
+			want := c.reads
+			switch {
+			case name == "skip.txt":
 				want = 1 // not changed
+			case c.write:
+				want = 0 // read again, and planned again: checked below
 			}
-			if reads[name] != want {
-				t.Errorf("racy=%v: %s read %d times, want %d", racy, name, reads[name], want)
+			if want > 0 && reads[name] != want {
+				t.Errorf("%s: %s read %d times, want %d", c.name, name, reads[name], want)
 			}
 		}
-		if got := readTree(t, dir)["d0/f000.txt"]; got != "line one\nnew 0\nline three\nnew again\n" && got != "line one\nnew 0\nline three\nold again\n" {
-			t.Errorf("racy=%v: content %q", racy, got)
+		got := readTree(t, dir)
+		if c.write && (got[written] != "line uno\nnew 0\nline three\nnew again\n" || reads[written] < 2) {
+			t.Errorf("%s: %s is %q after %d reads, want the writer's bytes planned again", c.name, written, got[written], reads[written])
+		}
+		if g := got["d1/f001.txt"]; g != "line one\nnew 1\nline three\nnew again\n" {
+			t.Errorf("%s: content %q", c.name, g)
+		}
+		if _, err := w.Undo(context.Background(), UndoOptions{}); err != nil {
+			t.Fatalf("%s: undo: %v", c.name, err)
+		}
+		want := streamTreeDirs(files)
+		if c.write {
+			want[written] = "line uno\nold 0\nline three\nold again\n"
+		}
+		if treeString(readTree(t, dir)) != treeString(want) {
+			t.Errorf("%s: undo left %q", c.name, readTree(t, dir))
 		}
 	}
+}
+
+// nameOnlyFS is an OS file system whose directories cannot take the
+// status of a file they read (no fsys.StatReader), as on other systems.
+type nameOnlyFS struct{ fsys.FS }
+
+func (f nameOnlyFS) View() (fsys.FS, func()) {
+	v, release := f.FS.View()
+	return nameOnlyFS{v}, release
+}
+
+func (f nameOnlyFS) OpenDir(name string) (fsys.Dir, error) {
+	d, err := f.FS.OpenDir(name)
+	if err != nil {
+		return nil, err
+	}
+	return nameOnlyDir{d}, nil
+}
+
+type nameOnlyDir struct{ fsys.Dir }
+
+func (d nameOnlyDir) OpenDir(name string) (fsys.Dir, error) {
+	c, err := d.Dir.OpenDir(name)
+	if err != nil {
+		return nil, err
+	}
+	return nameOnlyDir{c}, nil
 }
 
 // streamTreeDirs is files with their directories, as readTree lists them.

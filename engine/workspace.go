@@ -56,7 +56,8 @@ type Options struct {
 	// MiB: a request of a few files, or a release's diff of a hundred,
 	// reads and patches each once, and a big one re-reads from the page
 	// cache rather than grow the heap by twice what it changes, which
-	// costs more in page faults than the reads).
+	// costs more in page faults than the reads). A pattern_replace's walk
+	// may keep 8 times as much beside it (patternBudget).
 	MemoryBudget int64
 	// DenyRead and DenyWrite are globs (gitignore-like: without a "/" they
 	// match a base name at any depth; "**" crosses directories) of paths
@@ -255,6 +256,11 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 		// has little unwritten data uses one syncfs per phase (cheapest
 		// then); otherwise it syncs its own files (bench/README.md).
 		jo.Quiet = fsys.Quiet
+		// A tree all on a tmpfs keeps nothing across a power loss:
+		// a big commit there skips syncs, which do nothing there but
+		// cost their calls (fsys.Volatile).
+		root := w.rootReal
+		jo.Volatile = func() bool { return fsys.Volatile(root) }
 	}
 	w.j = journal.New(w.base, jo)
 	if !o.ReadOnly {

@@ -162,6 +162,16 @@ type Dir interface {
 	Close() error
 }
 
+// StatReader is a [Dir] that can say what file it read: ReadFileStatIf
+// reads name whole into buf, as ReadFile does, and, when want returns true
+// of the bytes, the status of the file they were read from (fstat of the
+// descriptor read, before it is closed): an identity that is the bytes',
+// whatever the name points to by the time it is looked at again. With
+// want false (or an error) the FileInfo is nil.
+type StatReader interface {
+	ReadFileStatIf(name string, buf []byte, max int64, want func(data []byte) bool) ([]byte, fs.FileInfo, error)
+}
+
 // ErrBusy reports that another process holds the workspace lock.
 var ErrBusy = errors.New("workspace is locked by another txedit process")
 

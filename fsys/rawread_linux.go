@@ -168,6 +168,31 @@ func (d *rawDir) ReadFile(name string, buf []byte, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer unix.Close(fd)
+	return readFD(fd, name, buf, max)
+}
+
+// ReadFileStatIf implements [StatReader]: ReadFile, then, if want says
+// so of the bytes, the open file's fstat (one call more, for those files
+// only).
+func (d *rawDir) ReadFileStatIf(name string, buf []byte, max int64, want func([]byte) bool) ([]byte, fs.FileInfo, error) {
+	fd, err := d.openFile(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unix.Close(fd)
+	data, err := readFD(fd, name, buf, max)
+	if err != nil || !want(data) {
+		return data, nil, err
+	}
+	st := new(syscall.Stat_t)
+	if err := unix.Fstat(fd, (*unix.Stat_t)(unsafe.Pointer(st))); err != nil {
+		return data, nil, &os.PathError{Op: "fstat", Path: name, Err: err}
+	}
+	return data, &fileStat{name: name, st: st}, nil
+}
+
+// readFD reads the open regular file fd whole into buf (ReadFile).
+func readFD(fd int, name string, buf []byte, max int64) ([]byte, error) {
 	buf = buf[:0]
 	if cap(buf) < 64<<10 {
 		buf = make([]byte, 0, 64<<10)

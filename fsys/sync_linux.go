@@ -46,3 +46,40 @@ func Quiet() bool {
 	}
 	return ok && n < quietBytes
 }
+
+// Volatile reports whether everything under dir (a clean absolute path)
+// is on a file system that keeps nothing across a power loss or a reboot:
+// a tmpfs or a ramfs, with no other file system mounted anywhere below
+// dir (/proc/self/mountinfo). No sync on such a file system has any
+// effect (Linux's tmpfs and ramfs fsync is a no-op, and so is their
+// syncfs), so a journal there may skip them: what a power loss leaves is
+// the same, nothing. A file system mounted below dir would keep its files,
+// so then it is false, as on any error.
+func Volatile(dir string) bool {
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil || (st.Type != unix.TMPFS_MAGIC && st.Type != unix.RAMFS_MAGIC) {
+		return false
+	}
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return false
+	}
+	return !mountedBelow(string(data), dir)
+}
+
+// mountedBelow reports whether the mount table (mountinfo's text) has a
+// mount point strictly below dir, or cannot be read.
+func mountedBelow(mountinfo, dir string) bool {
+	seen := false
+	for line := range strings.SplitSeq(mountinfo, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 {
+			continue
+		}
+		seen = true
+		if rest, ok := within(unescapeMount(f[4]), dir); ok && rest != "." {
+			return true
+		}
+	}
+	return !seen
+}

@@ -16,3 +16,7 @@ func datasync(f *os.File) error { return f.Sync() }
 // Quiet reports whether the system holds little data waiting to be
 // written back: unknown here, so false.
 func Quiet() bool { return false }
+
+// Volatile reports whether everything under dir is on a file system that
+// keeps nothing across a power loss: unknown here, so false.
+func Volatile(dir string) bool { return false }

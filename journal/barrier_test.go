@@ -124,20 +124,24 @@ func syncFailures(t *testing.T, w workload, unknown func()) {
 
 // TestAutoPicksByQuiet: the default mode syncs a big transaction's own
 // files while the system is busy writing, and uses syncfs barriers while
-// it is quiet; a small transaction always syncs its own files.
+// it is quiet; a small transaction always syncs its own files. On a file
+// system that keeps nothing across a power loss (Options.Volatile) a big
+// transaction syncs nothing, busy or quiet; a small one syncs its own
+// files as anywhere.
 func TestAutoPicksByQuiet(t *testing.T) {
 	for _, c := range []struct {
-		quiet bool
-		ops   int
-		want  SyncMode
-	}{{false, 100, SyncData}, {true, 100, SyncFilesystem}, {true, 3, SyncData}} {
+		quiet, volatile bool
+		ops             int
+		want            SyncMode
+	}{{false, false, 100, SyncData}, {true, false, 100, SyncFilesystem}, {true, false, 3, SyncData},
+		{false, true, 100, SyncNone}, {true, true, 100, SyncNone}, {false, true, 63, SyncData}, {true, true, 3, SyncData}} {
 		mem := memfs.New(nil)
 		var ops []*Op
 		for i := 0; i < c.ops; i++ {
 			name := fmt.Sprintf("f%03d", i)
 			ops = append(ops, &Op{Path: name, Kind: Create, New: st("x\n")})
 		}
-		j := New(mem, &Options{Quiet: func() bool { return c.quiet }})
+		j := New(mem, &Options{Quiet: func() bool { return c.quiet }, Volatile: func() bool { return c.volatile }})
 		l, err := j.Lock()
 		if err != nil {
 			t.Fatal(err)
@@ -147,7 +151,7 @@ func TestAutoPicksByQuiet(t *testing.T) {
 			t.Fatal(err)
 		}
 		if tx.sync != c.want {
-			t.Errorf("quiet %v, %d ops: mode %v, want %v", c.quiet, c.ops, tx.sync, c.want)
+			t.Errorf("quiet %v, volatile %v, %d ops: mode %v, want %v", c.quiet, c.volatile, c.ops, tx.sync, c.want)
 		}
 		tx.Abort()
 		l.Unlock()

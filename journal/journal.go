@@ -82,6 +82,12 @@ type Options struct {
 	// little that is not ours); otherwise the default is SyncData. Set it only for a real
 	// file system whose dirty data the report describes.
 	Quiet func() bool
+	// Volatile, if set, lets the default mode skip the syncs of a
+	// transaction of 64 files or more when it reports that everything
+	// the journal and its files are on keeps nothing across a power loss
+	// (a tmpfs: fsys.Volatile), where no sync has any effect but its
+	// system calls. Set it only for the real file system it describes.
+	Volatile func() bool
 	// Keys is this user's store of journal keys (docs/design.md, "What
 	// makes a journal trusted"); default [MemoryKeys]. Path is the
 	// workspace root's absolute path, recorded in the journal's entry
@@ -574,6 +580,12 @@ func (l *Locked) makeTxnFile(m *Manifest) (fsys.File, error) {
 func (j *Journal) syncMode(n int) SyncMode {
 	if j.opts.Sync != SyncAuto {
 		return j.opts.Sync
+	}
+	// On a file system that keeps nothing across a power loss, syncs
+	// change nothing that a power loss leaves (Options.Volatile); a few
+	// files' syncs cost less than the look at the mount table.
+	if n >= quietMinOps && j.opts.Volatile != nil && j.opts.Volatile() {
+		return SyncNone
 	}
 	// Many files' fdatasyncs cost more than one syncfs that flushes
 	// little else; a few files' cost less than flushing anything.

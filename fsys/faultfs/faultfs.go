@@ -391,6 +391,23 @@ func (d *dir) ReadFile(name string, buf []byte, max int64) ([]byte, error) {
 	return d.Dir.ReadFile(name, buf, max)
 }
 
+// ReadFileStatIf implements [fsys.StatReader] where the inner directory
+// does, as one "readfile" step.
+func (d *dir) ReadFileStatIf(name string, buf []byte, max int64, want func([]byte) bool) ([]byte, fs.FileInfo, error) {
+	sr, ok := d.Dir.(fsys.StatReader)
+	if !ok {
+		data, err := d.ReadFile(name, buf, max)
+		if err == nil {
+			want(data)
+		}
+		return data, nil, err
+	}
+	if err := d.fs.step("readfile", d.path(name)); err != nil {
+		return nil, nil, err
+	}
+	return sr.ReadFileStatIf(name, buf, max, want)
+}
+
 func (d *dir) Close() error {
 	err := d.fs.step("closedir", d.name)
 	cerr := d.Dir.Close()

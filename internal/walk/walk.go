@@ -99,6 +99,23 @@ func (e *Entry) ReadInto(buf []byte, max int64) ([]byte, error) {
 	return e.dir.d.ReadFile(e.Name, buf, max)
 }
 
+// ReadIntoStat is ReadInto, then want of the bytes read; when want returns
+// true, also the status of the file read, taken from its descriptor
+// before it is closed ([fsys.StatReader]: one fstat more, on the OS file
+// system). The status is nil where the directory cannot take it (or want
+// returned false): Info, a look-up by name, does not prove which file the
+// bytes came from.
+func (e *Entry) ReadIntoStat(buf []byte, max int64, want func(data []byte) bool) ([]byte, fs.FileInfo, error) {
+	if sr, ok := e.dir.d.(fsys.StatReader); ok {
+		return sr.ReadFileStatIf(e.Name, buf, max, want)
+	}
+	data, err := e.dir.d.ReadFile(e.Name, buf, max)
+	if err == nil {
+		want(data)
+	}
+	return data, nil, err
+}
+
 type handle struct {
 	d    fsys.Dir
 	refs atomic.Int32
