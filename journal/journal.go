@@ -506,6 +506,7 @@ type Tx struct {
 	committed   bool
 	packSynced  bool
 	done        bool
+	unwiden     func() // restores GOMAXPROCS (par.Widen), or nil
 }
 
 // Manifest returns the transaction's manifest (with its id).
@@ -526,6 +527,10 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 	if tx.sync == SyncFile || tx.sync == SyncData {
 		tx.syncer = newSyncer(j.opts.SyncWorkers)
 	}
+	if tx.syncer != nil {
+		// Its files' syncs are in flight while the next are staged.
+		tx.widen()
+	}
 	seen := map[string]bool{} // the parents of creates planOps looked at
 	err = tx.planOps(seen)
 	if err == nil {
@@ -533,6 +538,7 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 	}
 	if err != nil {
 		tx.rollbackQuiet()
+		tx.restoreProcs()
 		return nil, err
 	}
 	return tx, nil
@@ -911,6 +917,8 @@ func (tx *Tx) Commit() error {
 	}
 	defer tx.closeFiles()
 	defer tx.releaseLeases()
+	tx.widen()
+	defer tx.restoreProcs()
 	err := tx.commit()
 	if err != nil && !tx.committed {
 		if tx.renaming {
@@ -1369,7 +1377,33 @@ func (tx *Tx) Abort() error {
 		return nil
 	}
 	tx.done = true
+	defer tx.restoreProcs()
 	return tx.rollbackQuiet()
+}
+
+// widenMinOps is the fewest ops of a transaction that widen: a
+// transaction of fewer has a few syncs a round, and raising GOMAXPROCS
+// and restoring it costs ~70 µs (two stops of the world).
+const widenMinOps = maxUnnamed + 1
+
+// widen gives the process more Ps (par.Widen) until the transaction ends,
+// where it has many syncs in flight and many calls that wait in the
+// kernel (the exchanges, the removals): with GOMAXPROCS 2, a goroutine
+// blocked in an fsync keeps one of the two Ps, and the rest of a round's
+// syncs, and the staging beside them, wait for it (docs/journal.md, "What
+// a commit's calls cost").
+func (tx *Tx) widen() {
+	if tx.unwiden == nil && tx.sync != SyncNone && len(tx.m.Ops) >= widenMinOps {
+		tx.unwiden = par.Widen(par.SyscallProcs)
+	}
+}
+
+// restoreProcs ends widen's effect.
+func (tx *Tx) restoreProcs() {
+	if tx.unwiden != nil {
+		tx.unwiden()
+		tx.unwiden = nil
+	}
 }
 
 func (tx *Tx) rollbackQuiet() error {
