@@ -954,6 +954,14 @@ func (tx *Tx) commit() error {
 	if err := tx.renameAll(); err != nil {
 		return err
 	}
+	if tx.syncsEachDir() {
+		// Each directory's fsync starts once its last entry changed,
+		// while the other directories' displaced files are removed.
+		if err := tx.removeDisplacedSyncing(); err != nil {
+			return err
+		}
+		return tx.commitPoint()
+	}
 	if err := tx.removeDisplaced(); err != nil {
 		return err
 	}
@@ -1351,6 +1359,69 @@ func (tx *Tx) removeDisplaced() error {
 		}
 		return nil
 	})
+}
+
+// syncsEachDir reports whether the rename round's barrier syncs each
+// directory (the files' own syncs, not a syncfs) and the transaction
+// removes no directory: then removeDisplacedSyncing may start each
+// directory's fsync as soon as its entries are final.
+func (tx *Tx) syncsEachDir() bool {
+	return tx.syncer != nil && (tx.sync == SyncData || tx.sync == SyncFile) && len(tx.m.Rmdirs) == 0 && !brokenOrder.noDirSyncBeforeCommit
+}
+
+// removeDisplacedSyncing is removeDisplaced and the rename round's barrier
+// at once: the fsync of a directory starts the moment the last displaced
+// file in it is removed (at once, for a directory with none), while the
+// removals in the other directories go on, instead of after every
+// removal. Every directory is still synced after its last change, and the
+// barrier waits for all of them (and for the linked files' syncs) before
+// the commit point, as before.
+func (tx *Tx) removeDisplacedSyncing() error {
+	dirs := uniqueDeepestFirst(tx.affectedDirs())
+	left := make(map[string]*atomic.Int32, len(dirs))
+	for _, d := range dirs {
+		left[d] = new(atomic.Int32)
+	}
+	// The removals a directory at a time (the ops need not be in
+	// directory order), so that the first directories are done, and
+	// their syncs under way, while the last are still being emptied.
+	var order []int
+	for i, op := range tx.m.Ops {
+		if tx.displaced[i] {
+			left[path.Dir(op.Path)].Add(1)
+			order = append(order, i)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return path.Dir(tx.m.Ops[order[a]].Path) < path.Dir(tx.m.Ops[order[b]].Path)
+	})
+	syncDir := func(d string) {
+		tx.syncer.do(func() error {
+			if err := tx.j.fs.SyncDir(d); err != nil && !fsys.Gone(err) {
+				return err
+			}
+			return nil
+		})
+	}
+	for _, d := range dirs {
+		if left[d].Load() == 0 {
+			syncDir(d)
+		}
+	}
+	err := tx.parallel(len(order), func(k int) error {
+		op := tx.m.Ops[order[k]]
+		if err := tx.j.fs.Remove(op.staged); err != nil && !fsys.Gone(err) {
+			return err
+		}
+		if d := path.Dir(op.Path); left[d].Add(-1) == 0 {
+			syncDir(d)
+		}
+		return nil
+	})
+	if werr := tx.syncer.wait(); err == nil {
+		err = werr
+	}
+	return err
 }
 
 // parallel runs fn(0..n-1) on up to Options.Workers goroutines and returns
