@@ -512,6 +512,7 @@ type Tx struct {
 	committed   bool
 	packSynced  bool
 	done        bool
+	unwiden     func() // restores GOMAXPROCS (par.Widen), or nil
 }
 
 // Manifest returns the transaction's manifest (with its id).
@@ -532,6 +533,10 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 	if tx.sync == SyncFile || tx.sync == SyncData {
 		tx.syncer = newSyncer(j.opts.SyncWorkers)
 	}
+	if tx.syncer != nil {
+		// Its files' syncs are in flight while the next are staged.
+		tx.widen()
+	}
 	seen := map[string]bool{} // the parents of creates planOps looked at
 	err = tx.planOps(seen)
 	if err == nil {
@@ -539,6 +544,7 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 	}
 	if err != nil {
 		tx.rollbackQuiet()
+		tx.restoreProcs()
 		return nil, err
 	}
 	return tx, nil
@@ -923,6 +929,8 @@ func (tx *Tx) Commit() error {
 	}
 	defer tx.closeFiles()
 	defer tx.releaseLeases()
+	tx.widen()
+	defer tx.restoreProcs()
 	err := tx.commit()
 	if err != nil && !tx.committed {
 		if tx.renaming {
@@ -957,6 +965,14 @@ func (tx *Tx) commit() error {
 	tx.renaming = true
 	if err := tx.renameAll(); err != nil {
 		return err
+	}
+	if tx.syncsEachDir() {
+		// Each directory's fsync starts once its last entry changed,
+		// while the other directories' displaced files are removed.
+		if err := tx.removeDisplacedSyncing(); err != nil {
+			return err
+		}
+		return tx.commitPoint()
 	}
 	if err := tx.removeDisplaced(); err != nil {
 		return err
@@ -1357,6 +1373,69 @@ func (tx *Tx) removeDisplaced() error {
 	})
 }
 
+// syncsEachDir reports whether the rename round's barrier syncs each
+// directory (the files' own syncs, not a syncfs) and the transaction
+// removes no directory: then removeDisplacedSyncing may start each
+// directory's fsync as soon as its entries are final.
+func (tx *Tx) syncsEachDir() bool {
+	return tx.syncer != nil && (tx.sync == SyncData || tx.sync == SyncFile) && len(tx.m.Rmdirs) == 0 && !brokenOrder.noDirSyncBeforeCommit
+}
+
+// removeDisplacedSyncing is removeDisplaced and the rename round's barrier
+// at once: the fsync of a directory starts the moment the last displaced
+// file in it is removed (at once, for a directory with none), while the
+// removals in the other directories go on, instead of after every
+// removal. Every directory is still synced after its last change, and the
+// barrier waits for all of them (and for the linked files' syncs) before
+// the commit point, as before.
+func (tx *Tx) removeDisplacedSyncing() error {
+	dirs := uniqueDeepestFirst(tx.affectedDirs())
+	left := make(map[string]*atomic.Int32, len(dirs))
+	for _, d := range dirs {
+		left[d] = new(atomic.Int32)
+	}
+	// The removals a directory at a time (the ops need not be in
+	// directory order), so that the first directories are done, and
+	// their syncs under way, while the last are still being emptied.
+	var order []int
+	for i, op := range tx.m.Ops {
+		if tx.displaced[i] {
+			left[path.Dir(op.Path)].Add(1)
+			order = append(order, i)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return path.Dir(tx.m.Ops[order[a]].Path) < path.Dir(tx.m.Ops[order[b]].Path)
+	})
+	syncDir := func(d string) {
+		tx.syncer.do(func() error {
+			if err := tx.j.fs.SyncDir(d); err != nil && !fsys.Gone(err) {
+				return err
+			}
+			return nil
+		})
+	}
+	for _, d := range dirs {
+		if left[d].Load() == 0 {
+			syncDir(d)
+		}
+	}
+	err := tx.parallel(len(order), func(k int) error {
+		op := tx.m.Ops[order[k]]
+		if err := tx.j.fs.Remove(op.staged); err != nil && !fsys.Gone(err) {
+			return err
+		}
+		if d := path.Dir(op.Path); left[d].Add(-1) == 0 {
+			syncDir(d)
+		}
+		return nil
+	})
+	if werr := tx.syncer.wait(); err == nil {
+		err = werr
+	}
+	return err
+}
+
 // parallel runs fn(0..n-1) on up to Options.Workers goroutines and returns
 // the first error; after an error no new call starts. A panic is an error:
 // the caller rolls back.
@@ -1381,7 +1460,33 @@ func (tx *Tx) Abort() error {
 		return nil
 	}
 	tx.done = true
+	defer tx.restoreProcs()
 	return tx.rollbackQuiet()
+}
+
+// widenMinOps is the fewest ops of a transaction that widen: a
+// transaction of fewer has a few syncs a round, and raising GOMAXPROCS
+// and restoring it costs ~70 µs (two stops of the world).
+const widenMinOps = maxUnnamed + 1
+
+// widen gives the process more Ps (par.Widen) until the transaction ends,
+// where it has many syncs in flight and many calls that wait in the
+// kernel (the exchanges, the removals): with GOMAXPROCS 2, a goroutine
+// blocked in an fsync keeps one of the two Ps, and the rest of a round's
+// syncs, and the staging beside them, wait for it (docs/journal.md, "What
+// a commit's calls cost").
+func (tx *Tx) widen() {
+	if tx.unwiden == nil && tx.sync != SyncNone && len(tx.m.Ops) >= widenMinOps {
+		tx.unwiden = par.Widen(par.SyscallProcs)
+	}
+}
+
+// restoreProcs ends widen's effect.
+func (tx *Tx) restoreProcs() {
+	if tx.unwiden != nil {
+		tx.unwiden()
+		tx.unwiden = nil
+	}
 }
 
 func (tx *Tx) rollbackQuiet() error {
