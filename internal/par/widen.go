@@ -44,7 +44,14 @@ func Widen(procs int) (restore func()) {
 			defer widen.Unlock()
 			widen.n--
 			if widen.n == 0 && widen.raised != 0 && runtime.GOMAXPROCS(0) == widen.raised {
-				runtime.GOMAXPROCS(widen.orig)
+				// Setting GOMAXPROCS stops the runtime's own updates of it
+				// (the CPU limit of the container changing): where the
+				// value before was the default, the default is put back,
+				// updates and all.
+				runtime.SetDefaultGOMAXPROCS()
+				if runtime.GOMAXPROCS(0) != widen.orig {
+					runtime.GOMAXPROCS(widen.orig)
+				}
 			}
 		})
 	}

@@ -32,6 +32,21 @@ func TestWiden(t *testing.T) {
 		t.Fatalf("Widen lowered GOMAXPROCS to %d", procs())
 	}
 
+	// A value the program chose that is not the default (the restore
+	// puts the default back first, for the runtime's own updates) is
+	// what it gets back.
+	runtime.SetDefaultGOMAXPROCS()
+	def := procs()
+	mine := def + 1
+	if def > 1 {
+		mine = def - 1
+	}
+	runtime.GOMAXPROCS(mine)
+	Widen(SyscallProcs)()
+	if procs() != mine {
+		t.Fatalf("GOMAXPROCS %d (the program's, the default being %d) restored to %d", mine, def, procs())
+	}
+
 	runtime.GOMAXPROCS(2)
 	c := Widen(SyscallProcs)
 	runtime.GOMAXPROCS(3) // the program's own choice, meanwhile
