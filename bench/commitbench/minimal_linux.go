@@ -49,7 +49,13 @@ import (
 // The directories are synced one after the other, as the bare durable
 // write does them. The journal directory exists before the clock starts
 // (as "journal in use").
+//
+// With more than 8 files it widens the Ps as the bare write does (and
+// txedit's journal).
 func minimalJournaled(root string, contents map[string][]byte, how staging) error {
+	if len(contents) > 8 {
+		defer par.Widen(par.SyscallProcs)()
+	}
 	unnamed := how == unnamedStaging
 	names := make([]string, 0, len(contents))
 	for n := range contents {
