@@ -18,9 +18,9 @@
 //
 // Beside git apply, which never syncs, runs the durable floor of the same
 // work: git apply, then the files it changed and their directories synced
-// (coreutils sync: an fdatasync of each file, then an fsync of each
-// directory, all at once; as bench/replacebench's "then sync of the
-// changed files"), with txedit's ratio to it and the median of those
+// (an fdatasync of each file, then an fsync of each directory, 32 in
+// flight, as txedit issues its syncs: bench/internal/durable; as
+// bench/replacebench's "then sync of the changed files"), with txedit's ratio to it and the median of those
 // ratios under the table. -before BIN runs another txedit build beside
 // them, interleaved, for a before/after comparison in one run.
 package main
@@ -40,6 +40,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/txedit/txedit/bench/internal/durable"
 	"github.com/txedit/txedit/bench/internal/timing"
 )
 
@@ -58,7 +59,12 @@ func main() {
 	only := flag.String("only", "", "run only the diffs whose name matches this regexp")
 	goals := flag.String("goals", "", "append the goal line to this file, for bench/run.sh's summary")
 	before := flag.String("before", "", "another txedit binary (a build before a change), run interleaved with the others: two more columns, its time and txedit's ratio to it, and the median of those ratios")
+	syncFiles := flag.String("sync-files", "", "internal: fdatasync the files listed in this file (NUL-separated), 32 in flight, then fsync the directories listed in -sync-dirs, and exit (the durable floor's last step: bench/internal/durable)")
+	syncDirs := flag.String("sync-dirs", "", "internal: the directories of -sync-files")
 	flag.Parse()
+	if *syncFiles != "" {
+		durable.Main(*syncFiles, *syncDirs)
+	}
 	if *corpus == "" {
 		fmt.Fprintln(os.Stderr, "realdiffbench: -corpus DIR is required (bench/realdiffbench/corpus.sh DIR builds it)")
 		os.Exit(2)
@@ -117,6 +123,11 @@ func main() {
 	var ratios, floorRatios, beforeRatios []float64
 	var sumTx, sumGit, sumFloor time.Duration
 	floorFiles, floorDirs := filepath.Join(*dir, "floor-files"), filepath.Join(*dir, "floor-dirs")
+	// The floor's syncs: the benchmark itself, 32 in flight, as txedit
+	// issues its own (bench/internal/durable), not coreutils sync, which
+	// waits for each file in turn.
+	self, err := os.Executable()
+	check(err)
 	for _, e := range entries {
 		patch := filepath.Join(e.dir, "patch.diff")
 		files, dirs, err := floorLists(e.dir)
@@ -158,7 +169,7 @@ func main() {
 			{Name: "txedit apply", Setup: fresh, Teardown: verify("txedit apply"), Cmd: cmd(txedit, "apply", patch)},
 			{Name: "git apply", Setup: fresh, Teardown: verify("git apply"), Cmd: cmd("git", "apply", patch)},
 			{Name: "git apply, then sync of the changed files", Setup: fresh, Teardown: verify("git apply, then sync"),
-				Cmd: cmd("sh", "-c", `git apply "$1" && xargs -0 -r sync -d <"$2" && xargs -0 -r sync <"$3"`, "sh", patch, floorFiles, floorDirs)},
+				Cmd: cmd("sh", "-c", `git apply "$1" && "$4" -sync-files "$2" -sync-dirs "$3"`, "sh", patch, floorFiles, floorDirs, self)},
 		}
 		if *before != "" {
 			methods = append(methods, timing.Method{Name: "txedit apply (before)", Setup: fresh, Teardown: verify("txedit apply (before)"), Cmd: cmd(*before, "apply", patch)})
