@@ -46,6 +46,7 @@ var allowed = map[string][]string{
 	"bench/soakbench":          {"*"},
 	"bench/agentsbench":        {"*"},
 	"bench/internal/delta":     {},
+	"bench/internal/durable":   {"internal/par"},
 	"bench/startbench":         {"*"},
 	"bench/fscostbench":        {"*"},
 	"bench/realdiffbench":      {"*"},
