@@ -89,16 +89,13 @@ func (o *OS) rootInfo() (fs.FileInfo, error) {
 	return lstatAt(fd, ".")
 }
 
-// syncDirName fsyncs the directory named dir (a variable: tests see which
-// directories OpenPrivate syncs).
+// syncDirName fsyncs the directory named dir as every directory sync
+// does (syncDirFD); a variable: tests see which directories OpenPrivate
+// syncs.
 var syncDirName = func(dir string) error {
-	f, err := os.Open(dir)
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return err
+		return &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return syncDirFD(fd, dir)
 }
