@@ -703,8 +703,7 @@ func (t *task) keep(cur *fileInfo, newData []byte, budget *atomic.Int64, locked,
 		// the new ones, and staging reads nothing again.
 		if t.charged == 0 {
 			need := int64(len(cur.data) + len(newData))
-			if budget.Add(-need) < 0 {
-				budget.Add(need)
+			if !reserve(budget, need) {
 				t.release(budget)
 				return
 			}
@@ -720,12 +719,11 @@ func (t *task) keep(cur *fileInfo, newData []byte, budget *atomic.Int64, locked,
 	t.release(budget)
 	if stable {
 		need := int64(len(cur.data) + len(newData))
-		if budget.Add(-need) >= 0 {
+		if reserve(budget, need) {
 			t.cur = cur
 			t.kept, t.out.Content, t.charged, t.curStable = newData, newData, need, true
 			return
 		}
-		budget.Add(need)
 	}
 	// A replaced destination (overwriteUnit) takes its bytes from here:
 	// they are kept whatever the budget says.
@@ -734,6 +732,16 @@ func (t *task) keep(cur *fileInfo, newData []byte, budget *atomic.Int64, locked,
 	} else {
 		budget.Add(int64(len(newData)))
 	}
+}
+
+// reserve takes n bytes from the memory budget if it has that many left,
+// and reports whether it did.
+func reserve(budget *atomic.Int64, n int64) bool {
+	if budget.Add(-n) >= 0 {
+		return true
+	}
+	budget.Add(n)
+	return false
 }
 
 // release drops the bytes a task holds (the file's and the new ones) and

@@ -296,11 +296,9 @@ func (s *patternScan) planFile(e *walk.Entry, data, newData []byte, n int, readA
 			t.pre = &apply.Outcome{Replacements: n}
 			t.old = &journal.State{Hash: hash.Of(data), Size: int64(len(data)), Mode: fi.Mode().Perm() | fi.Mode()&modeExtra, Uid: id.Uid, Gid: id.Gid}
 			t.newSum, t.newSize, t.changed = hash.Of(newData), int64(len(newData)), !bytes.Equal(newData, data)
-			if need := int64(len(data) + len(newData)); opened != nil && t.changed && s.budget != nil && s.budget.Add(-need) >= 0 {
+			if need := int64(len(data) + len(newData)); opened != nil && t.changed && s.budget != nil && reserve(s.budget, need) {
 				t.cur.data, t.kept, t.charged = bytes.Clone(data), bytes.Clone(newData), need
 				t.pre.Content, t.curLocked = t.kept, s.locked
-			} else if opened != nil && t.changed && s.budget != nil {
-				s.budget.Add(need)
 			}
 		}
 	}
