@@ -494,6 +494,12 @@ type Tx struct {
 	// that what it displaced, now at the staging name, is the version
 	// checked (swapIn): a failed commit gives it back (giveBack).
 	inPlace []bool
+	// ours: op i's staged new version by identity (ourIdentity), taken
+	// when it was written; oursSet says it was. A live rollback tells
+	// the commit's own version from a save of the very same bytes by it,
+	// where content cannot (giveBack, restoreOp).
+	ours    []fsys.Identity
+	oursSet []bool
 	// leases: the read leases taken before the renames (leaseTargets),
 	// until each file's swap uses and releases its own.
 	leases []fsys.Lease
@@ -529,7 +535,7 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 		return nil, err
 	}
 	j := l.j
-	tx := &Tx{j: j, l: l, m: m, packFile: f, pack: &packWriter{f: f}, idents: make([]fsys.Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), displaced: make([]bool, len(m.Ops)), replaced: make([]bool, len(m.Ops)), inPlace: make([]bool, len(m.Ops)), leases: make([]fsys.Lease, len(m.Ops)), files: make([]fsys.Unnamed, len(m.Ops)), sync: j.syncMode(len(m.Ops))}
+	tx := &Tx{j: j, l: l, m: m, packFile: f, pack: &packWriter{f: f}, idents: make([]fsys.Identity, len(m.Ops)), identSet: make([]bool, len(m.Ops)), displaced: make([]bool, len(m.Ops)), replaced: make([]bool, len(m.Ops)), inPlace: make([]bool, len(m.Ops)), ours: make([]fsys.Identity, len(m.Ops)), oursSet: make([]bool, len(m.Ops)), leases: make([]fsys.Lease, len(m.Ops)), files: make([]fsys.Unnamed, len(m.Ops)), sync: j.syncMode(len(m.Ops))}
 	if tx.sync == SyncFile || tx.sync == SyncData {
 		tx.syncer = newSyncer(j.opts.SyncWorkers)
 	}
@@ -802,10 +808,25 @@ func (tx *Tx) Stage(i int, s Staging) error {
 				return err
 			}
 		}
-		return tx.j.writeStaged(op.staged, s.New, op.New, false)
+		if err := tx.j.writeStaged(op.staged, s.New, op.New, false); err != nil {
+			return err
+		}
+		fi, err := tx.j.fs.Lstat(op.staged)
+		tx.noteOurs(i, fi, err)
+		return nil
 	}
 	if tx.syncer == nil {
-		return tx.j.writeStaged(op.staged, s.New, op.New, false)
+		f, _, err := tx.j.createStaged(op.staged, s.New, op.New)
+		if err != nil {
+			return err
+		}
+		fi, err := f.Stat()
+		tx.noteOurs(i, fi, err)
+		if err := f.Close(); err != nil {
+			tx.j.fs.Remove(op.staged)
+			return err
+		}
+		return nil
 	}
 	if err := tx.syncer.failed(); err != nil {
 		return err // an earlier file could not be made durable
@@ -824,7 +845,9 @@ func (tx *Tx) Stage(i int, s Staging) error {
 	// file stays open until it is linked (renameOne).
 	named := tx.files[i] == nil
 	return tx.syncer.do(func() error {
-		var err error
+		fi, err := f.Stat() // written: its mtime is final
+		tx.noteOurs(i, fi, err)
+		err = nil
 		if !brokenOrder.noFileSync {
 			err = tx.j.syncFile(f, meta)
 		}
@@ -835,6 +858,25 @@ func (tx *Tx) Stage(i int, s Staging) error {
 		}
 		return err
 	})
+}
+
+// noteOurs records op i's staged new version's identity (fi, from a stat
+// after its last write), unless the stat failed: then the live rollback
+// cannot tell it from a save of the same bytes and saves a copy aside
+// before restoring (restoreOp).
+func (tx *Tx) noteOurs(i int, fi fs.FileInfo, err error) {
+	if err == nil {
+		tx.ours[i], tx.oursSet[i] = fsys.IdentityOf(fi), true
+	}
+}
+
+// ourIdentity reports whether a and b are one version of one file txedit
+// staged: its device, inode, size, mtime and mode. Not its link count
+// (an unnamed file gets its link after the stat) nor its change time
+// (the link and the exchanges set it): a save by rename is another
+// inode; a write into the file in place changes its mtime.
+func ourIdentity(a, b fsys.Identity) bool {
+	return a.Dev == b.Dev && a.Ino == b.Ino && a.Size == b.Size && a.Mtime == b.Mtime && a.Mode == b.Mode
 }
 
 // writeStaged writes a staging file (see createStaged), synced if asked.
@@ -1213,7 +1255,7 @@ func (tx *Tx) swapIn(i int) error {
 	// Not the version that was checked, or it cannot be checked: give the
 	// writer's file back, unless a third one has replaced ours meanwhile
 	// (then its save is the newest, and stays).
-	if cur, lerr := fsy.Lstat(op.Path); lerr == nil && cur.Size() == op.New.Size {
+	if cur, lerr := fsy.Lstat(op.Path); lerr == nil && (tx.oursSet[i] && ourIdentity(fsys.IdentityOf(cur), tx.ours[i]) || !tx.oursSet[i] && cur.Size() == op.New.Size) {
 		if fsy.Exchange(op.staged, op.Path) == nil {
 			tx.displaced[i] = false
 		}
@@ -1340,13 +1382,27 @@ func (tx *Tx) giveBack() {
 			return nil
 		}
 		tx.inPlace[i] = false
-		if back, _, err := readCurrent(fsy, op.staged); err == nil && back.is(op.New) {
+		if tx.displacedOurs(i) {
 			tx.displaced[i], tx.replaced[i] = false, false
 			return nil
 		}
 		fsy.Exchange(op.staged, op.Path)
 		return nil
 	})
+}
+
+// displacedOurs reports whether what op i's exchange just moved to its
+// staging name is the commit's own version: by identity (ourIdentity)
+// where it was taken, since a save of exactly the bytes the commit wrote
+// is the user's file all the same; by content only where it was not.
+func (tx *Tx) displacedOurs(i int) bool {
+	op := tx.m.Ops[i]
+	if tx.oursSet[i] {
+		fi, err := tx.j.fs.Lstat(op.staged)
+		return err == nil && ourIdentity(fsys.IdentityOf(fi), tx.ours[i])
+	}
+	back, _, err := readCurrent(tx.j.fs, op.staged)
+	return err == nil && back.is(op.New)
 }
 
 // sameFile reports whether two identities are one version of one file,
@@ -1498,7 +1554,7 @@ func (tx *Tx) rollbackQuiet() error {
 		tx.packFile = nil
 	}
 	tx.closeFiles()
-	_, err := tx.j.rollback(tx.m, tx.prepared, tx.replaced)
+	_, err := tx.j.rollback(tx.m, tx.prepared, &live{replaced: tx.replaced, ours: tx.ours, oursSet: tx.oursSet})
 	if err == nil {
 		tx.l.ended(tx.m.ID, tx.packSize(), tx.m.Undoes, true)
 	}

@@ -435,7 +435,7 @@ func (j *Journal) readManifest(id string) (*Manifest, error) {
 // new version is never overwritten. Then it removes what the transaction
 // staged and made, and marks it rolled back. replaced, from the commit
 // that failed (nil in recovery: not known), says which files it replaced.
-func (j *Journal) rollback(m *Manifest, prepared bool, replaced []bool) (*Report, error) {
+func (j *Journal) rollback(m *Manifest, prepared bool, lv *live) (*Report, error) {
 	rep := &Report{ID: m.ID}
 	if prepared {
 		blobs := j.OpenPack(m)
@@ -444,7 +444,7 @@ func (j *Journal) rollback(m *Manifest, prepared bool, replaced []bool) (*Report
 			return rep, err
 		}
 		for i := len(m.Ops) - 1; i >= 0; i-- {
-			if err := j.restoreOp(m, i, blobs, rep, replaced); err != nil {
+			if err := j.restoreOp(m, i, blobs, rep, lv); err != nil {
 				return rep, err
 			}
 		}
@@ -472,34 +472,78 @@ func (j *Journal) restoreDirs(m *Manifest) error {
 	return nil
 }
 
+// live is what a live rollback (the commit that failed, Tx.Commit) knows
+// and recovery does not: which files its swaps replaced (replaced), and
+// its staged new versions by identity (ours, where oursSet).
+type live struct {
+	replaced []bool
+	ours     []fsys.Identity
+	oursSet  []bool
+}
+
+// mine reports whether the file at op i's name is the commit's own new
+// version by identity, and whether that could be told (known): a save of
+// exactly the bytes the commit wrote is another inode (a rename-style
+// save) or the same with another mtime (a write in place).
+func (lv *live) mine(fsy fsys.FS, m *Manifest, i int) (mine, known bool) {
+	if lv == nil || !lv.oursSet[i] {
+		return true, false
+	}
+	fi, err := fsy.Lstat(m.Ops[i].Path)
+	return err == nil && ourIdentity(fsys.IdentityOf(fi), lv.ours[i]), true
+}
+
 // restoreOp brings op i's file back to its old version if it is now its
 // new one; a file that is neither is saved aside and reported, never
 // overwritten. What cannot be decided is a conflict in rep; the error is
 // for a failure that stops the rollback.
 //
 // A file that is neither, which the failed commit never replaced
-// (replaced says so; nil: not known, as in recovery), is someone's save
-// that landed before the commit reached it (the commit failed with a
+// (lv.replaced says so; lv nil: not known, as in recovery), is someone's
+// save that landed before the commit reached it (the commit failed with a
 // conflict there, or before): the rollback has nothing of it to undo and
 // nothing of the user's was displaced, so it is left as it is with no
 // copy and no conflict (docs/journal.md, "Writers outside txedit").
-func (j *Journal) restoreOp(m *Manifest, i int, blobs *Pack, rep *Report, replaced []bool) error {
+//
+// A live rollback tells its own new version from a save of the very same
+// bytes by identity (live.mine): such a save is someone's, and is left
+// as a file that is neither is. Recovery cannot (the identities died with
+// the process): it takes the bytes for the commit's version. Where a live
+// rollback could not take the identity (a stat failed at staging), it
+// saves a copy aside before restoring.
+func (j *Journal) restoreOp(m *Manifest, i int, blobs *Pack, rep *Report, lv *live) error {
 	op := m.Ops[i]
 	if op.inexact {
 		rep.Conflicts = append(rep.Conflicts, Conflict{Path: op.Path, Reason: inexactReason})
 		return nil
 	}
-	switch st, cur, reason := classify(j.fs, op); {
+	st, cur, reason := classify(j.fs, op)
+	sameBytes := false
+	if st == stateNew && op.New != nil && lv != nil {
+		switch mine, known := lv.mine(j.fs, m, i); {
+		case !mine:
+			st, sameBytes = stateNeither, true
+		case !known:
+			c := j.leaveNeither(m, i, cur, "")
+			c.Reason = "could not be told from a save of the same bytes; a copy is saved aside, and the old version restored"
+			rep.Conflicts = append(rep.Conflicts, c)
+		}
+	}
+	switch {
 	case st == stateOld:
 		// Already the old version.
 	case UnderGit(op.Path):
 		// A hook, a config: code git runs. Recovery never writes one,
 		// whatever the manifest says (docs/design.md, "Threat model").
 		rep.Conflicts = append(rep.Conflicts, Conflict{Path: op.Path, Reason: gitReason})
-	case st == stateNeither && replaced != nil && !replaced[i]:
+	case st == stateNeither && lv != nil && !lv.replaced[i]:
 		// Never replaced: see above.
 	case st == stateNeither:
-		rep.Conflicts = append(rep.Conflicts, j.leaveNeither(m, i, cur, reason))
+		c := j.leaveNeither(m, i, cur, reason)
+		if sameBytes {
+			c.Reason = "was saved by someone else meanwhile, with the very bytes of its new version; left as it is"
+		}
+		rep.Conflicts = append(rep.Conflicts, c)
 	case op.Old == nil:
 		return j.fs.Remove(op.Path)
 	default:
@@ -508,7 +552,11 @@ func (j *Journal) restoreOp(m *Manifest, i int, blobs *Pack, rep *Report, replac
 			rep.Conflicts = append(rep.Conflicts, Conflict{Path: op.Path, Reason: "before-image lost: " + err.Error()})
 			return nil
 		}
-		err = j.restore(m, op, data, j.opts.Sync != SyncNone)
+		var ours *fsys.Identity
+		if lv != nil && lv.oursSet[i] {
+			ours = &lv.ours[i]
+		}
+		err = j.restore(m, op, data, j.opts.Sync != SyncNone, ours)
 		if errors.Is(err, errChangedMeanwhile) {
 			rep.Conflicts = append(rep.Conflicts, Conflict{Path: op.Path, Reason: err.Error()})
 			return nil
@@ -625,7 +673,7 @@ const gitReason = "is under .git: recovery never writes git's own files (a hook 
 const inexactReason = "recorded by an older txedit that wrote names that are not UTF-8 as U+FFFD: which file it is cannot be known; left as it is"
 
 // restore puts a before-image back atomically: staging file, then rename.
-func (j *Journal) restore(m *Manifest, op *Op, data []byte, sync bool) error {
+func (j *Journal) restore(m *Manifest, op *Op, data []byte, sync bool, ours *fsys.Identity) error {
 	for _, d := range parents(op.Path) {
 		_, err := j.fs.Lstat(d)
 		switch {
@@ -670,9 +718,18 @@ func (j *Journal) restore(m *Manifest, op *Op, data []byte, sync bool) error {
 	if err != nil {
 		return err
 	}
-	displaced, _, rerr := readCurrent(j.fs, op.staged)
-	if rerr == nil && displaced.is(op.New) {
-		return nil
+	var rerr error
+	if ours != nil {
+		// A live rollback knows its version by identity (restoreOp).
+		fi, err := j.fs.Lstat(op.staged)
+		if rerr = err; err == nil && ourIdentity(fsys.IdentityOf(fi), *ours) {
+			return nil
+		}
+	} else {
+		displaced, _, err := readCurrent(j.fs, op.staged)
+		if rerr = err; err == nil && displaced.is(op.New) {
+			return nil
+		}
 	}
 	if err := j.fs.Exchange(op.staged, op.Path); err != nil {
 		return err

@@ -70,7 +70,10 @@ type inode struct {
 	linkPending bool
 	entries     map[string]uint64
 	sentries    map[string]uint64 // durable entries
-	mtime       int64
+	// mtime changes with the data (or entries), ctime with those and
+	// with the metadata (a link, a chmod), as on Linux: an identity
+	// that leaves the change time out sees a write, not a link.
+	mtime, ctime int64
 }
 
 // New returns a file system holding files (name → content; names are
@@ -167,7 +170,10 @@ func (m *FS) parent(name string) (*inode, string, error) {
 
 func pathErr(op, name string, err error) error { return &fs.PathError{Op: op, Path: name, Err: err} }
 
-func (m *FS) touch(in *inode) { m.clock++; in.mtime = m.clock }
+func (m *FS) touch(in *inode) { m.clock++; in.mtime, in.ctime = m.clock, m.clock }
+
+// touchMeta records a change of in's metadata only (its change time).
+func (m *FS) touchMeta(in *inode) { m.clock++; in.ctime = m.clock }
 
 // unlink drops one name of an inode. An inode without names stays while
 // a durable entry may name it (an open file keeps its own pointer to it).
@@ -343,7 +349,7 @@ var euid, egid = os.Geteuid(), os.Getegid()
 func (m *FS) info(name string, in *inode) *info {
 	size := int64(len(in.data))
 	return &info{name: path.Base(name), in: in, mode: in.mode, size: size,
-		id: fsys.Identity{Dev: 1, Ino: in.ino, Nlink: uint64(max(in.nlink, 1)), Ctime: in.mtime, Size: size, Mode: in.mode, Mtime: in.mtime, Uid: euid, Gid: egid}}
+		id: fsys.Identity{Dev: 1, Ino: in.ino, Nlink: uint64(max(in.nlink, 1)), Ctime: in.ctime, Size: size, Mode: in.mode, Mtime: in.mtime, Uid: euid, Gid: egid}}
 }
 
 // Lstat implements [fsys.FS].
@@ -514,7 +520,7 @@ func (m *FS) link(in *inode, newname string) error {
 	}
 	np.entries[nb] = in.ino
 	in.nlink++
-	m.touch(in)
+	m.touchMeta(in)
 	m.touch(np)
 	return nil
 }
@@ -719,7 +725,7 @@ func (f *file) Chmod(mode fs.FileMode) error {
 	f.m.mu.Lock()
 	defer f.m.mu.Unlock()
 	f.in.mode = f.in.mode.Type() | mode&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)
-	f.m.touch(f.in)
+	f.m.touchMeta(f.in)
 	return nil
 }
 
@@ -773,7 +779,7 @@ func (m *FS) Crash(rng *rand.Rand, drop Drop) *FS {
 // entries and data, and each unsynced change kept as keep says (file
 // data torn per block for TornBlocks).
 func crashInode(id uint64, in *inode, keep func() bool, rng *rand.Rand, drop Drop) *inode {
-	n := &inode{ino: id, dir: in.dir, mode: in.smode, mtime: in.mtime}
+	n := &inode{ino: id, dir: in.dir, mode: in.smode, mtime: in.mtime, ctime: in.ctime}
 	if in.mode != in.smode && keep() {
 		n.mode = in.mode
 	}

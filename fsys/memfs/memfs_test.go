@@ -181,3 +181,33 @@ func TestSymlinks(t *testing.T) {
 		t.Errorf("crash after the directory sync: %q", c)
 	}
 }
+
+// A link and a chmod change a file's change time, not its mtime, as on
+// Linux: the journal tells the file it staged by an identity that leaves
+// the change time out (journal.ourIdentity), across its link.
+func TestMetadataChangesKeepMtime(t *testing.T) {
+	m := New(nil)
+	f, err := m.CreateUnnamed(".", 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("x"))
+	fi, _ := f.Stat()
+	before := fsys.IdentityOf(fi)
+	if err := f.Chmod(0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Link("a"); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ = m.Lstat("a")
+	after := fsys.IdentityOf(fi)
+	if after.Mtime != before.Mtime || after.Ctime == before.Ctime || after.Ino != before.Ino {
+		t.Fatalf("after a chmod and a link: %+v, before %+v; want the same mtime, a new ctime", after, before)
+	}
+	f.Write([]byte("y"))
+	fi, _ = m.Lstat("a")
+	if fsys.IdentityOf(fi).Mtime == after.Mtime {
+		t.Fatal("a write kept the mtime")
+	}
+}
