@@ -126,7 +126,7 @@ func (o *op) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Res
 		if err != nil {
 			return failResult(res, err)
 		}
-		c = &caller{agent: c.agent, session: c.session, dirs: d, tries: c.tries}
+		c = c.withDirs(d)
 	}
 	if !p.DryRun {
 		if err := o.w.readOnly("writing"); err != nil {

@@ -441,6 +441,14 @@ type caller struct {
 	tries *tryState
 }
 
+// withDirs is c (its session, its delta bookkeeping, its tries) with the
+// directories d added to its transaction.
+func (c *caller) withDirs(d *dirPlan) *caller {
+	cd := *c
+	cd.dirs = d
+	return &cd
+}
+
 func (c *caller) sessionID() string {
 	if c == nil || c.session == nil {
 		return ""
