@@ -40,7 +40,50 @@ type tryState struct {
 	mu    sync.Mutex
 	notes []pendingNote
 	seen  map[string][]byte // by rel: the newest bytes with content a try read
-	kept  int64
+	prev  map[string][]byte // by rel: the bytes seen held before (for writing)
+	kept  int64             // the bytes of seen and prev
+	// writing: the files this try found being written by another
+	// program (refuseWriting); tried again as a file found empty is.
+	writing map[string]bool
+}
+
+// writing records that the current try found rel being written (a save
+// in place half done): what the try read of it is not remembered as its
+// content (saw), and Session.Apply tries again. Outside the tries of a
+// Session.Apply, nothing.
+func (c *caller) writing(rel string) {
+	if c == nil || c.tries == nil {
+		return
+	}
+	ts := c.tries
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.writing == nil {
+		ts.writing = map[string]bool{}
+	}
+	ts.writing[rel] = true
+	// What the try read of it goes; what a try read before stays.
+	ts.kept -= int64(len(ts.seen[rel]))
+	if p := ts.prev[rel]; p != nil {
+		ts.seen[rel] = p
+		delete(ts.prev, rel)
+	} else {
+		delete(ts.seen, rel)
+	}
+}
+
+// wasWriting reports whether the current try found rel being written
+// ("": any file).
+func (ts *tryState) wasWriting(rel string) bool {
+	if ts == nil {
+		return false
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if rel == "" {
+		return len(ts.writing) > 0
+	}
+	return ts.writing[rel]
 }
 
 // pendingNote is a refusal's note of what it showed, counted once the
@@ -73,10 +116,12 @@ func (ts *tryState) flush(skip map[string]bool) {
 	}
 }
 
-// drop forgets the notes of a try that is tried again.
+// drop forgets the notes of a try that is tried again, and what it found
+// being written.
 func (ts *tryState) drop() {
 	ts.mu.Lock()
 	ts.notes = nil
+	ts.writing = nil
 	ts.mu.Unlock()
 }
 
@@ -89,14 +134,23 @@ func (ts *tryState) saw(rel string, data []byte) {
 	}
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	old := int64(len(ts.seen[rel]))
-	if ts.kept-old+n > ts.limit {
+	// The bytes seen held become prev (a try that finds the file being
+	// written gives them back: writing), and prev's go.
+	old := ts.seen[rel]
+	kept := ts.kept + n
+	if old != nil {
+		kept -= int64(len(ts.prev[rel]))
+	}
+	if kept > ts.limit {
 		return
 	}
 	if ts.seen == nil {
-		ts.seen = map[string][]byte{}
+		ts.seen, ts.prev = map[string][]byte{}, map[string][]byte{}
 	}
-	ts.seen[rel], ts.kept = data, ts.kept-old+n
+	if old != nil {
+		ts.prev[rel] = old
+	}
+	ts.seen[rel], ts.kept = data, kept
 }
 
 // last is the newest bytes with content a try read of rel (nil: none).
@@ -150,12 +204,15 @@ func (s *Session) lastLook(ctx context.Context, req *plan.Request, res *plan.Res
 	var refused *plan.Error
 	for i, t := range tasks {
 		f := res.Files[i]
-		emptied := emptiedDelta(f.Delta)
-		if t.fileErr != nil || f.Success || f.Path != t.fo.Path || !emptied && (ce == nil || ce.Path != t.src) {
+		emptied, writing := emptiedDelta(f.Delta), tries.wasWriting(t.src)
+		if t.fileErr != nil || f.Success || f.Path != t.fo.Path || !emptied && !writing && (ce == nil || ce.Path != t.src) {
 			continue
 		}
 		last := "was found empty (a save in place, half done)"
-		if !emptied {
+		switch {
+		case writing:
+			last = "was being written by another program (a save in place, half done)"
+		case !emptied:
 			last, _, _ = strings.Cut(ce.Msg, ";")
 		}
 		e := o.lastLook1(t, c, tries, fmt.Sprintf("another program was saving the file at each of the %d tries to commit this edit (the last time, it %s); nothing was written", n, last))
@@ -206,10 +263,13 @@ func (o *op) lastLook1(t *task, c *caller, tries *tryState, msg string) *plan.Er
 		return nil
 	}
 	var data []byte
-	fresh := false
+	fresh, writing := false, false
 	switch cur, err := o.readEntry(fo.Path, t.src, entryOps(fo)); {
 	case err == nil && !cur.exists, err == nil && cur.link:
 		return nil // gone, or a link now: nothing of the file to show
+	case err == nil && o.beingWritten(t.src, cur):
+		// Half written, the writer at it: not its content.
+		data, writing = tries.last(t.src), true
 	case err == nil && (len(cur.data) > 0 || read == hash.Of(nil)):
 		data, fresh = nonNil(cur.data), true
 	default: // empty (a save half done), or replaced as it was read
@@ -219,7 +279,11 @@ func (o *op) lastLook1(t *task, c *caller, tries *tryState, msg string) *plan.Er
 		return nil
 	}
 	why := "another program was saving the file at each try to commit it"
-	if !fresh {
+	switch {
+	case writing:
+		why += "; the file is being written at this moment (a save in place under way): the lines below are as a try last read it"
+		msg += "; it is being written at this moment"
+	case !fresh:
 		why += "; the file is empty at this moment (a save half done): the lines below are as a try last read it"
 		msg += "; it is empty at this moment"
 	}

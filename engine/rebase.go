@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/txedit/txedit/apply"
+	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/hash"
 	"github.com/txedit/txedit/journal"
 	"github.com/txedit/txedit/plan"
@@ -118,6 +120,9 @@ func (o *op) rebaseFrom(t *task, cur *fileInfo, c *caller, fo *plan.FileOps, rea
 		if o.rebaseShown(t, cur, c, fo, read) {
 			return nil
 		}
+		if e := o.refuseWriting(t, cur, c, refused); e != nil {
+			return e
+		}
 		return refused // the version read is not known: refused as before
 	}
 	r := apply.Rebase(fo, base, cur.data)
@@ -130,6 +135,9 @@ func (o *op) rebaseFrom(t *task, cur *fileInfo, c *caller, fo *plan.FileOps, rea
 	}
 	if o.rebaseShown(t, cur, c, fo, read) {
 		return nil
+	}
+	if e := o.refuseWriting(t, cur, c, refused); e != nil {
+		return e
 	}
 	d := o.delta(r, base, cur.data, read, now, h, refusalDiffMax)
 	d.Why = "the edit was not applied on top of it: " + r.Why
@@ -183,6 +191,45 @@ func (o *op) shownRefusal(t *task, cur *fileInfo, c *caller, fo *plan.FileOps) *
 	d.Why = "the edit was not applied on top of it: " + r.Why
 	d.Region = regionOf(cur.data, s, e)
 	return d
+}
+
+// refuseWriting is the refusal of t's edit when the bytes a refusal would
+// show as the file's current content (cur) are a save in place caught
+// half done (beingWritten): no change, no region, no hash of them, and
+// they do not count as read; the tries of a Session.Apply try again
+// (lastlook.go). nil: the file is settled.
+func (o *op) refuseWriting(t *task, cur *fileInfo, c *caller, refused *plan.Error) *plan.Error {
+	if !o.beingWritten(t.src, cur) {
+		return nil
+	}
+	c.writing(t.src)
+	return &plan.Error{Code: refused.Code, Path: refused.Path, Index: refused.Index, Command: refused.Command,
+		Msg: "the file changed since this session read it, and is being written by another program at this moment (a save in place under way); nothing of it is shown: read it again once the save is done"}
+}
+
+// beingWritten reports whether cur, the bytes of rel a refusal is about
+// to show as its current content, may be a save in place caught half
+// done: another process has the file open for writing (its read lease
+// is refused, or broken while it is looked at), or the file is no longer
+// the version read (its size, mtime or change time moved since: written
+// meanwhile). An empty file is told apart already (emptiedDelta); where
+// there are no leases, a writer that holds the file open without
+// writing between the read and this look is not seen.
+func (o *op) beingWritten(rel string, cur *fileInfo) bool {
+	if cur == nil || !cur.exists || cur.link || len(cur.data) == 0 {
+		return false
+	}
+	l, err := o.fsy.ReadLease(rel)
+	if errors.Is(err, fsys.ErrOpenForWriting) {
+		return true
+	}
+	fi, serr := o.fsy.Lstat(rel)
+	broken := false
+	if l != nil {
+		broken = l.Broken()
+		l.Release()
+	}
+	return broken || serr != nil || !fsys.SameVersion(fsys.IdentityOf(fi), cur.ident)
 }
 
 // rebaseShown rebases fo from the version of which a refusal last showed

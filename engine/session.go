@@ -126,7 +126,7 @@ func (s *Session) Apply(ctx context.Context, req *plan.Request) (*plan.Result, e
 		if !errors.As(err, &ce) || ce.Op != "commit" {
 			ce = nil
 		}
-		again := ce != nil || emptiedMeanwhile(res)
+		again := ce != nil || emptiedMeanwhile(res) || tries.wasWriting("")
 		if tries == nil || !again || res.TransactionID != "" {
 			tries.flush(nil) // this answer is given: what it showed counts
 			return res, err
