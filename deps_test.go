@@ -60,8 +60,11 @@ var allowed = map[string][]string{
 	"internal/modcorpus/build": {"internal/modcorpus"},
 	"internal/testlong":        {},
 	"internal/teststate":       {},
-	"bench/patchpeers":         {"*"},
-	"internal/clientconfig":    {"apply", "github.com/google/renameio/v2", "golang.org/x/sys"},
+	// A file system on which an outside writer saves at each commit's
+	// swap: a test double of the engine's and the toolsets' tests.
+	"internal/swapsave":     {"fsys", "journal"},
+	"bench/patchpeers":      {"*"},
+	"internal/clientconfig": {"apply", "github.com/google/renameio/v2", "golang.org/x/sys"},
 	// The LSP client: JSON-RPC over a server's stdio, nothing of the
 	// module (the rename in tools drives it; the engine never sees it).
 	"internal/lsp": {},

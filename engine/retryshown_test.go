@@ -1,18 +1,14 @@
 package engine
 
 import (
-	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/hash"
-	"github.com/txedit/txedit/journal"
+	"github.com/txedit/txedit/internal/swapsave"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -50,79 +46,10 @@ func TestSessionEmptiedAtTwoTries(t *testing.T) {
 	}
 }
 
-// savingFS makes an outside save of target (a temporary file renamed
-// over it) just before each commit swaps its staged file in (once a
-// staged file: not again when the commit gives the save back), of the
-// bytes next() gives (nil: no save): every such commit meets a save
-// between its check under the lock and its swap (conflict, nothing
-// written).
-type savingFS struct {
-	fsys.FS
-	target string
-	next   func(staged string, cur []byte) []byte
-}
-
-func (v *savingFS) View() (fsys.FS, func()) {
-	inner, release := v.FS.View()
-	return &savingFS{inner, v.target, v.next}, release
-}
-
-func (v *savingFS) save(staged, to string) {
-	if to != v.target {
-		return
-	}
-	cur, _, _ := fsys.ReadFile(v.FS, v.target, 1<<20)
-	if data := v.next(staged, cur); data != nil {
-		f, _ := v.FS.Create("outside.tmp", 0o644)
-		f.Write(data)
-		f.Close()
-		v.FS.Rename("outside.tmp", v.target)
-	}
-}
-
-func (v *savingFS) Rename(from, to string) error {
-	if journal.IsTemp(path.Base(from)) {
-		v.save(from, to)
-	}
-	return v.FS.Rename(from, to)
-}
-
-func (v *savingFS) Exchange(a, b string) error {
-	if journal.IsTemp(path.Base(a)) {
-		v.save(a, b)
-	}
-	return v.FS.Exchange(a, b)
-}
-
-// saves is the outside saves of savingFS: the file with its first line
-// marked by the save's number, while on is set (version: of the file as
-// it was at first).
-type saves struct {
-	orig string
-	n    atomic.Int32
-	on   atomic.Bool
-
-	mu     sync.Mutex
-	staged map[string]bool
-}
-
-func (s *saves) version(n int) string {
-	return strings.Replace(s.orig, "line 1\n", fmt.Sprintf("line 1 (save %d)\n", n), 1)
-}
-
-func (s *saves) next(staged string, cur []byte) []byte {
-	s.mu.Lock()
-	again := s.staged[staged]
-	s.staged[staged] = true
-	s.mu.Unlock()
-	if again || !s.on.Load() {
-		return nil
-	}
-	_, rest, _ := strings.Cut(string(cur), "\n")
-	return []byte(fmt.Sprintf("line 1 (save %d)\n", s.n.Add(1)) + rest)
-}
-
-func savingWS(t *testing.T, orig string) (string, *Session, *saves) {
+// savingWS is a workspace of f.txt (orig) whose every commit meets an
+// outside save at its swap while the saves are on (swapsave), and a
+// session that read f.txt.
+func savingWS(t *testing.T, orig string) (string, *Session, *swapsave.Saves) {
 	t.Helper()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"f.txt": orig})
@@ -131,8 +58,8 @@ func savingWS(t *testing.T, orig string) (string, *Session, *saves) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { inner.Close() })
-	sv := &saves{orig: orig, staged: map[string]bool{}}
-	w := openWS(t, dir, &Options{FS: &savingFS{inner, "f.txt", sv.next}})
+	sfs, sv := swapsave.New(inner, "f.txt", orig)
+	w := openWS(t, dir, &Options{FS: sfs})
 	s := w.NewSession(SessionOptions{Agent: "alice"})
 	sessRead(t, s, "f.txt")
 	return dir, s, sv
@@ -159,12 +86,12 @@ func regionHas(d *plan.Delta, text string) bool {
 func TestSessionConflictAtEveryTryShowsRegion(t *testing.T) {
 	orig := lines(12, "line %d\n")
 	dir, s, sv := savingWS(t, orig)
-	sv.on.Store(true)
+	sv.On.Store(true)
 	req := strReplace("f.txt", "line 9\n", "line nine\n")
 	req.DeltaShown = true
 	r := apply1(t, s, req)
-	sv.on.Store(false)
-	now := sv.version(len(conflictRetries) + 1)
+	sv.On.Store(false)
+	now := sv.Version(len(conflictRetries) + 1)
 	if got := readTree(t, dir)["f.txt"]; got != now {
 		t.Fatalf("file %q, want the last save's", got)
 	}
@@ -193,10 +120,10 @@ func TestSessionConflictAtEveryTryShowsRegion(t *testing.T) {
 		t.Fatalf("bob: %+v", r.Files[0])
 	}
 	sessRead(t, s, "f.txt")
-	sv.on.Store(true)
+	sv.On.Store(true)
 	js := `{"fileEdits":[{"path":"f.txt","content_hash":"` + hash.Of([]byte(mine)).String() + `","edits":[{"command":"str_replace","old_str":"line 12\n","new_str":"line twelve\n"}]}],"rebase":true}`
 	r = apply1(t, s, mustParse(t, js))
-	sv.on.Store(false)
+	sv.On.Store(false)
 	if d := r.Files[0].Delta; r.Code != plan.CodeConflict || d == nil || d.Read != hash.Of([]byte(mine)).String() || !regionHas(d, "line 12") || !strings.Contains(d.Diff, "+line three") {
 		t.Fatalf("content_hash with rebase, conflict at every try: %+v, delta %+v", r, d)
 	}
@@ -209,10 +136,10 @@ func TestSessionEmptiedAtLastTryShowsLastContent(t *testing.T) {
 	orig := lines(12, "line %d\n")
 	dir, s, sv := savingWS(t, orig)
 	p := filepath.Join(dir, "f.txt")
-	sv.on.Store(true)
+	sv.On.Store(true)
 	testHookRetry = func(try int) {
 		if try == len(conflictRetries)-1 {
-			sv.on.Store(false)
+			sv.On.Store(false)
 			os.WriteFile(p, nil, 0o644)
 		}
 	}
@@ -222,7 +149,7 @@ func TestSessionEmptiedAtLastTryShowsLastContent(t *testing.T) {
 	r := apply1(t, s, req)
 	// The last try that read content read the file as the save before
 	// its own swap left it.
-	seen := sv.version(len(conflictRetries) - 1)
+	seen := sv.Version(len(conflictRetries) - 1)
 	d := r.Files[0].Delta
 	if r.Success || r.Code != plan.CodeConflict || d == nil || !regionHas(d, "line 9") || d.Current != hash.Of([]byte(seen)).String() ||
 		!strings.Contains(d.Why, "empty at this moment") {

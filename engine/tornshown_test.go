@@ -10,6 +10,7 @@ import (
 
 	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/hash"
+	"github.com/txedit/txedit/internal/swapsave"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -109,17 +110,17 @@ func TestTornSaveAtLastTryShowsLastSettled(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { inner.Close() })
-	sv := &saves{orig: orig, staged: map[string]bool{}}
+	sfs, sv := swapsave.New(inner, "f.txt", orig)
 	var writing atomic.Bool
-	w := openWS(t, dir, &Options{FS: &writingFS{FS: &savingFS{inner, "f.txt", sv.next}, target: "f.txt", writing: &writing}})
+	w := openWS(t, dir, &Options{FS: &writingFS{FS: sfs, target: "f.txt", writing: &writing}})
 	s := w.NewSession(SessionOptions{Agent: "alice"})
 	sessRead(t, s, "f.txt")
 	p := filepath.Join(dir, "f.txt")
 	var torn string
-	sv.on.Store(true)
+	sv.On.Store(true)
 	testHookRetry = func(try int) {
 		if try == len(conflictRetries)-1 {
-			sv.on.Store(false)
+			sv.On.Store(false)
 			cur, _ := os.ReadFile(p)
 			torn = string(cur[:len(cur)/2])
 			writing.Store(true)
@@ -130,7 +131,7 @@ func TestTornSaveAtLastTryShowsLastSettled(t *testing.T) {
 	req := strReplace("f.txt", "line 9\n", "line nine\n")
 	req.DeltaShown = true
 	r := apply1(t, s, req)
-	seen := sv.version(len(conflictRetries) - 1)
+	seen := sv.Version(len(conflictRetries) - 1)
 	d := r.Files[0].Delta
 	if r.Success || r.Code != plan.CodeConflict || d == nil || !regionHas(d, "line 9") || d.Current != hash.Of([]byte(seen)).String() ||
 		!strings.Contains(d.Why, "being written at this moment") || !strings.Contains(r.Error, "being written") {

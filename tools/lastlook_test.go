@@ -1,72 +1,16 @@
 package tools
 
 import (
-	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/txedit/txedit/engine"
 	"github.com/txedit/txedit/fsys"
-	"github.com/txedit/txedit/journal"
+	"github.com/txedit/txedit/internal/swapsave"
 	"github.com/txedit/txedit/plan"
 )
-
-// everySwapFS makes an outside save of target (a temporary file renamed
-// over it, its first line marked with the save's number) just before a
-// commit swaps a staged file in for the first time, while on is set: every
-// commit then meets a save between its check and its swap.
-type everySwapFS struct {
-	fsys.FS
-	s *swapSaves
-}
-
-type swapSaves struct {
-	target, orig string
-	on           atomic.Bool
-	n            atomic.Int32
-	mu           sync.Mutex
-	staged       map[string]bool
-}
-
-func (v *everySwapFS) View() (fsys.FS, func()) {
-	inner, release := v.FS.View()
-	return &everySwapFS{inner, v.s}, release
-}
-
-func (v *everySwapFS) save(staged, to string) {
-	s := v.s
-	s.mu.Lock()
-	again := s.staged[staged]
-	s.staged[staged] = true
-	s.mu.Unlock()
-	if to != s.target || again || !s.on.Load() {
-		return
-	}
-	data := strings.Replace(s.orig, "line 1\n", fmt.Sprintf("line 1 (save %d)\n", s.n.Add(1)), 1)
-	f, _ := v.FS.Create("outside.tmp", 0o644)
-	f.Write([]byte(data))
-	f.Close()
-	v.FS.Rename("outside.tmp", to)
-}
-
-func (v *everySwapFS) Rename(from, to string) error {
-	if journal.IsTemp(path.Base(from)) {
-		v.save(from, to)
-	}
-	return v.FS.Rename(from, to)
-}
-
-func (v *everySwapFS) Exchange(a, b string) error {
-	if journal.IsTemp(path.Base(a)) {
-		v.save(a, b)
-	}
-	return v.FS.Exchange(a, b)
-}
 
 // An edit whose every commit try meets an outside save: each dialect's
 // refusal (a conflict) shows the change and the edited lines as they are
@@ -91,8 +35,8 @@ func TestConflictAtEveryTryShowsRegion(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer inner.Close()
-			sv := &swapSaves{target: "f.txt", orig: orig, staged: map[string]bool{}}
-			w, err := engine.Open(dir, &engine.Options{FS: &everySwapFS{inner, sv}})
+			sfs, sv := swapsave.New(inner, "f.txt", orig)
+			w, err := engine.Open(dir, &engine.Options{FS: sfs})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,9 +56,9 @@ func TestConflictAtEveryTryShowsRegion(t *testing.T) {
 			} else if r := call(t, env, tc.toolset, tc.read, `{"file_path":"f.txt","path":"f.txt"}`); !r.OK {
 				t.Fatal(r.TextOf())
 			}
-			sv.on.Store(true)
+			sv.On.Store(true)
 			r := edit()
-			sv.on.Store(false)
+			sv.On.Store(false)
 			text := r.TextOf()
 			if r.OK || r.Code != plan.CodeConflict || !strings.Contains(text, "Note (txedit): it changed since your last read, by a writer outside txedit:\n@@ -1 +1 @@\n-line 1\n+line 1 (save 4)\n") ||
 				!strings.Contains(text, "Lines 8-10 now read:\n8\tline 8\n9\tline 9\n10\tline 10\n") {
