@@ -190,7 +190,7 @@ func (s *Session) lastLook(ctx context.Context, req *plan.Request, res *plan.Res
 	looked := map[string]bool{}
 	defer func() { tries.flush(looked) }()
 	p, perr := plan.Compile(req)
-	if perr != nil || p.Pattern != nil || req.Dirs != nil || !s.check {
+	if perr != nil || p.Pattern != nil || !s.check {
 		return res, err
 	}
 	o := s.w.begin()
