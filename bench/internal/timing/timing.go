@@ -59,6 +59,28 @@ func Interleaved(runs int, methods []Method) ([][]Sample, error) {
 	return samples, nil
 }
 
+// Alternating is Interleaved with every other round in the reverse
+// order: no method always runs right after the same one (whose unsynced
+// leftovers, writeback and cache state it would meet every time), and a
+// method early in a round is late in the next.
+func Alternating(runs int, methods []Method) ([][]Sample, error) {
+	samples := make([][]Sample, len(methods))
+	for r := 0; r < runs; r++ {
+		for k := range methods {
+			i := k
+			if r%2 == 1 {
+				i = len(methods) - 1 - k
+			}
+			s, err := methods[i].once()
+			if err != nil {
+				return nil, err
+			}
+			samples[i] = append(samples[i], s)
+		}
+	}
+	return samples, nil
+}
+
 func (m Method) once() (Sample, error) {
 	if m.Setup != nil {
 		if err := m.Setup(); err != nil {
@@ -243,6 +265,27 @@ func Ratio(a, b []Sample) float64 {
 	ma, _ := Medians(a)
 	mb, _ := Medians(b)
 	return float64(ma.Wall) / float64(max(mb.Wall, 1))
+}
+
+// PairedRatio is the median, over the rounds, of a's wall time over b's
+// in the same round (a and b sampled by Interleaved or Alternating, one
+// sample each a round): drift of the machine between rounds, which moves
+// both alike, cancels in each ratio. Samples beyond the shorter are left
+// out; with none, 0.
+func PairedRatio(a, b []Sample) float64 {
+	n := min(len(a), len(b))
+	if n == 0 {
+		return 0
+	}
+	rs := make([]float64, n)
+	for i := range n {
+		rs[i] = float64(a[i].Wall) / float64(max(b[i].Wall, 1))
+	}
+	sort.Float64s(rs)
+	if n%2 == 1 {
+		return rs[n/2]
+	}
+	return (rs[n/2-1] + rs[n/2]) / 2
 }
 
 // Ms formats d in milliseconds.
