@@ -261,6 +261,7 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 		// cost their calls (fsys.Volatile).
 		root := w.rootReal
 		jo.Volatile = func() bool { return fsys.Volatile(root) }
+		jo.InMemory = func() bool { return fsys.InMemory(root) }
 	}
 	w.j = journal.New(w.base, jo)
 	if !o.ReadOnly {

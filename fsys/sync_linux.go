@@ -47,6 +47,16 @@ func Quiet() bool {
 	return ok && n < quietBytes
 }
 
+// InMemory reports whether dir itself is on a tmpfs or a ramfs (one
+// statfs; unlike Volatile it does not look at what is mounted below dir,
+// and it is false on any error). No sync there waits for a device: the
+// journal widens a few files' transaction's Ps only where it is false
+// (docs/journal.md, "Syncs in flight, and the Go runtime's Ps").
+func InMemory(dir string) bool {
+	var st unix.Statfs_t
+	return unix.Statfs(dir, &st) == nil && (st.Type == unix.TMPFS_MAGIC || st.Type == unix.RAMFS_MAGIC)
+}
+
 // Volatile reports whether everything under dir (a clean absolute path)
 // is on a file system that keeps nothing across a power loss or a reboot:
 // a tmpfs or a ramfs, with no other file system mounted anywhere below

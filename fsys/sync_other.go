@@ -17,6 +17,10 @@ func datasync(f *os.File) error { return f.Sync() }
 // written back: unknown here, so false.
 func Quiet() bool { return false }
 
+// InMemory reports whether dir is on a file system in memory: unknown
+// here, so false.
+func InMemory(dir string) bool { return false }
+
 // Volatile reports whether everything under dir is on a file system that
 // keeps nothing across a power loss: unknown here, so false.
 func Volatile(dir string) bool { return false }

@@ -65,6 +65,30 @@ func TestVolatile(t *testing.T) {
 	}
 }
 
+// TestInMemory: a directory on /dev/shm's tmpfs is in memory, one on a
+// disk's file system (the test's temporary directory, where it is one)
+// and a missing one are not.
+func TestInMemory(t *testing.T) {
+	var st unix.Statfs_t
+	if err := unix.Statfs("/dev/shm", &st); err != nil || st.Type != unix.TMPFS_MAGIC {
+		t.Skip("no tmpfs at /dev/shm")
+	}
+	dir, err := os.MkdirTemp("/dev/shm", "inmemory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if !InMemory(dir) {
+		t.Errorf("%s (tmpfs): not in memory", dir)
+	}
+	if tmp := t.TempDir(); unix.Statfs(tmp, &st) == nil && st.Type != unix.TMPFS_MAGIC && st.Type != unix.RAMFS_MAGIC && InMemory(tmp) {
+		t.Errorf("%s (not a tmpfs): in memory", tmp)
+	}
+	if InMemory(filepath.Join(dir, "missing")) {
+		t.Error("a missing directory: in memory")
+	}
+}
+
 // TestVolatileMountBelow: a tmpfs directory with a disk's directory
 // bind-mounted below it is not volatile (the mounted files survive a power
 // loss). The test runs itself again in a mount namespace of its own

@@ -88,6 +88,12 @@ type Options struct {
 	// (a tmpfs: fsys.Volatile), where no sync has any effect but its
 	// system calls. Set it only for the real file system it describes.
 	Volatile func() bool
+	// InMemory, if set, reports whether the journal's root is on a file
+	// system in memory (a tmpfs: fsys.InMemory), where a sync waits for
+	// no device: a transaction of a few files (widenFewMinOps up to
+	// widenMinOps) widens its Ps only where it reports false. Unset, a
+	// few files' transaction widens as a many files' one does.
+	InMemory func() bool
 	// Keys is this user's store of journal keys (docs/design.md, "What
 	// makes a journal trusted"); default [MemoryKeys]. Path is the
 	// workspace root's absolute path, recorded in the journal's entry
@@ -543,6 +549,15 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 		// Its files' syncs are in flight while the next are staged.
 		tx.widen()
 	}
+	begun := false
+	defer func() {
+		if !begun {
+			// Failed, or panicked: a caller that recovers is not left
+			// with the Ps widened (nor is the next test after a
+			// crash test's panic).
+			tx.restoreProcs()
+		}
+	}()
 	seen := map[string]bool{} // the parents of creates planOps looked at
 	err = tx.planOps(seen)
 	if err == nil {
@@ -550,9 +565,9 @@ func (l *Locked) Begin(m *Manifest) (*Tx, error) {
 	}
 	if err != nil {
 		tx.rollbackQuiet()
-		tx.restoreProcs()
 		return nil, err
 	}
+	begun = true
 	return tx, nil
 }
 
@@ -1520,10 +1535,20 @@ func (tx *Tx) Abort() error {
 	return tx.rollbackQuiet()
 }
 
-// widenMinOps is the fewest ops of a transaction that widen: a
-// transaction of fewer has a few syncs a round, and raising GOMAXPROCS
-// and restoring it costs ~70 µs (two stops of the world).
-const widenMinOps = maxUnnamed + 1
+// widenMinOps is the fewest ops of a transaction that widen wherever it
+// is. widenFewMinOps is the fewest that widen on a file system that
+// waits for a device (not Options.InMemory): raising GOMAXPROCS and
+// restoring it costs ~70 µs (two stops of the world) and the idle Ps'
+// spinning (0.2-0.6 ms of CPU a commit), which a round of 4 syncs (one
+// file; prepare: the transaction's file, txns/, pending/, the staged
+// file) or 6 (two files) does not win back, and 3 to 8 files on ext4 do
+// (0.80-0.94x the time of a commit; on a tmpfs nothing waits, and it
+// cost 1.0-1.3x: docs/journal.md, "Syncs in flight, and the Go
+// runtime's Ps").
+const (
+	widenMinOps    = maxUnnamed + 1
+	widenFewMinOps = 3
+)
 
 // widen gives the process more Ps (par.Widen) until the transaction ends,
 // where it has many syncs in flight and many calls that wait in the
@@ -1532,7 +1557,11 @@ const widenMinOps = maxUnnamed + 1
 // syncs, and the staging beside them, wait for it (docs/journal.md, "What
 // a commit's calls cost").
 func (tx *Tx) widen() {
-	if tx.unwiden == nil && tx.sync != SyncNone && len(tx.m.Ops) >= widenMinOps {
+	if tx.unwiden != nil || tx.sync == SyncNone {
+		return
+	}
+	n := len(tx.m.Ops)
+	if n >= widenMinOps || n >= widenFewMinOps && (tx.j.opts.InMemory == nil || !tx.j.opts.InMemory()) {
 		tx.unwiden = par.Widen(par.SyscallProcs)
 	}
 }

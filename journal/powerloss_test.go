@@ -178,6 +178,10 @@ func runTxOn(j *Journal, fsy fsys.FS, w workload) error {
 	if err != nil {
 		return err
 	}
+	// A crash (fstest's panic) abandons the transaction where a process
+	// would die with it, and with it the Ps it widened (par.Widen); here
+	// they are given back, so that no later test runs widened.
+	defer tx.restoreProcs()
 	for i, op := range m.Ops {
 		var s Staging
 		if op.Old != nil {
