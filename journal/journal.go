@@ -1660,14 +1660,16 @@ func tryCreateMark(j *Journal, id, state string) (created bool, err error) {
 	return err == nil, err
 }
 
-// stagingDirs lists the directories phase 1 wrote into.
+// stagingDirs lists the directories the prepare round syncs: the parents
+// of the directories phase 1 made (they appear in the user's tree when
+// made). Not the directories of the staged files: a staged file's name
+// needs to be durable only with the exchange that puts it in place, and
+// the rename round syncs its directory after that; a power loss before
+// leaves its target old, rolled back, or new, finished forward, and its
+// old content in the pack either way (docs/journal.md, "The commit, and
+// what it syncs").
 func (tx *Tx) stagingDirs() []string {
 	var dirs []string
-	for i, op := range tx.m.Ops {
-		if op.New != nil && tx.files[i] == nil {
-			dirs = append(dirs, path.Dir(op.Path))
-		}
-	}
 	for _, d := range tx.m.Mkdirs {
 		dirs = append(dirs, path.Dir(d))
 	}

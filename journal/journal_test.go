@@ -154,9 +154,7 @@ writeat .txedit/txns/ID
 writeat .txedit/txns/ID
 link .txedit/mark .txedit/txns/ID.prepared
 SYNC .txedit/txns/ID
-syncdir b/new
 syncdir .txedit/txns
-syncdir a
 syncdir .
 syncdir b
 revalidate .
