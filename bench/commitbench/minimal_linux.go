@@ -46,9 +46,10 @@ import (
 //
 // Rename over the target, not exchange: the re-check of an outside
 // writer's save (docs/journal.md, "Writers outside txedit") is left out.
-// The directories are synced one after the other, as the bare durable
-// write does them. The journal directory exists before the clock starts
-// (as "journal in use").
+// The journal file's fdatasync and its directory's fsync are in flight
+// together, and so are the directories' fsyncs at the end (syncDirs), as
+// txedit's journal issues a round's syncs. The journal directory exists
+// before the clock starts (as "journal in use").
 //
 // With more than 8 files it widens the Ps as the bare write does (and
 // txedit's journal).
@@ -88,20 +89,21 @@ func minimalJournaled(root string, contents map[string][]byte, how staging) erro
 		}
 		_, err = f.Write(rec)
 		if err == nil {
+			// The file's data and its name in the journal's directory,
+			// in flight together.
+			var derr error
+			var wg sync.WaitGroup
+			wg.Go(func() { derr = dirSync(jdir) })
 			err = dataSync(f)
+			wg.Wait()
+			if err == nil {
+				err = derr
+			}
 		}
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 		return err
-	}
-	syncDir := func(d string) error {
-		f, err := os.Open(d)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		return f.Sync()
 	}
 
 	staged := make([]*os.File, len(names)) // unnamed: open until linked
@@ -143,11 +145,7 @@ func minimalJournaled(root string, contents map[string][]byte, how staging) erro
 		// One round: the journal file, its directory, the staged files.
 		var jerr error
 		var wg sync.WaitGroup
-		wg.Go(func() {
-			if jerr = writeJournal(); jerr == nil {
-				jerr = syncDir(jdir)
-			}
-		})
+		wg.Go(func() { jerr = writeJournal() })
 		err := each(stage)
 		wg.Wait()
 		if err == nil {
@@ -159,9 +157,6 @@ func minimalJournaled(root string, contents map[string][]byte, how staging) erro
 		}
 	} else {
 		if err := writeJournal(); err != nil {
-			return err
-		}
-		if err := syncDir(jdir); err != nil {
 			return err
 		}
 		if err := each(stage); err != nil {
@@ -200,12 +195,7 @@ func minimalJournaled(root string, contents map[string][]byte, how staging) erro
 			lerr = each(func(i int) error { return staged[i].Sync() })
 		})
 	}
-	var err error
-	for d := range dirs {
-		if e := syncDir(d); e != nil && err == nil {
-			err = e
-		}
-	}
+	err := syncDirs(dirs)
 	wg.Wait()
 	closeAll(staged)
 	if err == nil {
