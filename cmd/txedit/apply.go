@@ -102,14 +102,29 @@ func applyCmd() *command {
 // holds its parsed hunks, pointers all, while it reads, patches and
 // stages its files: at 150 a module release's diff of 40-110 files took
 // 7-20% less CPU than at 100 (hyperfine, 10 runs each, tmpfs), at 1-3%
-// more peak RSS. A pattern_replace reads a whole tree through buffers that
-// die young, where 100 reuses their pages (gcPercent): it stays at 100.
+// more peak RSS. A request of at most smallRequestFiles files takes 300:
+// the 20 real diffs of 25-108 files the benchmark applies then ran 6
+// collections in all, not 29 (none in 14 of them; GODEBUG=gctrace=1),
+// and one that runs while the transaction has widened the Ps (par.Widen:
+// 8 on 2 cores) takes both cores from staging for its mark phase (a
+// quarter of 8 Ps), at ±1-2.6 MB of peak RSS. A bigger request keeps 150,
+// whose heap it needs (a 1,000-file apply at 300: peak RSS 45 -> 56 MB;
+// bench/README.md, "round 4 (rdfix)"). A pattern_replace reads a whole
+// tree through buffers that die young, where 100 reuses their pages
+// (gcPercent): it stays at 100.
 func applyGCPercent(req *plan.Request) int {
 	if req.HasPattern() {
 		return 0
 	}
+	if len(req.FileEdits) <= smallRequestFiles {
+		return 300
+	}
 	return 150
 }
+
+// smallRequestFiles is the most files a request of edits may name and
+// still be collected at applyGCPercent's 300.
+const smallRequestFiles = 128
 
 // compileInput compiles a request in format f (detected already; ""
 // when it could not be); an LSP WorkspaceEdit against w.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,19 +86,25 @@ func TestGCPercentByCommand(t *testing.T) {
 			t.Errorf("gcPercent(%s) = %d, want %d", args, got, want)
 		}
 	}
-	// txedit apply sets it again once the request is parsed: 150 for
-	// edits and patches, the command's 100 for a pattern_replace.
+	// txedit apply sets it again once the request is parsed: 300 for
+	// edits and patches of up to smallRequestFiles files, 150 for more,
+	// the command's 100 for a pattern_replace.
+	var many strings.Builder
+	for i := range smallRequestFiles + 1 {
+		fmt.Fprintf(&many, "diff --git a/f%d b/f%d\n--- a/f%d\n+++ b/f%d\n@@ -1 +1 @@\n-a\n+b\n", i, i, i, i)
+	}
 	for js, want := range map[string]int{
-		`{"path":"a","command":"str_replace","old_str":"x","new_str":"y"}`: 0,
-		`{"directory":".","sed_pattern":"s/a/b/","file_pattern":"*.go"}`:   -1,
-		"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n":      0,
+		`{"path":"a","command":"str_replace","old_str":"x","new_str":"y"}`: 300,
+		`{"directory":".","sed_pattern":"s/a/b/","file_pattern":"*.go"}`:   0,
+		"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n":      300,
+		many.String(): 150,
 	} {
 		req, _, err := patch.Compile(patch.FormatAuto, []byte(js))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := applyGCPercent(req); (want == 0 && got != 150) || (want < 0 && got != 0) {
-			t.Errorf("applyGCPercent(%s) = %d", js, got)
+		if got := applyGCPercent(req); got != want {
+			t.Errorf("applyGCPercent(%.60q) = %d, want %d", js, got, want)
 		}
 	}
 	// txedit tool sets it once the tool is known: 0 keeps the command's 400.
