@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -346,5 +347,32 @@ func TestCommentsCiteOnlyDocs(t *testing.T) {
 	})
 	if checked < 100 {
 		t.Errorf("checked only %d files: the walk is broken", checked)
+	}
+}
+
+// TestTestsKeepTheirOwnKeys: every package whose tests open workspaces
+// (they import the engine, the journal or a toolset) gives its test binary
+// a key store of its own (internal/teststate), or each workspace a test
+// opens on disk adds an entry to the key store in the real home directory
+// (docs/design.md, "What makes a journal trusted"): a machine that ran the
+// tests a few hundred times held thousands of them.
+func TestTestsKeepTheirOwnKeys(t *testing.T) {
+	// The journal's own tests give every journal a store (NewKeys over a
+	// temporary directory, or the process's memory) and import none of
+	// these.
+	opens := []string{module + "/engine", module + "/tools", module + "/tools/mcpserver", module + "/internal/mcpcli"}
+	for _, line := range goList(t, "-f", "{{.ImportPath}}|{{.Dir}}|{{join .TestImports \" \"}} {{join .XTestImports \" \"}}", "./...") {
+		f := strings.SplitN(line, "|", 3)
+		if len(f) != 3 || f[0] == module || strings.HasSuffix(f[0], "/internal/teststate") {
+			continue
+		}
+		imps := strings.Fields(f[2])
+		needs, isolated := false, slices.Contains(imps, module+"/internal/teststate")
+		for _, o := range opens {
+			needs = needs || f[0] == o || slices.Contains(imps, o)
+		}
+		if needs && !isolated {
+			t.Errorf("%s: its tests open workspaces but do not call teststate.Isolate in a TestMain", f[0])
+		}
 	}
 }

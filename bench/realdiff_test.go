@@ -88,4 +88,19 @@ func TestRealDiffBench(t *testing.T) {
 	if !strings.Contains(text, "against the build before ("+before+"): median of the per-diff ratios") {
 		t.Error("no median line against the build before")
 	}
+	// The fresh journals the runs made keep their keys in run.sh's own
+	// store, none in the caller's (here the test binary's, teststate).
+	if n := entries(t, filepath.Join(os.Getenv("XDG_STATE_HOME"), "txedit", "journals")); n != 0 {
+		t.Errorf("the caller's key store gained %d entries from run.sh's applies", n)
+	}
+}
+
+// entries counts the files of dir (0 when there is none).
+func entries(t *testing.T, dir string) int {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return len(es)
 }
