@@ -67,6 +67,11 @@ func (s *Session) ShowStream(ctx context.Context, id string, head func(*TxnInfo)
 	return s.w.ShowStream(ctx, id, head, diff)
 }
 
+// ShowFiles is [Workspace.ShowFiles].
+func (s *Session) ShowFiles(ctx context.Context, id string, head func(*TxnInfo) error, diff func(path, d string) error) error {
+	return s.w.ShowFiles(ctx, id, head, diff)
+}
+
 // GC is [Workspace.GC].
 func (s *Session) GC(ctx context.Context) ([]string, error) { return s.w.GC(ctx) }
 

@@ -767,6 +767,15 @@ func (w *Workspace) Show(ctx context.Context, id string) (*TxnInfo, string, erro
 // any error about the diffs; an error from head or diff stops it and is
 // returned.
 func (w *Workspace) ShowStream(ctx context.Context, id string, head func(*TxnInfo) error, diff func(string) error) error {
+	return w.ShowFiles(ctx, id, head, func(_ string, d string) error { return diff(d) })
+}
+
+// ShowFiles is ShowStream with each diff's file: diff is called with the
+// root-relative path of the journal's operation the diff belongs to (a
+// move's old path), in the manifest's order, for each operation with a
+// non-empty diff. The txedit toolset's history tool pages through a
+// transaction's diffs with it (docs/toolsets.md, "The answer budget").
+func (w *Workspace) ShowFiles(ctx context.Context, id string, head func(*TxnInfo) error, diff func(path, d string) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -815,7 +824,7 @@ func (w *Workspace) ShowStream(ctx context.Context, id string, head func(*TxnInf
 			if d == "" {
 				return nil
 			}
-			if err := diff(d); err != nil {
+			if err := diff(op.Path, d); err != nil {
 				return &callerErr{err}
 			}
 			return nil
