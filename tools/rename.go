@@ -503,7 +503,7 @@ func renameSymbolTool() *Tool {
 				return failure(err, nil)
 			}
 			res, _ := Rename(ctx, env.W, RenameOptions{Path: a.Path, Line: a.Line, Column: a.Column, NewName: a.NewName, DryRun: a.DryRun, Confirm: a.Confirm, Server: env.LanguageServer})
-			return Result{Value: res, OK: res.Success, Code: res.Code}
+			return Result{Value: capResult(res), OK: res.Success, Code: res.Code}
 		},
 		Compact: func(a map[string]any) string {
 			return fmt.Sprintf("%v:%v:%v → %v", a["path"], a["line"], a["column"], a["new_name"])

@@ -319,11 +319,12 @@ func fsWriteTool(rfc bool) *Tool {
 			req.ProveRetries = !rfc
 			// Both print a file's delta (docs/design.md, "Concurrency").
 			req.DeltaShown = true
-			res, _ := env.W.Apply(ctx, req)
 			if rfc {
+				res, _ := env.W.Apply(ctx, req)
 				return rfcWriteResult(req, res)
 			}
-			return Result{Value: res, OK: res.Success, Code: res.Code}
+			res, v := applyCapped(ctx, env, req)
+			return Result{Value: v, OK: res.Success, Code: res.Code}
 		},
 		Compact: func(a map[string]any) string {
 			if fe, ok := a["fileEdits"].([]any); ok {
@@ -380,14 +381,14 @@ func applyPatchTool() *Tool {
 			}
 			req.DryRun = req.DryRun || a.DryRun
 			req.DeltaShown = true // the result's JSON shows each file's delta
-			res, _ := env.W.Apply(ctx, req)
+			res, v := applyCapped(ctx, env, req)
 			if we != nil {
 				res.Warnings = append(we.Warnings, res.Warnings...)
 				if req.DryRun {
 					res.Groups, _ = GroupsOf(ctx, env.W.Workspace(), we)
 				}
 			}
-			return Result{Value: res, OK: res.Success, Code: res.Code}
+			return Result{Value: v, OK: res.Success, Code: res.Code}
 		},
 		Compact: func(a map[string]any) string { return fmt.Sprint(orDash(a["format"])) },
 	}
@@ -535,15 +536,28 @@ func undoTool() *Tool {
 
 func historyTool() *Tool {
 	return &Tool{
-		Name:        "history",
-		Description: "List the transactions of the workspace, newest first: id, time, state (committed, undone, rolled_back), files and summary.",
-		Schema:      object(nil, map[string]any{"limit": num("At most this many (default 20).")}),
-		ReadOnly:    true,
-		Examples:    []string{`{}`, `{"limit":5}`},
+		Name: "history",
+		Description: "List the transactions of the workspace, newest first: id, time, state (committed, undone, rolled_back), files and summary. " +
+			"With transaction_id, that transaction's record and its diffs, file by file ({path, diff}), from the journal: what a write's answer left out past its budget (diffs_omitted). " +
+			"The diffs come a page at a time, whole, under the write's budget: offset skips that many, limit caps the page, next_offset is where the next page starts (absent on the last); path gives one file's.",
+		Schema: object(nil, map[string]any{"limit": num("At most this many transactions (default 20); with transaction_id, at most this many diffs."),
+			"transaction_id": str("A transaction (or a unique prefix of its id): return its diffs."),
+			"path":           str("With transaction_id: only this file's diff."),
+			"offset":         num("With transaction_id: skip this many diffs (default 0).")}),
+		ReadOnly: true,
+		Examples: []string{`{}`, `{"limit":5}`, `{"transaction_id":"20261121-0817","offset":40}`},
 		Run: func(ctx context.Context, env *Env, args json.RawMessage) Result {
-			var a struct{ Limit int }
+			var a struct {
+				Limit         int
+				Offset        int
+				Path          string
+				TransactionID string `json:"transaction_id"`
+			}
 			if err := decode(args, &a); err != nil {
 				return failure(err, nil)
+			}
+			if a.TransactionID != "" {
+				return txnDiffs(ctx, env, a.TransactionID, a.Path, a.Offset, a.Limit)
 			}
 			if a.Limit <= 0 {
 				a.Limit = 20
@@ -557,8 +571,61 @@ func historyTool() *Tool {
 			}
 			return Result{Value: map[string]any{"success": true, "transactions": log}, OK: true}
 		},
-		Compact: func(a map[string]any) string { return "" },
+		Compact: func(a map[string]any) string { return compactPath(a, "transaction_id") },
 	}
+}
+
+// fileDiff is one file's diff of a transaction (history).
+type fileDiff struct {
+	Path string `json:"path"`
+	Diff string `json:"diff"`
+}
+
+// txnDiffs is history of one transaction: its record without its file
+// list (a 50,000-file transaction's is megabytes) and a page of its diffs
+// under the answer budget, each whole (the first one of a page even when
+// it alone is over the budget); the journal hands them over one at a time.
+func txnDiffs(ctx context.Context, env *Env, id, p string, offset, limit int) Result {
+	var info *engine.TxnInfo
+	page := []fileDiff{}
+	total, next, size := 0, 0, 0
+	want := ""
+	if p != "" {
+		if filepath.IsAbs(p) {
+			if rel, err := filepath.Rel(env.W.RealRoot(), p); err == nil {
+				p = rel
+			}
+		}
+		want = path.Clean(filepath.ToSlash(p))
+	}
+	err := env.W.ShowFiles(ctx, id, func(ti *engine.TxnInfo) error { info = ti; return nil }, func(fp, d string) error {
+		if want != "" && fp != want {
+			return nil
+		}
+		i := total
+		total++
+		if i < offset || next != 0 {
+			return nil
+		}
+		if len(page) > 0 && (size+len(d) > diffBudget || (limit > 0 && len(page) >= limit)) {
+			next = i
+			return nil
+		}
+		page = append(page, fileDiff{fp, d})
+		size += len(d)
+		return nil
+	})
+	if err != nil {
+		return failure(err, nil)
+	}
+	files := len(info.Files)
+	head := *info
+	head.Files = nil
+	v := map[string]any{"success": true, "transaction": &head, "files": files, "diffs_total": total, "offset": offset, "diffs": page}
+	if next != 0 {
+		v["next_offset"] = next
+	}
+	return Result{Value: v, OK: true}
 }
 
 // readMedia is fs_read's Media mode: each file as the agent can take it
