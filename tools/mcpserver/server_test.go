@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -142,3 +143,74 @@ func contains(s []string, v string) bool {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestMCPWriteAnswerBudget: over MCP, a pattern_replace over 2,000 files
+// answers at most the txedit toolset's budget of diffs (32,000 bytes),
+// counts the rest, and history hands them over a page at a time, the
+// same diffs the transaction's journal holds.
+func TestMCPWriteAnswerBudget(t *testing.T) {
+	const n, budget = 2000, 32000
+	dir := t.TempDir()
+	for i := 0; i < n; i++ {
+		os.WriteFile(filepath.Join(dir, "f"+itoa(i)+".txt"), []byte("old value "+itoa(i)+"\n"), 0o644)
+	}
+	cs := connect(t, dir, "txedit", false, nil)
+	ctx := context.Background()
+	r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fs_write", Arguments: map[string]any{"command": "pattern_replace", "directory": ".", "file_pattern": "*.txt", "sed_pattern": "s/old/new/"}})
+	if err != nil || r.IsError {
+		t.Fatalf("pattern_replace: %v %s", err, text(r))
+	}
+	var ans struct {
+		TransactionID string `json:"transaction_id"`
+		Files         []struct {
+			Path, Diff, Status string
+		}
+		DiffsOmitted int    `json:"diffs_omitted"`
+		MoreDiffs    string `json:"more_diffs"`
+	}
+	if err := json.Unmarshal([]byte(text(r)), &ans); err != nil {
+		t.Fatal(err)
+	}
+	size, kept := 0, 0
+	for _, f := range ans.Files {
+		if f.Status != "modified" {
+			t.Fatalf("%s: %s", f.Path, f.Status)
+		}
+		if f.Diff != "" {
+			size += len(f.Diff)
+			kept++
+		}
+	}
+	if len(ans.Files) != n || size > budget || kept == 0 || ans.DiffsOmitted != n-kept || !strings.Contains(ans.MoreDiffs, ans.TransactionID) {
+		t.Fatalf("answer: %d files, %d diffs kept (%d bytes), %d omitted, %q", len(ans.Files), kept, size, ans.DiffsOmitted, ans.MoreDiffs)
+	}
+	w, err := engine.Open(dir, &engine.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	want := map[string]string{}
+	w.ShowFiles(ctx, ans.TransactionID, func(*engine.TxnInfo) error { return nil }, func(p, d string) error { want[p] = d; return nil })
+	r, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "history", Arguments: map[string]any{"transaction_id": ans.TransactionID, "offset": kept}})
+	if err != nil || r.IsError {
+		t.Fatalf("history: %v %s", err, text(r))
+	}
+	var page struct {
+		Diffs      []struct{ Path, Diff string }
+		NextOffset int `json:"next_offset"`
+		Total      int `json:"diffs_total"`
+	}
+	if err := json.Unmarshal([]byte(text(r)), &page); err != nil {
+		t.Fatal(err)
+	}
+	psize := 0
+	for i, d := range page.Diffs {
+		psize += len(d.Diff)
+		if d.Path != ans.Files[kept+i].Path || d.Diff != want[d.Path] || d.Diff == "" {
+			t.Fatalf("history diff %d: %s %q", i, d.Path, d.Diff)
+		}
+	}
+	if page.Total != n || psize > budget || page.NextOffset != kept+len(page.Diffs) {
+		t.Errorf("history page: %d diffs, %d bytes, next %d, total %d", len(page.Diffs), psize, page.NextOffset, page.Total)
+	}
+}
