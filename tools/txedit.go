@@ -320,7 +320,14 @@ func fsWriteTool(rfc bool) *Tool {
 			// Both print a file's delta (docs/design.md, "Concurrency").
 			req.DeltaShown = true
 			if rfc {
-				res, _ := env.W.Apply(ctx, req)
+				// The RFC's answer to a commit shows no diff: a big one is
+				// streamed without them, so the engine keeps none
+				// (docs/toolsets.md, "The answer budget").
+				sctx := ctx
+				if !req.DryRun && (req.HasPattern() || len(req.FileEdits) > streamFiles) {
+					sctx = engine.StreamResults(ctx, func(*plan.FileResult) {}, false)
+				}
+				res, _ := env.W.Apply(sctx, req)
 				return rfcWriteResult(req, res)
 			}
 			res, v := applyCapped(ctx, env, req)
