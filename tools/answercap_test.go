@@ -244,3 +244,27 @@ func TestWriteAnswerSmallUnchanged(t *testing.T) {
 		t.Error("a small answer names omitted diffs")
 	}
 }
+
+// TestApplyPatchAnswerBudget: apply_patch's answer keeps to the budget
+// too, and history returns what it left out.
+func TestApplyPatchAnswerBudget(t *testing.T) {
+	const n = 40
+	withBudget(t, 1000)
+	env, _ := setupAt(t, budgetTree(t, n), nil)
+	var p strings.Builder
+	for i := range n {
+		name := fmt.Sprintf("d%02d/f%04d.go", i%7, i)
+		fmt.Fprintf(&p, "--- a/%s\n+++ b/%s\n@@ -4 +4 @@\n-var e%d = errors.New(\"x%d\")\n+var e%d = errors.Newf(\"x%d\")\n", name, name, i, i, i, i)
+	}
+	args, _ := json.Marshal(map[string]any{"input": p.String()})
+	r := call(t, env, "txedit", "apply_patch", string(args))
+	m := answerOf(t, r)
+	kept, size := answerDiffs(m, "diff")
+	if !r.OK || size > 1000 || len(kept) == 0 || m["diffs_omitted"] != float64(n-len(kept)) {
+		t.Fatalf("apply_patch: %d kept (%d bytes), omitted %v", len(kept), size, m["diffs_omitted"])
+	}
+	h := answerOf(t, call(t, env, "txedit", "history", fmt.Sprintf(`{"transaction_id":%q,"offset":%d,"limit":3}`, m["transaction_id"], len(kept))))
+	if d := h["diffs"].([]any); len(d) != 3 || h["next_offset"] != float64(len(kept)+3) || !strings.Contains(d[0].(map[string]any)["diff"].(string), "+var") {
+		t.Errorf("history page of 3: %v", h)
+	}
+}
