@@ -498,7 +498,7 @@ func editErr(err error, op *plan.Op) error {
 // its committed diff read back from the journal (units: what committed)
 // when the stream wants diffs.
 func (o *op) emitAll(st *stream, res *plan.Result, units []*unit) {
-	if st == nil {
+	if st == nil || st.held && res.TransactionID == "" {
 		return
 	}
 	var dr *journal.DiffReader

@@ -21,6 +21,34 @@ type streamKey struct{}
 type stream struct {
 	fn    func(*plan.FileResult)
 	diffs bool
+	// held: a commit's results that carry no transaction (it failed, or
+	// had nothing to write) are not handed over by the apply but by the
+	// Session that may try the commit again (Session.Apply): only the
+	// answer it gives reaches fn, once.
+	held bool
+}
+
+// holding is ctx with its stream's results of a commit without a
+// transaction held back for the caller (stream.held), and that stream
+// (nil: ctx streams nothing).
+func holding(ctx context.Context) (context.Context, *stream) {
+	s := streamOf(ctx)
+	if s == nil {
+		return ctx, nil
+	}
+	h := *s
+	h.held = true
+	return context.WithValue(ctx, streamKey{}, &h), s
+}
+
+// emitUnheld hands res's files to s, which held them (holding).
+func emitUnheld(s *stream, res *plan.Result) {
+	if s == nil || res == nil || res.TransactionID != "" {
+		return
+	}
+	for _, r := range res.Files {
+		emit(s, r)
+	}
 }
 
 // StreamResults returns a context whose writes (Apply, Preview) hand each

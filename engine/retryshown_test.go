@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -186,5 +188,45 @@ func TestSessionEmptiedAtLastTryShowsLastContent(t *testing.T) {
 	r = apply1(t, s, req)
 	if !r.Success || r.Files[0].Delta == nil || r.Files[0].Delta.Read != hash.Of([]byte(strings.Replace(full, "line 9\n", "line nine\n", 1))).String() {
 		t.Fatalf("the edit sent again once the save wrote: %+v, delta %+v", r.Files[0], r.Files[0].Delta)
+	}
+}
+
+// A streamed commit (StreamResults: the toolsets' big writes and every
+// pattern_replace) that an outside save interrupts is tried again like any
+// other, and its stream sees each file once, from the answer given: the
+// try that met the save hands over nothing.
+func TestSessionStreamedCommitTriedAgain(t *testing.T) {
+	orig := lines(12, "line %d\n")
+	dir, s, sv := savingWS(t, orig)
+	sv.On.Store(true)
+	testHookRetry = func(int) { sv.On.Store(false) }
+	defer func() { testHookRetry = nil }()
+	var seen []string
+	ctx := StreamResults(context.Background(), func(r *plan.FileResult) {
+		seen = append(seen, fmt.Sprintf("%s %v %d", r.Path, r.Success, len(r.Diff)))
+	}, true)
+	req := strReplace("f.txt", "line 9\n", "line nine\n")
+	req.DeltaShown = true
+	r, err := s.Apply(ctx, req)
+	if err != nil || !r.Success || r.TransactionID == "" || sv.Made() != 1 {
+		t.Fatalf("streamed commit after one outside save: %v %+v (saves %d)", err, r, sv.Made())
+	}
+	if got := readTree(t, dir)["f.txt"]; got != strings.Replace(sv.Version(1), "line 9\n", "line nine\n", 1) {
+		t.Fatalf("file %q: want the save with the edit on it", got)
+	}
+	if len(seen) != 1 || !strings.HasPrefix(seen[0], "f.txt true ") || strings.HasSuffix(seen[0], " 0") {
+		t.Fatalf("the stream saw %q, want f.txt once, committed, with its diff", seen)
+	}
+	// Saves at every try: the stream sees the refusal once, after the
+	// last try (the last look's, with its delta).
+	seen = nil
+	sv.On.Store(true)
+	testHookRetry = nil
+	req = strReplace("f.txt", "line 3\n", "line three\n")
+	req.DeltaShown = true
+	r, _ = s.Apply(ctx, req)
+	sv.On.Store(false)
+	if r.Success || r.Code != plan.CodeConflict || len(seen) != 1 || !strings.HasPrefix(seen[0], "f.txt false ") || r.Files[0].Delta == nil {
+		t.Fatalf("conflict at every try, streamed: %+v; the stream saw %q", r, seen)
 	}
 }

@@ -114,10 +114,19 @@ func (s *Session) ID() string { return s.id }
 // file as it is then, or, if a save has just emptied it, as it last had
 // content (lastlook.go).
 func (s *Session) Apply(ctx context.Context, req *plan.Request) (*plan.Result, error) {
-	var tries *tryState
-	if !req.DryRun && streamOf(ctx) == nil {
-		tries = &tryState{limit: s.w.bases.session, file: s.w.bases.file}
+	if req.DryRun {
+		return s.apply1(ctx, req, nil)
 	}
+	// A streamed commit's results reach the stream once, from the answer
+	// given: a try that is tried again hands over nothing (holding).
+	ctx, st := holding(ctx)
+	res, err := s.apply1(ctx, req, &tryState{limit: s.w.bases.session, file: s.w.bases.file})
+	emitUnheld(st, res)
+	return res, err
+}
+
+// apply1 is Session.Apply's tries (tries nil: one, a dry run).
+func (s *Session) apply1(ctx context.Context, req *plan.Request, tries *tryState) (*plan.Result, error) {
 	for try := 0; ; try++ {
 		o := s.w.begin()
 		res, err := o.apply(ctx, req, &caller{agent: s.agent, session: s, deltaShown: req.DeltaShown, tries: tries})
