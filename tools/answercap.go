@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -10,31 +11,34 @@ import (
 )
 
 // The answer budget of the txedit toolset's writes (docs/toolsets.md,
-// "The answer budget"): a write's answer carries its files' diffs in full
-// until they add up to diffBudget bytes; each file past that keeps its
-// path, status, counts, hashes, errors and delta but no diff, and the
-// answer says how many diffs it left out and how to read them (history,
-// by transaction id). A diff is never cut.
+// "The answer budget"): a write's answer carries its files' entries, each
+// with its diff in full, until they add up to diffBudget bytes of compact
+// JSON; past that a file keeps no diff, and a file that succeeded no
+// entry either (a failure, a refusal's delta and a failed edit are always
+// listed), and the answer says how many diffs and entries it left out and
+// how to read them (history, by transaction id). A diff is never cut.
 
-// diffBudget is the bytes of diff text a write's answer carries: under
-// Claude Code's 50,000-character threshold past which an MCP tool's
-// answer is saved to a file instead of shown, and so under its 25,000-
-// token limit (MAX_MCP_OUTPUT_TOKENS), with room for the rest of the
-// answer. A variable for tests.
-var diffBudget = 32000
+// diffBudget is the bytes of compact JSON a write's answer gives its
+// files' entries and diffs: under Claude Code's 50,000-character threshold
+// past which an MCP tool's answer is no longer passed through untouched,
+// and so under its 25,000-token limit (MAX_MCP_OUTPUT_TOKENS), with room
+// for the rest of the answer. A variable for tests.
+var diffBudget = 40000
 
 // streamFiles is the number of files past which a write's result is
 // streamed (engine.StreamResults), so that the engine holds no diff it
 // will not answer with: a pattern_replace streams whatever its size.
 const streamFiles = 256
 
-// diffCap keeps a write's diffs under the budget.
+// diffCap keeps a write's answer under the budget.
 type diffCap struct {
 	dryRun  bool
 	left    int
 	kept    []keptDiff
-	omitted int
-	first   string // the first file whose diff was left out
+	omitted int                       // files whose diff is left out
+	dropped map[*plan.FileResult]bool // files whose entry is left out
+	first   string                    // the first file whose diff was left out
+	over    bool                      // a file went past the budget
 }
 
 type keptDiff struct {
@@ -42,32 +46,46 @@ type keptDiff struct {
 	preview, diff string
 }
 
-// take decides on one file's diffs: kept (remembered, for a streamed
-// result whose diffs the engine drops after this) or left out. A dry
-// run's preview counts twice: the answer's combined diff repeats it.
+// take decides on one file: its entry and diffs kept (remembered, for a
+// streamed result whose diffs the engine drops after this) or left out,
+// by the bytes of its entry's compact JSON. A dry run's preview counts
+// twice: the answer's combined diff repeats it. Once one file is past the
+// budget every later one is (the answer keeps a prefix of the files, and
+// every failure).
 func (c *diffCap) take(r *plan.FileResult) {
-	n := len(r.Diff) + len(r.Preview)
-	if c.dryRun {
-		n = 2 * len(r.Preview)
+	if !c.over {
+		b, _ := json.Marshal(r)
+		n := len(b)
+		if c.dryRun {
+			n += len(r.Preview)
+		}
+		if n <= c.left {
+			c.left -= n
+			if r.Diff != "" || r.Preview != "" {
+				c.kept = append(c.kept, keptDiff{r, r.Preview, r.Diff})
+			}
+			return
+		}
+		c.over = true
 	}
-	if n == 0 {
-		return
+	if r.Diff != "" || r.Preview != "" {
+		if c.omitted == 0 {
+			c.first = r.Path
+		}
+		c.omitted++
+		r.Preview, r.Diff = "", ""
 	}
-	if c.omitted == 0 && n <= c.left {
-		c.left -= n
-		c.kept = append(c.kept, keptDiff{r, r.Preview, r.Diff})
-		return
+	if r.Success && r.Delta == nil && len(r.FailedEdits) == 0 && r.Error == "" {
+		if c.dropped == nil {
+			c.dropped = map[*plan.FileResult]bool{}
+		}
+		c.dropped[r] = true
 	}
-	if c.omitted == 0 {
-		c.first = r.Path
-	}
-	c.omitted++
-	r.Preview, r.Diff = "", ""
 }
 
 // applyCapped is env.W.Apply with the answer budget: the result it
-// returns holds at most diffBudget bytes of diffs, and the answer's value
-// (the result itself when nothing was left out).
+// returns, and the answer's value (the result itself when nothing was
+// left out).
 func applyCapped(ctx context.Context, env *Env, req *plan.Request) (*plan.Result, any) {
 	c := &diffCap{dryRun: req.DryRun, left: diffBudget}
 	streamed := req.HasPattern() || len(req.FileEdits) > streamFiles
@@ -97,25 +115,36 @@ func (c *diffCap) answer(res *plan.Result, streamed bool) any {
 	for _, k := range c.kept {
 		k.r.Preview, k.r.Diff = k.preview, k.diff
 	}
-	if c.dryRun && (streamed || c.omitted > 0) {
+	if c.dryRun && (streamed || c.omitted > 0 || len(c.dropped) > 0) {
 		var b strings.Builder
 		for _, k := range c.kept {
 			b.WriteString(k.preview)
 		}
 		res.Diff = b.String()
 	}
-	if c.omitted == 0 {
+	if c.omitted == 0 && len(c.dropped) == 0 {
 		return res
 	}
-	v := &cappedResult{Result: res, DiffsOmitted: c.omitted, DiffBudget: diffBudget}
+	v := &cappedResult{Result: res, DiffsOmitted: c.omitted, FilesOmitted: len(c.dropped), DiffBudget: diffBudget}
+	if len(c.dropped) > 0 {
+		short := *res
+		short.Files = nil
+		for _, f := range res.Files {
+			if !c.dropped[f] {
+				short.Files = append(short.Files, f)
+			}
+		}
+		v.Result = &short
+	}
+	past := fmt.Sprintf("Past %d bytes of file entries the answer leaves out %d files' diffs, from %s on, and the entries of %d files that succeeded (every failure is listed)", diffBudget, c.omitted, c.first, len(c.dropped))
 	switch {
 	case res.DryRun:
-		v.MoreDiffs = fmt.Sprintf("A dry run's previews past %d bytes are left out, from %s on: preview fewer files (directory, file_pattern) to see them.", diffBudget, c.first)
+		v.MoreDiffs = past + ": preview fewer files (directory, file_pattern) to see them."
 	case res.TransactionID != "":
-		v.MoreDiffs = fmt.Sprintf(`The diffs past %d bytes are left out, from %s on: history {"transaction_id":%q,"offset":%d} returns them, a page at a time; or {"transaction_id":%q,"path":"..."} one file's.`,
-			diffBudget, c.first, res.TransactionID, len(c.kept), res.TransactionID)
+		v.MoreDiffs = fmt.Sprintf(`%s: history {"transaction_id":%q,"offset":%d} lists those files with their diffs, a page at a time; or {"transaction_id":%q,"path":"..."} one file's.`,
+			past, res.TransactionID, len(c.kept), res.TransactionID)
 	default:
-		v.MoreDiffs = fmt.Sprintf("The diffs past %d bytes are left out, from %s on.", diffBudget, c.first)
+		v.MoreDiffs = past + "."
 	}
 	return v
 }
@@ -125,6 +154,9 @@ type cappedResult struct {
 	*plan.Result
 	// DiffsOmitted counts the files whose diff the answer leaves out.
 	DiffsOmitted int `json:"diffs_omitted"`
+	// FilesOmitted counts the files that succeeded whose entries the
+	// answer leaves out.
+	FilesOmitted int `json:"files_omitted"`
 	// DiffBudget is the bytes of diffs the answer carries at most.
 	DiffBudget int `json:"diff_budget"`
 	// MoreDiffs says how to read them.

@@ -42,6 +42,16 @@ func answerOf(t *testing.T, r Result) map[string]any {
 	return m
 }
 
+// entriesSize is the bytes of compact JSON of an answer's file entries.
+func entriesSize(m map[string]any) int {
+	n := 0
+	for _, f := range m["files"].([]any) {
+		b, _ := json.Marshal(f)
+		n += len(b)
+	}
+	return n
+}
+
 // answerDiffs are the per-file diffs (or previews) of an answer, by path.
 func answerDiffs(m map[string]any, field string) (map[string]string, int) {
 	d, n := map[string]string{}, 0
@@ -93,15 +103,17 @@ func TestWriteAnswerBudget(t *testing.T) {
 		t.Fatalf("answer carries %d bytes of diffs in %d files (budget %d)", size, len(kept), budget)
 	}
 	omitted := int(m["diffs_omitted"].(float64))
-	if omitted != n-len(kept) || len(m["files"].([]any)) != n {
-		t.Fatalf("diffs_omitted %d, kept %d, files %d", omitted, len(kept), len(m["files"].([]any)))
+	listed := len(m["files"].([]any))
+	if omitted != n-len(kept) || listed != len(kept) || listed+int(m["files_omitted"].(float64)) != n || entriesSize(m) > budget {
+		t.Fatalf("diffs_omitted %d, kept %d, files %d (omitted %v), entries %d bytes", omitted, len(kept), listed, m["files_omitted"], entriesSize(m))
 	}
 	for p, d := range kept {
 		if d != want[p] {
 			t.Errorf("%s: kept diff differs from the whole result's", p)
 		}
 	}
-	// Every file keeps its entry: path, status, counts and hash.
+	// The files listed are the first ones, whole: path, status, counts
+	// and hash.
 	for i, f := range m["files"].([]any) {
 		f := f.(map[string]any)
 		if f["path"] != whole.Files[i].Path || f["status"] != "modified" || f["content_hash"] != whole.Files[i].ContentHash || f["lines_added"] != 1.0 || f["success"] != true {
@@ -185,7 +197,7 @@ func TestWriteAnswerBudgetDryRun(t *testing.T) {
 		p, _ := f.(map[string]any)["preview"].(string)
 		combined.WriteString(p)
 	}
-	if !r.OK || m["diff"] != combined.String() || 2*size > budget || len(kept) == 0 || m["diffs_omitted"] != float64(n-len(kept)) || m["more_diffs"] == nil {
+	if !r.OK || m["diff"] != combined.String() || entriesSize(m)+size > budget || len(kept) == 0 || m["diffs_omitted"] != float64(n-len(kept)) || m["more_diffs"] == nil {
 		t.Fatalf("dry run: %d kept, %d bytes, omitted %v", len(kept), size, m["diffs_omitted"])
 	}
 	if strings.Contains(read(t, dir, "d00/f0000.go"), "Newf") {
@@ -213,9 +225,9 @@ func TestWriteAnswerBudgetKeepsErrors(t *testing.T) {
 	r := call(t, env, "txedit", "fs_write", string(args))
 	m := answerOf(t, r)
 	files := m["files"].([]any)
-	lastF := files[n-1].(map[string]any)
-	if m["diffs_omitted"] == nil || len(files) != n || lastF["success"] != false {
-		t.Fatalf("answer: omitted %v, %d files, last %v", m["diffs_omitted"], len(files), lastF)
+	lastF := files[len(files)-1].(map[string]any)
+	if m["diffs_omitted"] == nil || len(files) >= n || len(files)+int(m["files_omitted"].(float64)) != n || lastF["success"] != false || lastF["path"] != fe[n-1]["path"] {
+		t.Fatalf("answer: omitted %v, %d files (omitted %v), last %v", m["diffs_omitted"], len(files), m["files_omitted"], lastF)
 	}
 	fes, _ := lastF["failed_edits"].([]any)
 	if len(fes) != 1 || fes[0].(map[string]any)["code"] != string(plan.CodeNotFound) || fes[0].(map[string]any)["error"] == "" {

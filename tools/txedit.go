@@ -545,7 +545,7 @@ func historyTool() *Tool {
 	return &Tool{
 		Name: "history",
 		Description: "List the transactions of the workspace, newest first: id, time, state (committed, undone, rolled_back), files and summary. " +
-			"With transaction_id, that transaction's record and its diffs, file by file ({path, diff}), from the journal: what a write's answer left out past its budget (diffs_omitted). " +
+			"With transaction_id, that transaction's record and its diffs, file by file ({path, diff}), from the journal: what a write's answer left out past its budget (diffs_omitted, files_omitted). " +
 			"The diffs come a page at a time, whole, under the write's budget: offset skips that many, limit caps the page, next_offset is where the next page starts (absent on the last); path gives one file's.",
 		Schema: object(nil, map[string]any{"limit": num("At most this many transactions (default 20); with transaction_id, at most this many diffs."),
 			"transaction_id": str("A transaction (or a unique prefix of its id): return its diffs."),
@@ -614,12 +614,14 @@ func txnDiffs(ctx context.Context, env *Env, id, p string, offset, limit int) Re
 		if i < offset || next != 0 {
 			return nil
 		}
-		if len(page) > 0 && (size+len(d) > diffBudget || (limit > 0 && len(page) >= limit)) {
+		// The page's compact JSON counts, as a write's answer's does.
+		b, _ := json.Marshal(fileDiff{fp, d})
+		if len(page) > 0 && (size+len(b) > diffBudget || (limit > 0 && len(page) >= limit)) {
 			next = i
 			return nil
 		}
 		page = append(page, fileDiff{fp, d})
-		size += len(d)
+		size += len(b)
 		return nil
 	})
 	if err != nil {
