@@ -13,6 +13,8 @@ import (
 // made here (as corpus.sh lays them out: old/, new/, patch.diff from git
 // diff -M), one run each: a row per diff with the durable floor's column
 // (git apply, then a sync of what it changed) and txedit's ratio to it,
+// the least journaled apply's column and txedit's ratio to it, the line
+// of both floors against git apply,
 // the summary lines, the columns and line of -before (a second build run
 // beside them), and each method's result checked against the newer tree
 // (a wrong apply fails the run).
@@ -74,8 +76,9 @@ func TestRealDiffBench(t *testing.T) {
 	text := runSh(t, env, "realdiff", "-before", before)
 	for _, name := range []string{"mod@v1..v2", "mod@v2..v3"} {
 		// files, hunks, KiB, txedit, git apply, ratio, CPU tx, CPU git,
-		// git apply and sync, ratio to it; the build before, ratio, CPU.
-		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + `\s+\d+\s+\d+\s+\d+(\s+[\d.]+ms){2}\s+[\d.]+x(\s+[\d.]+ms){3}\s+[\d.]+x\s+[\d.]+ms\s+[\d.]+x\s+[\d.]+ms$`).MatchString(text) {
+		// git apply and sync, ratio to it; the least journaled apply,
+		// ratio to it; the build before, ratio, CPU.
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + `\s+\d+\s+\d+\s+\d+(\s+[\d.]+ms){2}\s+[\d.]+x(\s+[\d.]+ms){3}\s+[\d.]+x\s+[\d.]+ms\s+[\d.]+x\s+[\d.]+ms\s+[\d.]+x\s+[\d.]+ms$`).MatchString(text) {
 			t.Errorf("no row for %s", name)
 		}
 	}
@@ -84,6 +87,12 @@ func TestRealDiffBench(t *testing.T) {
 	}
 	if !regexp.MustCompile(`(?m)^against the durable floor \(git apply, then a sync of the changed files and their directories\): median of the per-diff ratios [\d.]+x`).MatchString(text) {
 		t.Error("no median line against the durable floor")
+	}
+	if !regexp.MustCompile(`(?m)^against the least journaled apply \(the before-images packed and durable, then the durable floor\): median of the per-diff ratios [\d.]+x`).MatchString(text) {
+		t.Error("no median line against the least journaled apply")
+	}
+	if !regexp.MustCompile(`(?m)^the durable floor is [\d.]+x git apply \([\d.]+-[\d.]+x\); the least journaled apply is [\d.]+x git apply \([\d.]+-[\d.]+x\).*: the goal's [\d.]+x is (not )?below the durable floor and (not )?below the least journaled apply$`).MatchString(text) {
+		t.Error("no line of the floors against git apply")
 	}
 	if !strings.Contains(text, "against the build before ("+before+"): median of the per-diff ratios") {
 		t.Error("no median line against the build before")

@@ -61,7 +61,12 @@ func main() {
 	before := flag.String("before", "", "another txedit binary (a build before a change), run interleaved with the others: two more columns, its time and txedit's ratio to it, and the median of those ratios")
 	syncFiles := flag.String("sync-files", "", "internal: fdatasync the files listed in this file (NUL-separated), 32 in flight, then fsync the directories listed in -sync-dirs, and exit (the durable floor's last step: bench/internal/durable)")
 	syncDirs := flag.String("sync-dirs", "", "internal: the directories of -sync-files")
+	leastApply := flag.String("least-apply", "", "internal: the least journaled apply of this diff in the current directory (leastJournaled): the before-images of the paths listed in -least-names packed and made durable, git apply, then -sync-files and -sync-dirs synced; and exit")
+	leastNames := flag.String("least-names", "", "internal: the paths whose before-images -least-apply packs")
 	flag.Parse()
+	if *leastApply != "" {
+		leastMain(*leastApply, *leastNames, *syncFiles, *syncDirs)
+	}
 	if *syncFiles != "" {
 		durable.Main(*syncFiles, *syncDirs)
 	}
@@ -115,14 +120,15 @@ func main() {
 	}
 	fmt.Printf("real diffs (%s), the %d with most files, applied to a fresh export on %s (%s); %d cores, median of %d runs each, load average %s\n",
 		*corpus, len(entries), kind, *dir, runtime.NumCPU(), *runs, timing.LoadAvg())
-	header := fmt.Sprintf("%-52s %6s %6s %9s %10s %10s %7s %10s %10s %10s %7s", "diff", "files", "hunks", "KiB", "txedit", "git apply", "ratio", "CPU tx", "CPU git", "git+sync", "vs sync")
+	header := fmt.Sprintf("%-52s %6s %6s %9s %10s %10s %7s %10s %10s %10s %7s %10s %7s", "diff", "files", "hunks", "KiB", "txedit", "git apply", "ratio", "CPU tx", "CPU git", "git+sync", "vs sync", "least j.", "vs lj.")
 	if *before != "" {
 		header += fmt.Sprintf(" %10s %7s %10s", "before", "vs bef.", "CPU bef.")
 	}
 	fmt.Println(header)
-	var ratios, floorRatios, beforeRatios []float64
-	var sumTx, sumGit, sumFloor time.Duration
+	var ratios, floorRatios, leastRatios, floorGit, leastGit, beforeRatios []float64
+	var sumTx, sumGit, sumFloor, sumLeast time.Duration
 	floorFiles, floorDirs := filepath.Join(*dir, "floor-files"), filepath.Join(*dir, "floor-dirs")
+	packNames := filepath.Join(*dir, "least-names")
 	// The floor's syncs: the benchmark itself, 32 in flight, as txedit
 	// issues its own (bench/internal/durable), not coreutils sync, which
 	// waits for each file in turn.
@@ -134,6 +140,9 @@ func main() {
 		check(err)
 		check(os.WriteFile(floorFiles, nulList(files), 0o644))
 		check(os.WriteFile(floorDirs, nulList(dirs), 0o644))
+		names, err := leastPackNames(e.dir)
+		check(err)
+		check(os.WriteFile(packNames, nulList(names), 0o644))
 		fresh := func() error {
 			if err := os.RemoveAll(work); err != nil {
 				return err
@@ -151,7 +160,7 @@ func main() {
 					return nil
 				}
 				verified[name] = true
-				out, err := exec.Command("diff", "-r", "-q", "--exclude=.txedit", "--no-dereference", filepath.Join(e.dir, "new"), work).CombinedOutput()
+				out, err := exec.Command("diff", "-r", "-q", "--exclude=.txedit", "--exclude="+leastPack+"*", "--no-dereference", filepath.Join(e.dir, "new"), work).CombinedOutput()
 				if err != nil {
 					return fmt.Errorf("%s of %s: the tree is not the newer release's: %v\n%s", name, e.name, err, firstLines(out, 10))
 				}
@@ -170,6 +179,8 @@ func main() {
 			{Name: "git apply", Setup: fresh, Teardown: verify("git apply"), Cmd: cmd("git", "apply", patch)},
 			{Name: "git apply, then sync of the changed files", Setup: fresh, Teardown: verify("git apply, then sync"),
 				Cmd: cmd("sh", "-c", `git apply "$1" && "$4" -sync-files "$2" -sync-dirs "$3"`, "sh", patch, floorFiles, floorDirs, self)},
+			{Name: "least journaled apply", Setup: fresh, Teardown: verify("least journaled apply"),
+				Cmd: cmd(self, "-least-apply", patch, "-least-names", packNames, "-sync-files", floorFiles, "-sync-dirs", floorDirs)},
 		}
 		if *before != "" {
 			methods = append(methods, timing.Method{Name: "txedit apply (before)", Setup: fresh, Teardown: verify("txedit apply (before)"), Cmd: cmd(*before, "apply", patch)})
@@ -181,16 +192,22 @@ func main() {
 		fl, _ := timing.Medians(samples[2])
 		r := timing.Ratio(samples[0], samples[1])
 		rf := timing.Ratio(samples[0], samples[2])
+		lj, _ := timing.Medians(samples[3])
+		rl := timing.Ratio(samples[0], samples[3])
 		ratios = append(ratios, r)
 		floorRatios = append(floorRatios, rf)
+		leastRatios = append(leastRatios, rl)
+		floorGit = append(floorGit, timing.Ratio(samples[2], samples[1]))
+		leastGit = append(leastGit, timing.Ratio(samples[3], samples[1]))
 		sumTx += tx.Wall
 		sumGit += gt.Wall
 		sumFloor += fl.Wall
-		row := fmt.Sprintf("%-52s %6d %6d %9.0f %10s %10s %6.2fx %10s %10s %10s %6.2fx", trunc(e.name, 52), e.files, e.hunk, float64(e.bytes)/1024,
-			timing.Ms(tx.Wall), timing.Ms(gt.Wall), r, timing.Ms(tx.CPU), timing.Ms(gt.CPU), timing.Ms(fl.Wall), rf)
+		sumLeast += lj.Wall
+		row := fmt.Sprintf("%-52s %6d %6d %9.0f %10s %10s %6.2fx %10s %10s %10s %6.2fx %10s %6.2fx", trunc(e.name, 52), e.files, e.hunk, float64(e.bytes)/1024,
+			timing.Ms(tx.Wall), timing.Ms(gt.Wall), r, timing.Ms(tx.CPU), timing.Ms(gt.CPU), timing.Ms(fl.Wall), rf, timing.Ms(lj.Wall), rl)
 		if *before != "" {
-			bf, _ := timing.Medians(samples[3])
-			rb := timing.Ratio(samples[0], samples[3])
+			bf, _ := timing.Medians(samples[4])
+			rb := timing.Ratio(samples[0], samples[4])
 			beforeRatios = append(beforeRatios, rb)
 			row += fmt.Sprintf(" %10s %6.2fx %10s", timing.Ms(bf.Wall), rb, timing.Ms(bf.CPU))
 		}
@@ -199,6 +216,7 @@ func main() {
 	os.RemoveAll(work)
 	os.Remove(floorFiles)
 	os.Remove(floorDirs)
+	os.Remove(packNames)
 	med, lo, hi := median(ratios)
 	sum := float64(sumTx) / float64(max(sumGit, 1))
 	fmt.Printf("median of the per-diff ratios %.2fx (%.2f-%.2fx); sums %s against %s, %.2fx; load average after %s\n",
@@ -206,6 +224,19 @@ func main() {
 	fmed, flo, fhi := median(floorRatios)
 	fmt.Printf("against the durable floor (git apply, then a sync of the changed files and their directories): median of the per-diff ratios %.2fx (%.2f-%.2fx); sums %s against %s, %.2fx\n",
 		fmed, flo, fhi, timing.Ms(sumTx), timing.Ms(sumFloor), float64(sumTx)/float64(max(sumFloor, 1)))
+	lmed, llo, lhi := median(leastRatios)
+	fmt.Printf("against the least journaled apply (the before-images packed and durable, then the durable floor): median of the per-diff ratios %.2fx (%.2f-%.2fx); sums %s against %s, %.2fx\n",
+		lmed, llo, lhi, timing.Ms(sumTx), timing.Ms(sumLeast), float64(sumTx)/float64(max(sumLeast, 1)))
+	fgmed, fglo, fghi := median(floorGit)
+	lgmed, lglo, lghi := median(leastGit)
+	below := func(r float64) string {
+		if bound < r {
+			return "below"
+		}
+		return "not below"
+	}
+	fmt.Printf("the durable floor is %.2fx git apply (%.2f-%.2fx); the least journaled apply is %.2fx git apply (%.2f-%.2fx); medians of the per-diff ratios, sums %.2fx and %.2fx: the goal's %.1fx is %s the durable floor and %s the least journaled apply\n",
+		fgmed, fglo, fghi, lgmed, lglo, lghi, float64(sumFloor)/float64(max(sumGit, 1)), float64(sumLeast)/float64(max(sumGit, 1)), bound, below(fgmed), below(lgmed))
 	if *before != "" {
 		bmed, blo, bhi := median(beforeRatios)
 		fmt.Printf("against the build before (%s): median of the per-diff ratios %.2fx (%.2f-%.2fx)\n", *before, bmed, blo, bhi)
@@ -394,4 +425,99 @@ func check(err error) {
 		fmt.Fprintln(os.Stderr, "realdiffbench:", err)
 		os.Exit(1)
 	}
+}
+
+// leastPack is the least journaled apply's pack, in the tree's root; its
+// end mark is leastPack+".done".
+const leastPack = ".txedit-least-pack"
+
+// leastPackNames reads the diff in d/patch.diff and returns, relative to
+// the tree's root, every path it touches: each file's path before (its
+// before-image: modified, deleted, renamed from) and after (added,
+// renamed to, copied to: absent before, so rolling back removes it).
+func leastPackNames(d string) ([]string, error) {
+	data, err := os.ReadFile(filepath.Join(d, "patch.diff"))
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var names []string
+	for _, p := range patchPaths(data) {
+		for _, n := range []string{p.oldPath, p.newPath} {
+			if n != "" && !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	return names, nil
+}
+
+// leastJournaled is the least an undoable, all-or-nothing, durable apply
+// of patch to the tree at root must do (bench/README.md, "the least
+// journaled apply"), with git apply as the apply step, in three waits on
+// the device, as txedit's own syncs are made (in flight, 32 at a time,
+// the Ps widened):
+//
+//  1. the before-images of names (every path the diff touches) read and
+//     written into one new pack file, made durable with its name
+//     (durable.Pack): docs/journal.md, "The commit, and what it syncs",
+//     prepare: no file may be replaced before its before-image is
+//     durable, or a power loss mid-apply leaves a tree that can be
+//     neither rolled back nor forward;
+//  2. git apply, then each changed file fdatasynced (files), in flight;
+//  3. the directories whose entries changed fsynced (dirs), in flight:
+//     "rename → commit": the end mark must not be durable before every
+//     rename is. Steps 2 and 3 are the durable floor's (durable.Sync).
+//
+// Then the end mark, not synced (docs/journal.md, "Rolling forward": a
+// later round makes it durable). What it leaves out makes it less than a
+// real journal does, never more: no lock, no hashes of the new contents
+// (which rolling forward from a lost mark needs), no staged files (git
+// apply writes each file under a temporary name and renames it in
+// itself), no check for outside writers.
+func leastJournaled(root, patch string, names, files, dirs []string) error {
+	if err := durable.Pack(root, names, filepath.Join(root, leastPack)); err != nil {
+		return err
+	}
+	c := exec.Command("git", "apply", patch)
+	c.Dir = root
+	if out, err := c.CombinedOutput(); err != nil {
+		return fmt.Errorf("git apply: %v: %s", err, out)
+	}
+	in := func(ns []string) []string {
+		out := make([]string, len(ns))
+		for i, n := range ns {
+			out[i] = filepath.Join(root, n)
+		}
+		return out
+	}
+	if err := durable.Sync(in(files), in(dirs)); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(root, leastPack+".done"), nil, 0o600)
+}
+
+// leastMain is the -least-apply mode: leastJournaled in the current
+// directory, with the lists read from the files named, and exit.
+func leastMain(patch, namesList, filesList, dirsList string) {
+	names, err := durable.ReadList(namesList)
+	var files, dirs []string
+	if err == nil {
+		files, err = durable.ReadList(filesList)
+	}
+	if err == nil {
+		dirs, err = durable.ReadList(dirsList)
+	}
+	if err == nil {
+		if dirs == nil {
+			dirs = []string{} // none, not the files' parents
+		}
+		err = leastJournaled(".", patch, names, files, dirs)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "least journaled apply:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
 }
