@@ -31,7 +31,9 @@
 #                                 the module proxy; bench/realdiffbench/corpus.sh builds
 #                                 them, once) applied by txedit apply, by git apply and
 #                                 by git apply then a sync of what it changed (the
-#                                 durable floor), each to a fresh export, the 20 with most files;
+#                                 durable floor), and by the least journaled apply (the
+#                                 before-images packed and durable, then that floor), each to
+#                                 a fresh export, the 20 with most files;
 #                                 -before BIN runs another txedit build beside them
 #                                 (bench/realdiffbench; not in all)
 #   bench/run.sh fscost [flags]   single file-system calls a commit is made of (create,

@@ -21,8 +21,18 @@
 // (an fdatasync of each file, then an fsync of each directory, 32 in
 // flight, as txedit issues its syncs: bench/internal/durable; as
 // bench/replacebench's "then sync of the changed files"), with txedit's ratio to it and the median of those
-// ratios under the table. -before BIN runs another txedit build beside
-// them, interleaved, for a before/after comparison in one run.
+// ratios under the table. Beside that floor runs the least journaled
+// apply (leastJournaled): the before-images of every path the diff
+// touches packed into one file and made durable with its name
+// (bench/internal/durable.Pack), which docs/journal.md's protocol needs
+// before the first file is replaced, then git apply and the floor's
+// syncs, the files' and the directories' in one round (the pack covers
+// a power loss between them);
+// the least any undoable, all-or-nothing durable apply of the diff does.
+// Under the table: txedit's ratio to it, and both floors' ratios to git
+// apply (medians of the per-diff ratios), against the goal's bound.
+// -before BIN runs another txedit build beside them, interleaved, for a
+// before/after comparison in one run.
 package main
 
 import (
@@ -225,7 +235,7 @@ func main() {
 	fmt.Printf("against the durable floor (git apply, then a sync of the changed files and their directories): median of the per-diff ratios %.2fx (%.2f-%.2fx); sums %s against %s, %.2fx\n",
 		fmed, flo, fhi, timing.Ms(sumTx), timing.Ms(sumFloor), float64(sumTx)/float64(max(sumFloor, 1)))
 	lmed, llo, lhi := median(leastRatios)
-	fmt.Printf("against the least journaled apply (the before-images packed and durable, then the durable floor): median of the per-diff ratios %.2fx (%.2f-%.2fx); sums %s against %s, %.2fx\n",
+	fmt.Printf("against the least journaled apply (the before-images packed and durable, git apply, then the changed files and directories synced in one round): median of the per-diff ratios %.2fx (%.2f-%.2fx); sums %s against %s, %.2fx\n",
 		lmed, llo, lhi, timing.Ms(sumTx), timing.Ms(sumLeast), float64(sumTx)/float64(max(sumLeast, 1)))
 	fgmed, fglo, fghi := median(floorGit)
 	lgmed, lglo, lghi := median(leastGit)
@@ -455,7 +465,7 @@ func leastPackNames(d string) ([]string, error) {
 
 // leastJournaled is the least an undoable, all-or-nothing, durable apply
 // of patch to the tree at root must do (bench/README.md, "the least
-// journaled apply"), with git apply as the apply step, in three waits on
+// journaled apply"), with git apply as the apply step, in two waits on
 // the device, as txedit's own syncs are made (in flight, 32 at a time,
 // the Ps widened):
 //
@@ -463,19 +473,25 @@ func leastPackNames(d string) ([]string, error) {
 //     written into one new pack file, made durable with its name
 //     (durable.Pack): docs/journal.md, "The commit, and what it syncs",
 //     prepare: no file may be replaced before its before-image is
-//     durable, or a power loss mid-apply leaves a tree that can be
-//     neither rolled back nor forward;
-//  2. git apply, then each changed file fdatasynced (files), in flight;
-//  3. the directories whose entries changed fsynced (dirs), in flight:
-//     "rename → commit": the end mark must not be durable before every
-//     rename is. Steps 2 and 3 are the durable floor's (durable.Sync).
+//     durable, or a power loss mid-apply leaves a tree that cannot be
+//     rolled back;
+//  2. git apply, then each changed file (files) fdatasynced and each
+//     directory whose entries changed (dirs) fsynced, all in flight at
+//     once (durable.SyncTogether): "rename → commit": the end mark must
+//     not be durable before every rename is. The durable floor waits for
+//     the files before it syncs the directories (durable.Sync); here the
+//     pack covers a power loss in between (every path it names is rolled
+//     back from it), so the directories need not wait.
 //
 // Then the end mark, not synced (docs/journal.md, "Rolling forward": a
-// later round makes it durable). What it leaves out makes it less than a
-// real journal does, never more: no lock, no hashes of the new contents
-// (which rolling forward from a lost mark needs), no staged files (git
-// apply writes each file under a temporary name and renames it in
-// itself), no check for outside writers.
+// later round makes it durable). It is undo only: it rolls back whatever
+// has no end mark. What it leaves out makes it less than a real journal
+// does, never more: no lock, no staged contents durable before the
+// renames and no hashes of the new contents (which rolling forward from
+// a lost mark needs: an undo-only journal would have to sync its mark,
+// one wait more), no check for outside writers. It runs in one process
+// (this one, with git apply its child), where the floor runs three (sh,
+// git apply, the syncs).
 func leastJournaled(root, patch string, names, files, dirs []string) error {
 	if err := durable.Pack(root, names, filepath.Join(root, leastPack)); err != nil {
 		return err
@@ -492,7 +508,7 @@ func leastJournaled(root, patch string, names, files, dirs []string) error {
 		}
 		return out
 	}
-	if err := durable.Sync(in(files), in(dirs)); err != nil {
+	if err := durable.SyncTogether(in(files), in(dirs)); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(root, leastPack+".done"), nil, 0o600)

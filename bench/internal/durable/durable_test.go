@@ -33,7 +33,8 @@ func TestReadList(t *testing.T) {
 }
 
 // TestSync: every file and directory is opened and synced (a missing one
-// is an error, named), with and without a directory list.
+// is an error, named), with and without a directory list, and by
+// SyncTogether in one round.
 func TestSync(t *testing.T) {
 	dir := t.TempDir()
 	var files []string
@@ -58,5 +59,14 @@ func TestSync(t *testing.T) {
 	}
 	if err := Sync(files[:2], []string{gone}); err == nil {
 		t.Fatal("Sync of a missing directory succeeded")
+	}
+	if err := SyncTogether(files, []string{dir, filepath.Dir(files[0])}); err != nil {
+		t.Fatalf("SyncTogether: %v", err)
+	}
+	if err := SyncTogether(files[:3], []string{gone}); err == nil || !strings.Contains(err.Error(), "gone") {
+		t.Fatalf("SyncTogether of a missing directory: %v", err)
+	}
+	if err := SyncTogether(append(files[:3:3], gone), nil); err == nil || !strings.Contains(err.Error(), "gone") {
+		t.Fatalf("SyncTogether of a missing file: %v", err)
 	}
 }

@@ -79,7 +79,7 @@ func Pack(root string, names []string, pack string) error {
 	if err == nil {
 		var derr error
 		var wg sync.WaitGroup
-		wg.Go(func() { derr = syncDir(filepath.Dir(pack)) })
+		wg.Go(func() { derr = syncOne(filepath.Dir(pack), (*os.File).Sync) })
 		err = fdatasync(f)
 		wg.Wait()
 		if err == nil {
@@ -87,18 +87,6 @@ func Pack(root string, names []string, pack string) error {
 		}
 	}
 	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
 		err = cerr
 	}
 	return err
