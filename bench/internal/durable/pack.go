@@ -62,20 +62,23 @@ func Pack(root string, names []string, pack string) error {
 		return err
 	}
 	// The header: each name, NUL, its kind and length, NUL; an empty name
-	// ends it; then the contents, in the header's order.
-	var b bytes.Buffer
+	// ends it; then the contents, in the header's order, each written
+	// from the buffer it was read into (one copy of them all into a
+	// buffer of their size cost more than the writes: a 2 MB pack of 58
+	// files, on tmpfs).
+	var b []byte
 	for _, im := range imgs {
-		fmt.Fprintf(&b, "%s\x00%c%d\x00", im.Name, im.Kind, len(im.Data))
+		b = append(append(append(append(b, im.Name...), 0, im.Kind), strconv.Itoa(len(im.Data))...), 0)
 	}
-	b.WriteByte(0)
-	for _, im := range imgs {
-		b.Write(im.Data)
-	}
+	b = append(b, 0)
 	f, err := os.OpenFile(pack, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(b.Bytes())
+	_, err = f.Write(b)
+	for i := 0; err == nil && i < len(imgs); i++ {
+		_, err = f.Write(imgs[i].Data)
+	}
 	if err == nil {
 		var derr error
 		var wg sync.WaitGroup
