@@ -53,6 +53,13 @@ func TestSessionEmptiedAtTwoTries(t *testing.T) {
 // session that read f.txt.
 func savingWS(t *testing.T, orig string) (string, *Session, *swapsave.Saves) {
 	t.Helper()
+	return savingWSOver(t, orig, nil)
+}
+
+// savingWSOver is savingWS with the saving file system wrapped by wrap
+// (nil: as it is).
+func savingWSOver(t *testing.T, orig string, wrap func(fsys.FS) fsys.FS) (string, *Session, *swapsave.Saves) {
+	t.Helper()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"f.txt": orig})
 	inner, err := fsys.NewOS(dir)
@@ -60,7 +67,11 @@ func savingWS(t *testing.T, orig string) (string, *Session, *swapsave.Saves) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { inner.Close() })
+	var sfs fsys.FS
 	sfs, sv := swapsave.New(inner, "f.txt", orig)
+	if wrap != nil {
+		sfs = wrap(sfs)
+	}
 	w := openWS(t, dir, &Options{FS: sfs})
 	s := w.NewSession(SessionOptions{Agent: "alice"})
 	sessRead(t, s, "f.txt")

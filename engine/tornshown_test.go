@@ -10,7 +10,6 @@ import (
 
 	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/hash"
-	"github.com/txedit/txedit/internal/swapsave"
 	"github.com/txedit/txedit/plan"
 )
 
@@ -103,18 +102,8 @@ func TestTornSaveIsNotShownAsNow(t *testing.T) {
 // written, never the half written bytes as its content.
 func TestTornSaveAtLastTryShowsLastSettled(t *testing.T) {
 	orig := lines(12, "line %d\n")
-	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"f.txt": orig})
-	inner, err := fsys.NewOS(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { inner.Close() })
-	sfs, sv := swapsave.New(inner, "f.txt", orig)
 	var writing atomic.Bool
-	w := openWS(t, dir, &Options{FS: &writingFS{FS: sfs, target: "f.txt", writing: &writing}})
-	s := w.NewSession(SessionOptions{Agent: "alice"})
-	sessRead(t, s, "f.txt")
+	dir, s, sv := savingWSOver(t, orig, func(sfs fsys.FS) fsys.FS { return &writingFS{FS: sfs, target: "f.txt", writing: &writing} })
 	p := filepath.Join(dir, "f.txt")
 	var torn string
 	sv.On.Store(true)
