@@ -15,30 +15,11 @@ import (
 // session's read of the region shown, so the retry made from that region
 // lands.
 func TestDirsRequestKeepsDeltaShown(t *testing.T) {
-	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"f.txt": lines(20, "line %d\n")})
-	w := openWS(t, dir, nil)
-	a, b := w.NewSession(SessionOptions{Agent: "alice"}), w.NewSession(SessionOptions{Agent: "bob"})
-	sessRead(t, a, "f.txt")
-	sessRead(t, b, "f.txt")
-	if r := apply1(t, a, strReplace("f.txt", "line 10\n", "line ten\n")); !r.Success {
-		t.Fatalf("alice: %+v", r)
-	}
-	withDirs := func(req *plan.Request) *plan.Request {
+	dir, _, _, _ := overlapRefusedUsefully(t, func(req *plan.Request) *plan.Request {
 		req.Dirs = &plan.DirChanges{Make: []plan.DirMake{{Path: "made"}}, KeepParents: true}
 		req.DeltaShown = true
 		return req
-	}
-	r := apply1(t, b, withDirs(strReplace("f.txt", "line 10\n", "line TEN\n")))
-	if r.Success || r.Code != plan.CodeStaleHash {
-		t.Fatalf("bob over alice's line: %+v", r)
-	}
-	if d := r.Files[0].Delta; d == nil || d.Region == nil || strings.Join(d.Region.Lines, "|") != "line 9|line ten|line 11" {
-		t.Fatalf("refusal's delta %+v", d)
-	}
-	if r := apply1(t, b, withDirs(strReplace("f.txt", "line ten\n", "line TEN\n"))); !r.Success || r.Files[0].Delta != nil {
-		t.Fatalf("retry from the region the refusal showed: %+v (code %s)", r.Files[0], r.Code)
-	}
+	})
 	if got := readTree(t, dir)["f.txt"]; !strings.Contains(got, "line TEN\n") {
 		t.Fatalf("file %q", got)
 	}

@@ -74,10 +74,12 @@ func TestRebaseDisjointEdits(t *testing.T) {
 	}
 }
 
-// The same line: refused, and the refusal carries the region's current
-// text and the change; a caller that shows it lets the session count the
-// current version as read, so the retry made from the region lands.
-func TestRebaseOverlapRefusedUsefully(t *testing.T) {
+// overlapRefusedUsefully: alice and bob read f.txt, alice changes line
+// 10, and bob's edit of the same line (shaped by shape, with DeltaShown)
+// is refused with the region and the change; his retry from the region
+// lands. It returns the tree, the workspace and the two sessions.
+func overlapRefusedUsefully(t *testing.T, shape func(*plan.Request) *plan.Request) (string, *Workspace, *Session, *Session) {
+	t.Helper()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"f.txt": lines(20, "line %d\n")})
 	w := openWS(t, dir, nil)
@@ -87,7 +89,7 @@ func TestRebaseOverlapRefusedUsefully(t *testing.T) {
 	if r := apply1(t, a, strReplace("f.txt", "line 10\n", "line ten\n")); !r.Success {
 		t.Fatalf("alice: %+v", r)
 	}
-	req := strReplace("f.txt", "line 10\n", "line TEN\n")
+	req := shape(strReplace("f.txt", "line 10\n", "line TEN\n"))
 	req.DeltaShown = true
 	r := apply1(t, b, req)
 	if r.Success || r.Code != plan.CodeStaleHash {
@@ -104,9 +106,17 @@ func TestRebaseOverlapRefusedUsefully(t *testing.T) {
 	if got := readTree(t, dir)["f.txt"]; strings.Contains(got, "TEN") {
 		t.Fatalf("the refusal wrote: %q", got)
 	}
-	if r := apply1(t, b, strReplace("f.txt", "line ten\n", "line TEN\n")); !r.Success || r.Files[0].Delta != nil {
+	if r := apply1(t, b, shape(strReplace("f.txt", "line ten\n", "line TEN\n"))); !r.Success || r.Files[0].Delta != nil {
 		t.Fatalf("retry from the region shown: %+v", r.Files[0])
 	}
+	return dir, w, a, b
+}
+
+// The same line: refused, and the refusal carries the region's current
+// text and the change; a caller that shows it lets the session count the
+// current version as read, so the retry made from the region lands.
+func TestRebaseOverlapRefusedUsefully(t *testing.T) {
+	_, w, a, b := overlapRefusedUsefully(t, func(r *plan.Request) *plan.Request { return r })
 	// Without DeltaShown the session's read stays what it was.
 	c := w.NewSession(SessionOptions{Agent: "carol"})
 	sessRead(t, c, "f.txt")
