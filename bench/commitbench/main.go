@@ -33,6 +33,7 @@ import (
 	"syscall"
 
 	"github.com/txedit/txedit/apply"
+	"github.com/txedit/txedit/bench/internal/durable"
 	"github.com/txedit/txedit/bench/internal/timing"
 	"github.com/txedit/txedit/engine"
 	"github.com/txedit/txedit/internal/par"
@@ -548,7 +549,7 @@ func bareDurable(root string, contents map[string][]byte) error {
 			if err == nil {
 				_, err = f.Write(contents[n])
 				if err == nil {
-					err = dataSync(f)
+					err = durable.DataSync(f)
 				}
 				if cerr := f.Close(); err == nil {
 					err = cerr

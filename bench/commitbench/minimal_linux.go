@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/txedit/txedit/bench/internal/durable"
 	"github.com/txedit/txedit/internal/par"
 	"golang.org/x/sys/unix"
 )
@@ -91,14 +92,7 @@ func minimalJournaled(root string, contents map[string][]byte, how staging) erro
 		if err == nil {
 			// The file's data and its name in the journal's directory,
 			// in flight together.
-			var derr error
-			var wg sync.WaitGroup
-			wg.Go(func() { derr = dirSync(jdir) })
-			err = dataSync(f)
-			wg.Wait()
-			if err == nil {
-				err = derr
-			}
+			err = durable.WithDir(f, func() error { return dirSync(jdir) })
 		}
 		if cerr := f.Close(); err == nil {
 			err = cerr
@@ -124,7 +118,7 @@ func minimalJournaled(root string, contents map[string][]byte, how staging) erro
 		}
 		_, err := f.Write(contents[names[i]])
 		if err == nil {
-			err = dataSync(f)
+			err = durable.DataSync(f)
 		}
 		if unnamed && err == nil {
 			staged[i] = f

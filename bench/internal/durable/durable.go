@@ -36,7 +36,7 @@ func Sync(files, dirs []string) error {
 			}
 		}
 	}
-	if err := each(files, fdatasync); err != nil {
+	if err := each(files, DataSync); err != nil {
 		return err
 	}
 	return each(dirs, (*os.File).Sync)
@@ -53,7 +53,7 @@ func SyncTogether(files, dirs []string) error {
 	}
 	return par.Do(context.Background(), len(files)+len(dirs), InFlight, func(i int) error {
 		if i < len(files) {
-			return syncOne(files[i], fdatasync)
+			return syncOne(files[i], DataSync)
 		}
 		return syncOne(dirs[i-len(files)], (*os.File).Sync)
 	})

@@ -5,4 +5,5 @@ import (
 	"syscall"
 )
 
-func fdatasync(f *os.File) error { return syscall.Fdatasync(int(f.Fd())) }
+// DataSync is fdatasync(2), as txedit's staged files get.
+func DataSync(f *os.File) error { return syscall.Fdatasync(int(f.Fd())) }

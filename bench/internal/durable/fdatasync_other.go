@@ -4,4 +4,5 @@ package durable
 
 import "os"
 
-func fdatasync(f *os.File) error { return f.Sync() }
+// DataSync is fsync where there is no fdatasync.
+func DataSync(f *os.File) error { return f.Sync() }

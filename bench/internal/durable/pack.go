@@ -80,14 +80,7 @@ func Pack(root string, names []string, pack string) error {
 		_, err = f.Write(imgs[i].Data)
 	}
 	if err == nil {
-		var derr error
-		var wg sync.WaitGroup
-		wg.Go(func() { derr = syncOne(filepath.Dir(pack), (*os.File).Sync) })
-		err = fdatasync(f)
-		wg.Wait()
-		if err == nil {
-			err = derr
-		}
+		err = WithDir(f, func() error { return syncOne(filepath.Dir(pack), (*os.File).Sync) })
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -142,4 +135,18 @@ func ReadPack(pack string) ([]Image, error) {
 		return nil, fmt.Errorf("%s: %d bytes after the last image", pack, len(rest))
 	}
 	return imgs, nil
+}
+
+// WithDir fdatasyncs f with syncDir (the fsync of the directory that
+// names it) in flight: one device wait for a new file and its name.
+func WithDir(f *os.File, syncDir func() error) error {
+	var derr error
+	var wg sync.WaitGroup
+	wg.Go(func() { derr = syncDir() })
+	err := DataSync(f)
+	wg.Wait()
+	if err == nil {
+		err = derr
+	}
+	return err
 }
