@@ -137,6 +137,7 @@ func (o *op) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Res
 	budget := o.budgetFor(p)
 	tasks := o.prepare(p)
 	prepared := preparedOnly(tasks)
+	reserveFor(p.DryRun, len(tasks)) // while the files are read and edited
 	// A request that commits evaluates its files' edits before it takes
 	// the workspace lock: a plan that fails, however long its edits take
 	// (a patch of thousands of hunks), never holds the lock, and one that

@@ -15,6 +15,7 @@ import (
 	"github.com/txedit/txedit/apply"
 	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/hash"
+	"github.com/txedit/txedit/internal/fdtable"
 	"github.com/txedit/txedit/internal/ignore"
 	"github.com/txedit/txedit/internal/walk"
 	"github.com/txedit/txedit/journal"
@@ -304,7 +305,11 @@ func (s *patternScan) planFile(e *walk.Entry, data, newData []byte, n int, readA
 	}
 	s.mu.Lock()
 	s.out.found = append(s.out.found, t)
+	found := len(s.out.found)
 	s.mu.Unlock()
+	if found == manyFiles && s.locked {
+		reserveDescriptors() // while the walk goes on (manyFiles)
+	}
 }
 
 // unreadable is the error of a file or directory a pattern_replace could
@@ -370,4 +375,27 @@ func orRoot(dir string) string {
 		return "the root"
 	}
 	return dir
+}
+
+// manyFiles is the size of a write, in files, from which it reserves the
+// process's descriptor table ahead of its commit (internal/fdtable): a
+// commit of this many files holds a read lease on each and the handles of
+// their directories, past the table's first 64 slots, and each step the
+// kernel grows the table by stopped every thread that needed one for a
+// grace period (8-35 ms). The reservation takes its one step while the
+// walk (or the request's reads) goes on with the descriptors below 64; a
+// smaller write does not reserve, because a process exits only when the
+// step's grace period has ended (bench/README.md, "round 4 (replcpu: the
+// descriptor table)").
+const manyFiles = 64
+
+// reserveDescriptors is fdtable.Reserve (a variable: tests count the calls).
+var reserveDescriptors = fdtable.Reserve
+
+// reserveFor reserves the descriptor table for a write of files files
+// that commits (manyFiles).
+func reserveFor(dryRun bool, files int) {
+	if !dryRun && files >= manyFiles {
+		reserveDescriptors()
+	}
 }
