@@ -160,16 +160,20 @@ var helps = sync.OnceValue(func() map[string]helpText {
 			examples: []string{"txedit recover"},
 		},
 		"journal": {
-			synopsis: "journal [status|adopt|remove] [--json]",
+			synopsis: "journal [status|adopt|remove|prune [--remove]] [--json]",
 			summary: "Say whose the workspace's journal is; adopt one you made, or remove it.\n" +
 				"A journal is trusted only if you made it here: its key is in your own key store\n" +
 				"($XDG_STATE_HOME/txedit/journals), never in the tree. One that came with a clone or a\n" +
 				"copy, an older txedit's, or another user's is foreign: nothing in it is recovered, undone\n" +
 				"or redone, and writes beside it are refused (untrusted_journal).\n" +
 				"adopt: trust it as the txedit that wrote it did (its own keys' signatures), with a new\n" +
-				"key of yours; only for a journal you made. remove: delete it, with its undo history.",
-			args:     []string{"status", "adopt", "remove"},
-			examples: []string{"txedit journal", "txedit journal adopt   # a journal an older txedit made here", "txedit journal remove  # one that came with a clone"},
+				"key of yours; only for a journal you made. remove: delete it, with its undo history.\n" +
+				"prune: list your key store's entries whose recorded root no longer holds their journal\n" +
+				"(deleted workspaces); --remove removes them. Entries younger than 10 minutes and roots\n" +
+				"that cannot be looked at are kept. A journal moved elsewhere loses its trust (undo there\n" +
+				"is refused, untrusted_journal): run txedit journal there first, or adopt it after.",
+			args:     []string{"status", "adopt", "remove", "prune"},
+			examples: []string{"txedit journal", "txedit journal adopt   # a journal an older txedit made here", "txedit journal remove  # one that came with a clone", "txedit journal prune   # list the entries of deleted workspaces", "txedit journal prune --remove"},
 		},
 		"gc": {
 			synopsis: "gc [--json]",

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/txedit/txedit/engine"
 	"github.com/txedit/txedit/journal"
@@ -13,20 +15,29 @@ import (
 // and a person's word on one that is not theirs (docs/cli.md, "Whose
 // journal").
 func journalCmd() *command {
+	var pruneRemove bool
 	return &command{
 		name: "journal",
+		flags: func(fs *flag.FlagSet) {
+			fs.BoolVar(&pruneRemove, "remove", false, "journal prune: remove the entries it lists (without it, prune only lists them)")
+		},
 		run: func(ctx context.Context, e *env, args []string) int {
 			action := "status"
 			if len(args) > 1 {
-				return e.usageErr("journal takes one of status, adopt, remove")
+				return e.usageErr("journal takes one of status, adopt, remove, prune")
 			}
 			if len(args) == 1 {
 				action = args[0]
 			}
 			switch action {
 			case "status", "adopt", "remove":
+				if pruneRemove {
+					return e.usageErr("journal: --remove is for journal prune")
+				}
+			case "prune":
+				return e.pruneKeys(pruneRemove)
 			default:
-				return e.usageErr("journal: unknown action %q (status, adopt, remove)", action)
+				return e.usageErr("journal: unknown action %q (status, adopt, remove, prune)", action)
 			}
 			w, err := e.open(&engine.Options{ReadOnly: action == "status"})
 			if err != nil {
@@ -101,6 +112,56 @@ func (e *env) adoptJournal(ctx context.Context, w *engine.Workspace) int {
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}
+	}
+	return s
+}
+
+// pruneKeys runs txedit journal prune: it lists the key store's entries
+// whose recorded root no longer holds their journal, and removes them only
+// with --remove (docs/journal.md, "Pruning the key store").
+func (e *env) pruneKeys(remove bool) int {
+	dir, err := journal.UserKeysDir()
+	if err != nil {
+		return e.fail(err)
+	}
+	ents, err := journal.PruneKeys(dir, remove, journal.PruneMinAge, time.Now())
+	if err != nil {
+		return e.fail(err)
+	}
+	var gone, kept, removed int
+	for _, pe := range ents {
+		switch {
+		case pe.Done:
+			removed++
+		case pe.Remove:
+			gone++
+		default:
+			kept++
+		}
+	}
+	if e.json {
+		e.printJSON(map[string]any{"success": true, "keys": dir, "dry_run": !remove, "entries": nonNilEntries(ents), "removed": removed, "would_remove": gone, "kept": kept})
+		return 0
+	}
+	for _, pe := range ents {
+		switch {
+		case pe.Done:
+			fmt.Fprintf(e.stdout, "removed %s (%s): %s\n", pe.ID, pe.Root, pe.Reason)
+		case pe.Remove:
+			fmt.Fprintf(e.stdout, "would remove %s (%s): %s\n", pe.ID, pe.Root, pe.Reason)
+		}
+	}
+	if remove {
+		fmt.Fprintf(e.stdout, "removed %d entr(ies) of %s; kept %d\n", removed, dir, kept)
+	} else {
+		fmt.Fprintf(e.stdout, "%d entr(ies) of %s would be removed, %d kept; run txedit journal prune --remove to remove them\n", gone, dir, kept)
+	}
+	return 0
+}
+
+func nonNilEntries(s []journal.PruneEntry) []journal.PruneEntry {
+	if s == nil {
+		return []journal.PruneEntry{}
 	}
 	return s
 }
