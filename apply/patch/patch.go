@@ -183,16 +183,6 @@ func crlfCarried(s string) bool {
 	return n > 0 && strings.Count(s, "\r\n") == n
 }
 
-// textLines is lines with each line's trailing "\r" removed (for telling
-// the format).
-func textLines(input []byte) []string {
-	ls := lines(input)
-	for i, l := range ls {
-		ls[i] = strings.TrimSuffix(l, "\r")
-	}
-	return ls
-}
-
 // errAt reports a malformed input at 1-based line n.
 func errAt(n int, path, format string, args ...any) *plan.Error {
 	return plan.Errorf(plan.CodeInvalidRequest, path, "line %d: %s", n, fmt.Sprintf(format, args...))
