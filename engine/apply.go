@@ -504,6 +504,7 @@ func (o *op) emitAll(st *stream, res *plan.Result, units []*unit) {
 	}
 	var dr *journal.DiffReader
 	op := map[*plan.FileResult]int{}
+	recorded := map[*plan.FileResult]bool{} // a diff was recorded for the file
 	if st.diffs && res.TransactionID != "" {
 		if r, err := o.j.OpenDiffs(res.TransactionID); err == nil {
 			dr = r
@@ -511,13 +512,18 @@ func (o *op) emitAll(st *stream, res *plan.Result, units []*unit) {
 			for _, u := range units {
 				if u.res != nil && len(u.ops) > 0 {
 					op[u.res] = u.ops[0]
+					recorded[u.res] = u.diffed
 				}
 			}
 		}
 	}
 	for _, r := range res.Files {
 		if i, ok := op[r]; ok {
-			r.Diff, _ = dr.Diff(i)
+			if st.want == nil || st.want() {
+				r.Diff, _ = dr.Diff(i)
+			} else {
+				r.DiffLeft = recorded[r]
+			}
 		}
 		emit(st, r)
 	}

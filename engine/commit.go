@@ -35,6 +35,8 @@ type unit struct {
 	// load, if set, reads the new bytes instead (undo: from the pack).
 	load   func() ([]byte, error)
 	render func(old, new []byte) (string, apply.Stat)
+	// diffed: staging recorded a diff for the unit (its first op's).
+	diffed bool
 	ops    []int // indexes into the manifest's ops
 	// res, if set, receives the diff and stat of what was committed.
 	res *plan.FileResult
@@ -141,6 +143,7 @@ func (o *op) stage(tx *journal.Tx, u *unit, keepDiff bool) error {
 		u.wrote(newData)
 	}
 	diff, st := u.render(cur.data, newData)
+	u.diffed = diff != ""
 	if u.res != nil {
 		u.res.LinesAdded, u.res.LinesRemoved = st.Added, st.Removed
 		if keepDiff {

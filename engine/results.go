@@ -21,6 +21,9 @@ type streamKey struct{}
 type stream struct {
 	fn    func(*plan.FileResult)
 	diffs bool
+	// want, if set, is asked before each committed diff is read back:
+	// once it says no, the diffs left are not read (StreamResultsWhile).
+	want func() bool
 	// held: a commit's results that carry no transaction (it failed, or
 	// had nothing to write) are not handed over by the apply but by the
 	// Session that may try the commit again (Session.Apply): only the
@@ -64,6 +67,16 @@ func emitUnheld(s *stream, res *plan.Result) {
 // the workers, not by the number of files.
 func StreamResults(ctx context.Context, fn func(*plan.FileResult), diffs bool) context.Context {
 	return context.WithValue(ctx, streamKey{}, &stream{fn: fn, diffs: diffs})
+}
+
+// StreamResultsWhile is StreamResults with committed diffs read back
+// from the journal only while want reports true, asked before each file's
+// diff is read: a caller that stops at a budget (the toolsets' answer,
+// tools/answercap.go) reads no diff past it. A file whose recorded diff
+// was left unread comes to fn with Diff empty and DiffLeft set, so that
+// the caller can count what it left out.
+func StreamResultsWhile(ctx context.Context, fn func(*plan.FileResult), want func() bool) context.Context {
+	return context.WithValue(ctx, streamKey{}, &stream{fn: fn, diffs: true, want: want})
 }
 
 func streamOf(ctx context.Context) *stream {

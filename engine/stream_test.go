@@ -91,6 +91,22 @@ func TestStreamResults(t *testing.T) {
 		t.Errorf("commit streamed without diffs: %+v, first %+v", res, got[0])
 	}
 
+	// With StreamResultsWhile the diffs are read back while the caller
+	// wants them: the first three, then none; each left out says so.
+	w.Undo(ctx, UndoOptions{})
+	got, text = nil, nil
+	asked := 0
+	want := func() bool { asked++; return asked <= 3 }
+	res, _ = w.Apply(StreamResultsWhile(ctx, collect, want), mustParse(t, streamReq+`}`))
+	if !res.Success || len(got) != 60 || asked != 60 {
+		t.Fatalf("commit streamed while wanted: %+v, %d streamed, want asked %d times", res, len(got), asked)
+	}
+	for i, r := range got {
+		if i < 3 && (text[i] != refCommit.Files[i].Diff || r.DiffLeft) || i >= 3 && (text[i] != "" || !r.DiffLeft) {
+			t.Errorf("file %d (%s): diff %q, left %v", i, r.Path, text[i], r.DiffLeft)
+		}
+	}
+
 	// A failing request streams its files' failures.
 	w.Undo(ctx, UndoOptions{})
 	got = nil

@@ -101,8 +101,12 @@ type FileResult struct {
 	// diff that was committed.
 	Preview string `json:"preview,omitempty"`
 	Diff    string `json:"diff,omitempty"`
-	Code    Code   `json:"code,omitempty"`
-	Error   string `json:"error,omitempty"`
+	// DiffLeft says, in a streamed result (engine.StreamResultsWhile),
+	// that the file's committed diff is in the journal but was not read
+	// back for the stream. Never sent.
+	DiffLeft bool   `json:"-"`
+	Code     Code   `json:"code,omitempty"`
+	Error    string `json:"error,omitempty"`
 	// Delta says what changed in the file since the version the edit
 	// was made against (the session's read, or the content_hash of a
 	// request that opts in to the rebase): on a success whose edit was

@@ -68,7 +68,9 @@ func (c *diffCap) take(r *plan.FileResult) {
 		}
 		c.over = true
 	}
-	if r.Diff != "" || r.Preview != "" {
+	// A streamed commit's diffs past the budget are not read back from
+	// the journal (want): each is counted by its DiffLeft.
+	if r.Diff != "" || r.Preview != "" || r.DiffLeft {
 		if c.omitted == 0 {
 			c.first = r.Path
 		}
@@ -83,6 +85,10 @@ func (c *diffCap) take(r *plan.FileResult) {
 	}
 }
 
+// want reports whether a streamed commit's next diff may still fit: once
+// one file went past the budget none does, and none is read back.
+func (c *diffCap) want() bool { return !c.over }
+
 // applyCapped is env.W.Apply with the answer budget: the result it
 // returns, and the answer's value (the result itself when nothing was
 // left out).
@@ -91,7 +97,7 @@ func applyCapped(ctx context.Context, env *Env, req *plan.Request) (*plan.Result
 	streamed := req.HasPattern() || len(req.FileEdits) > streamFiles
 	sctx := ctx
 	if streamed {
-		sctx = engine.StreamResults(ctx, c.take, true)
+		sctx = engine.StreamResultsWhile(ctx, c.take, c.want)
 	}
 	res, _ := env.W.Apply(sctx, req)
 	if !streamed {
