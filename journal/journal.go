@@ -1433,7 +1433,7 @@ func sameFile(a, b fsys.Identity) bool {
 // removeDisplaced removes the old versions the exchanges left at the
 // staging names, before the commit point.
 func (tx *Tx) removeDisplaced() error {
-	return tx.parallel(len(tx.m.Ops), func(i int) error {
+	return tx.parallelRemovals(len(tx.m.Ops), func(i int) error {
 		if !tx.displaced[i] {
 			return nil
 		}
@@ -1491,7 +1491,7 @@ func (tx *Tx) removeDisplacedSyncing() error {
 			syncDir(d)
 		}
 	}
-	err := tx.parallel(len(order), func(k int) error {
+	err := tx.parallelRemovals(len(order), func(k int) error {
 		op := tx.m.Ops[order[k]]
 		if err := tx.j.fs.Remove(op.staged); err != nil && !fsys.Gone(err) {
 			return err
@@ -1512,6 +1512,28 @@ func (tx *Tx) removeDisplacedSyncing() error {
 // the caller rolls back.
 func (tx *Tx) parallel(n int, fn func(i int) error) error {
 	return par.Do(context.Background(), n, tx.j.opts.Workers, fn)
+}
+
+// removeWorkers bounds the removals of displaced files run at once. A
+// removal frees the old version's blocks, and on a file system that
+// discards freed blocks at once it waits for the device inside the
+// unlink (this machine's ext4, mounted with discard and without a
+// journal: ext4_free_blocks, blkdev_issue_discard, submit_bio_wait): 1,000
+// unlinks of 4 KiB files took 92 ms one at a time, 35 ms four at a time
+// (Options.Workers' default), 19 ms sixteen at a time, no less with more
+// (bench/README.md, round 5, "Removals in flight"). The Ps are widened
+// for the commit (widen), so the waits do not hold up the other calls.
+const removeWorkers = 16
+
+// parallelRemovals is parallel for the removals: up to removeWorkers at
+// once (no more than SyncWorkers; one at a time when Workers is 1, as
+// every call is then).
+func (tx *Tx) parallelRemovals(n int, fn func(i int) error) error {
+	w := tx.j.opts.Workers
+	if w > 1 {
+		w = max(w, min(removeWorkers, tx.j.opts.SyncWorkers))
+	}
+	return par.Do(context.Background(), n, w, fn)
 }
 
 // abandon tells recovery that this transaction failed after its renames
