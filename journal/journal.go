@@ -1529,11 +1529,17 @@ const removeWorkers = 16
 // once (no more than SyncWorkers; one at a time when Workers is 1, as
 // every call is then).
 func (tx *Tx) parallelRemovals(n int, fn func(i int) error) error {
-	w := tx.j.opts.Workers
-	if w > 1 {
-		w = max(w, min(removeWorkers, tx.j.opts.SyncWorkers))
+	return par.Do(context.Background(), n, tx.j.opts.removals(), fn)
+}
+
+// removals is how many removals of files that hold data run at once: up
+// to removeWorkers (no more than SyncWorkers), one at a time when Workers
+// is 1.
+func (o *Options) removals() int {
+	if o.Workers <= 1 {
+		return o.Workers
 	}
-	return par.Do(context.Background(), n, w, fn)
+	return max(o.Workers, min(removeWorkers, o.SyncWorkers))
 }
 
 // abandon tells recovery that this transaction failed after its renames

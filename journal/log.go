@@ -283,11 +283,13 @@ func (l *Locked) gc(rs []retained, stale int) ([]string, error) {
 // first, made durable together, then the marks. Many records at once:
 // unlinking a file that holds data waits for its blocks to be freed (and
 // discarded, on a file system mounted with discard), which happens
-// outside the directory's lock, so the waits overlap.
+// outside the directory's lock, so the waits overlap: up to
+// removeWorkers at once, as a commit's removals (docs/journal.md,
+// "Removals in flight").
 func (l *Locked) retire(ids []string) error {
 	j := l.j
 	moved := make([][]string, len(ids))
-	err := par.Do(context.Background(), len(ids), j.opts.Workers, func(i int) error {
+	err := par.Do(context.Background(), len(ids), j.opts.removals(), func(i int) error {
 		m, err := j.removeRecord(ids[i], l.listed.states[ids[i]])
 		moved[i] = m
 		return err

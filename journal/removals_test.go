@@ -3,6 +3,7 @@ package journal
 import (
 	"fmt"
 	"path"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 type removalsSeen struct {
 	fsys.FS
 	waitFor int
+	match   func(name string) bool // the removals counted (nil: staging names)
 
 	mu       sync.Mutex
 	inFlight int
@@ -23,7 +25,7 @@ type removalsSeen struct {
 }
 
 func (r *removalsSeen) Remove(name string) error {
-	if !IsTemp(path.Base(name)) {
+	if r.match == nil && !IsTemp(path.Base(name)) || r.match != nil && !r.match(name) {
 		return r.FS.Remove(name)
 	}
 	r.mu.Lock()
@@ -72,5 +74,40 @@ func TestRemovalsInFlight(t *testing.T) {
 		if probe.most != c.want {
 			t.Errorf("%s: up to %d removals at once, want %d", name, probe.most, c.want)
 		}
+	}
+}
+
+// TestRetireInFlight: retention removes the records of the transactions
+// it retires up to removeWorkers at once, as a commit removes what it
+// displaced (each removal frees a file that holds data).
+func TestRetireInFlight(t *testing.T) {
+	probe := &removalsSeen{FS: fstest.NewDisk(map[string]string{"f": "0\n"}).Mem, waitFor: removeWorkers}
+	probe.match = func(string) bool { return false }
+	j := New(probe, &Options{Sync: SyncData, Workers: 4, Keep: 1000})
+	content := "0\n"
+	for i := range 2*removeWorkers + 1 {
+		next := fmt.Sprintf("%d\n", i+1)
+		w := workload{initial: map[string]string{"f": content}, change: map[string]*string{"f": s(next)}}
+		if err := runTxOn(j, probe, w); err != nil {
+			t.Fatal(err)
+		}
+		content = next
+	}
+	j.opts.Keep = 1
+	probe.match = func(name string) bool {
+		dir, base := path.Split(name)
+		return dir == txnsDir+"/" && !strings.Contains(base, ".")
+	}
+	l, err := j.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed, err := l.GC()
+	l.Unlock()
+	if err != nil || len(removed) != 2*removeWorkers {
+		t.Fatalf("GC removed %d, %v; want %d", len(removed), err, 2*removeWorkers)
+	}
+	if probe.most != removeWorkers {
+		t.Errorf("up to %d records removed at once, want %d", probe.most, removeWorkers)
 	}
 }
