@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/txedit/txedit/fsys"
 )
 
 // PruneMinAge is the age below which PruneKeys never removes an entry: a
@@ -101,8 +103,12 @@ func gone(e *keyEntry) (bool, string) {
 	if e.path == "" || !filepath.IsAbs(e.path) {
 		return false, "kept: no absolute root recorded"
 	}
-	if _, err := os.Stat(e.path); err != nil {
+	root, err := os.Stat(e.path)
+	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
+			if above, fi := existingAbove(e.path); fi != nil && otherFS(e, fi) {
+				return false, "kept: its root " + e.path + " does not exist, and " + above + " above it is on another file system than its journal was: a file system that is not mounted now?"
+			}
 			return true, "its root " + e.path + " does not exist"
 		}
 		return false, "kept: its root cannot be looked at (" + err.Error() + ")"
@@ -110,6 +116,9 @@ func gone(e *keyEntry) (bool, string) {
 	jdir := filepath.Join(e.path, Dir)
 	if _, err := os.Lstat(jdir); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
+			if otherFS(e, root) {
+				return false, "kept: its root holds no " + Dir + " and is on another file system than its journal was: the empty mount point of a file system that is not mounted now?"
+			}
 			return true, "its root holds no " + Dir
 		}
 		return false, "kept: " + jdir + " cannot be looked at (" + err.Error() + ")"
@@ -125,6 +134,34 @@ func gone(e *keyEntry) (bool, string) {
 		return true, "its root's " + Dir + " is another journal (id " + id + ")"
 	}
 	return false, "kept: its journal is at its root"
+}
+
+// otherFS reports whether fi (the root, or the nearest directory above
+// it that exists) is on another device than e's journal was when its
+// entry was written. A workspace on a file system that is not mounted
+// looks deleted (its root is missing, or is the empty directory it is
+// mounted on), and what is there instead is on the file system below:
+// another device. A deleted workspace's parent is on the journal's own.
+// An entry that recorded no device (0) says nothing. The rule errs one
+// way only: a device number that changed (a disk that came back under
+// another minor number) keeps an entry, never removes one.
+func otherFS(e *keyEntry, fi fs.FileInfo) bool {
+	return e.dev != 0 && fsys.IdentityOf(fi).Dev != e.dev
+}
+
+// existingAbove returns the nearest directory above p that can be
+// looked at, and what Stat says of it; nil if a look fails for another
+// reason than "does not exist".
+func existingAbove(p string) (string, fs.FileInfo) {
+	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err == nil {
+			return d, fi
+		}
+		if !errors.Is(err, fs.ErrNotExist) || d == filepath.Dir(d) {
+			return "", nil
+		}
+	}
 }
 
 // osStore reads entries straight from the store's directory.
