@@ -256,6 +256,10 @@ func Open(dir string, opts *Options) (*Workspace, error) {
 		// has little unwritten data uses one syncfs per phase (cheapest
 		// then); otherwise it syncs its own files (bench/README.md).
 		jo.Quiet = fsys.Quiet
+		// A commit of 16 to 63 files, whose own syncs cost a few
+		// milliseconds, uses syncfs barriers only while less is
+		// unwritten (quietFewBytes).
+		jo.QuietFew = func() bool { return fsys.QuietBelow(quietFewBytes) }
 		// A tree all on a tmpfs keeps nothing across a power loss:
 		// a big commit there skips syncs, which do nothing there but
 		// cost their calls (fsys.Volatile).
@@ -341,6 +345,14 @@ func (w *Workspace) phase(name string, start *time.Time) {
 		*start = time.Now()
 	}
 }
+
+// quietFewBytes is the most unwritten data (Dirty plus Writeback, system
+// wide) at which a commit of 16 to 63 files uses syncfs barriers
+// (journal.Options.QuietFew): a syncfs that flushes 4 MiB that is not the
+// commit's took 6-7 ms on this machine's ext4, about what such a commit's
+// own syncs cost, against 17 ms for the 32 MiB a commit of 64 files or more
+// allows (fsys.Quiet); bench/README.md, round 5 (c60b).
+const quietFewBytes = 4 << 20
 
 // Close releases the workspace.
 func (w *Workspace) Close() error {

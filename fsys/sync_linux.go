@@ -28,7 +28,12 @@ const quietBytes = 32 << 20
 // Quiet reports whether the system holds little data waiting to be written
 // back (/proc/meminfo): then one syncfs(2) is the cheapest durability
 // barrier; under a build's writeback it is the most expensive.
-func Quiet() bool {
+func Quiet() bool { return QuietBelow(quietBytes) }
+
+// QuietBelow reports whether the system holds less than limit bytes of
+// data waiting to be written back (Dirty plus Writeback, /proc/meminfo):
+// a syncfs(2) then flushes at most that much that is not the caller's.
+func QuietBelow(limit int64) bool {
 	data, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
 		return false
@@ -44,7 +49,7 @@ func Quiet() bool {
 			n, ok = n+kb<<10, true
 		}
 	}
-	return ok && n < quietBytes
+	return ok && n < limit
 }
 
 // InMemory reports whether dir itself is on a tmpfs or a ramfs (one

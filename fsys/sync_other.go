@@ -17,6 +17,10 @@ func datasync(f *os.File) error { return f.Sync() }
 // written back: unknown here, so false.
 func Quiet() bool { return false }
 
+// QuietBelow reports whether the system holds less than limit bytes
+// waiting to be written back: unknown here, so false.
+func QuietBelow(limit int64) bool { return false }
+
 // InMemory reports whether dir is on a file system in memory: unknown
 // here, so false.
 func InMemory(dir string) bool { return false }

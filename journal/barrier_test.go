@@ -124,24 +124,29 @@ func syncFailures(t *testing.T, w workload, unknown func()) {
 
 // TestAutoPicksByQuiet: the default mode syncs a big transaction's own
 // files while the system is busy writing, and uses syncfs barriers while
-// it is quiet; a small transaction always syncs its own files. On a file
-// system that keeps nothing across a power loss (Options.Volatile) a big
-// transaction syncs nothing, busy or quiet; a small one syncs its own
-// files as anywhere.
+// it is quiet; a transaction of 16 to 63 files does so only while
+// Options.QuietFew says so (the stricter limit), whatever Quiet says; a
+// smaller transaction always syncs its own files. On a file system that
+// keeps nothing across a power loss (Options.Volatile) a big transaction
+// syncs nothing, busy or quiet; a small one syncs its own files as
+// anywhere.
 func TestAutoPicksByQuiet(t *testing.T) {
 	for _, c := range []struct {
 		quiet, volatile bool
 		ops             int
 		want            SyncMode
-	}{{false, false, 100, SyncData}, {true, false, 100, SyncFilesystem}, {true, false, 3, SyncData},
-		{false, true, 100, SyncNone}, {true, true, 100, SyncNone}, {false, true, 63, SyncData}, {true, true, 3, SyncData}} {
+		quietFew        bool
+	}{{false, false, 100, SyncData, false}, {true, false, 100, SyncFilesystem, false}, {true, false, 3, SyncData, false},
+		{false, true, 100, SyncNone, false}, {true, true, 100, SyncNone, false}, {false, true, 63, SyncData, false}, {true, true, 3, SyncData, false},
+		{true, false, 60, SyncData, false}, {false, false, 60, SyncFilesystem, true}, {true, false, 16, SyncFilesystem, true},
+		{true, false, 15, SyncData, true}, {false, false, 100, SyncData, true}, {true, false, 3, SyncData, true}} {
 		mem := memfs.New(nil)
 		var ops []*Op
 		for i := 0; i < c.ops; i++ {
 			name := fmt.Sprintf("f%03d", i)
 			ops = append(ops, &Op{Path: name, Kind: Create, New: st("x\n")})
 		}
-		j := New(mem, &Options{Quiet: func() bool { return c.quiet }, Volatile: func() bool { return c.volatile }})
+		j := New(mem, &Options{Quiet: func() bool { return c.quiet }, QuietFew: func() bool { return c.quietFew }, Volatile: func() bool { return c.volatile }})
 		l, err := j.Lock()
 		if err != nil {
 			t.Fatal(err)
@@ -151,7 +156,7 @@ func TestAutoPicksByQuiet(t *testing.T) {
 			t.Fatal(err)
 		}
 		if tx.sync != c.want {
-			t.Errorf("quiet %v, volatile %v, %d ops: mode %v, want %v", c.quiet, c.volatile, c.ops, tx.sync, c.want)
+			t.Errorf("quiet %v (few %v), volatile %v, %d ops: mode %v, want %v", c.quiet, c.quietFew, c.volatile, c.ops, tx.sync, c.want)
 		}
 		tx.Abort()
 		l.Unlock()
