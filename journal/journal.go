@@ -63,7 +63,7 @@ const (
 // machine's ext4 (a 60-file commit, journal in use, the two modes
 // alternating, 20 commits each: bench/README.md, round 5, c60b), a
 // transaction's own syncs cost less than two syncfs barriers up to 9
-// files (syncfs 1.03-1.43x the time of 1 to 9 files' commits) and more
+// files (syncfs 1.02-1.43x the time of 1 to 9 files' commits) and more
 // from 16 (0.75-0.83x for 16, 32 and 60 files).
 const (
 	quietMinOps    = 64
