@@ -17,7 +17,7 @@ import (
 // staged file, and leaves one journal file holding every old content
 // with its name, beside its end mark.
 func TestMinimalJournaled(t *testing.T) {
-	for _, how := range []staging{namedStaging, unnamedStaging, pipelinedStaging} {
+	for _, how := range []staging{namedStaging, unnamedStaging, pipelinedStaging, syncfsStaging} {
 		t.Run(fmt.Sprint(how), func(t *testing.T) {
 			root := t.TempDir()
 			if err := os.Mkdir(filepath.Join(root, minimalJournalDir), 0o700); err != nil {
