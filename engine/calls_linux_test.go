@@ -122,6 +122,71 @@ func TestCommitSystemCalls(t *testing.T) {
 	}
 }
 
+// TestFewFilesSyncfsWhenQuiet: the default durability of a commit of 16
+// to 63 files on the real file system is two syncfs barriers while
+// little is unwritten (Options.QuietFew, quietFewBytes: docs/journal.md,
+// "Why 16 files and 4 MiB"), not a sync of each file; below 16 files it
+// syncs each file. Skipped where strace is missing, and when the system
+// was not quiet while the commit ran (then the commit rightly synced
+// each file).
+func TestFewFilesSyncfsWhenQuiet(t *testing.T) {
+	if dir := os.Getenv("TXEDIT_CALLS_CHILD"); dir != "" {
+		callsChild(t, dir)
+		return
+	}
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skip("skipped: strace(1) is not installed")
+	}
+	if out, err := exec.Command(strace, "-f", "-c", "-o", os.DevNull, "true").CombinedOutput(); err != nil {
+		t.Skipf("skipped: strace cannot trace here (%v: %s)", err, out)
+	}
+	// A commit whose Begin saw more unwritten than the checks before
+	// and after it syncs each file, rightly: up to three tries.
+	for try := 1; try <= 3 && !fewFilesSyncfsOnce(t, strace, try == 3); try++ {
+	}
+}
+
+// fewFilesSyncfsOnce is one try of TestFewFilesSyncfsWhenQuiet: false if
+// a quiet commit of 20 files synced each file and last is false (then the
+// test tries again), having reported an error if last is true.
+func fewFilesSyncfsOnce(t *testing.T, strace string, last bool) bool {
+	ok := true
+	for _, c := range []struct {
+		files  int
+		syncfs bool
+	}{{20, true}, {12, false}} {
+		dir := t.TempDir()
+		req := callsTree(t, dir, c.files)
+		out := filepath.Join(t.TempDir(), "strace")
+		quiet := fsys.QuietBelow(quietFewBytes)
+		cmd := exec.Command(strace, "-f", "-c", "-o", out, os.Args[0], "-test.run=^TestFewFilesSyncfsWhenQuiet$")
+		cmd.Env = append(os.Environ(), "TXEDIT_CALLS_CHILD="+dir, "TXEDIT_CALLS_REQUEST="+req, "TXEDIT_CALLS_STATE="+os.Getenv("XDG_STATE_HOME"), "TXEDIT_CALLS_AUTO=1")
+		if b, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(b), "PASS") {
+			t.Fatalf("the child failed: %v\n%s", err, b)
+		}
+		quiet = quiet && fsys.QuietBelow(quietFewBytes)
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := parseStraceCounts(string(data))
+		switch {
+		case c.syncfs && n["syncfs"] == 0 && !quiet:
+			t.Logf("%d files: the system was not quiet (over %d bytes unwritten): each file synced (fdatasync %d)", c.files, quietFewBytes, n["fdatasync"])
+		case c.syncfs && (n["syncfs"] < 2 || n["fdatasync"] > 2):
+			if !last {
+				ok = false
+				continue
+			}
+			t.Errorf("%d files, quiet: syncfs %d, fdatasync %d; want two syncfs barriers and no file's own fdatasync but the journal's", c.files, n["syncfs"], n["fdatasync"])
+		case !c.syncfs && (n["syncfs"] != 0 || n["fdatasync"] < c.files):
+			t.Errorf("%d files: syncfs %d, fdatasync %d; want each file synced", c.files, n["syncfs"], n["fdatasync"])
+		}
+	}
+	return ok
+}
+
 // callsTree makes files files in four directories, and the journal (a
 // first commit), and returns the request that changes every file.
 func callsTree(t *testing.T, dir string, files int) string {
@@ -165,7 +230,11 @@ func callsTree(t *testing.T, dir string, files int) string {
 // key store of the parent, which made the journal.
 func callsChild(t *testing.T, dir string) {
 	t.Setenv("XDG_STATE_HOME", os.Getenv("TXEDIT_CALLS_STATE"))
-	w, err := Open(dir, &Options{Durability: DurableFsync})
+	mode := DurableFsync
+	if os.Getenv("TXEDIT_CALLS_AUTO") != "" {
+		mode = DurableAuto
+	}
+	w, err := Open(dir, &Options{Durability: mode})
 	if err != nil {
 		t.Fatal(err)
 	}
