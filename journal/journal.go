@@ -60,7 +60,7 @@ const (
 // quietMinOps is the smallest transaction for which the default mode
 // considers a syncfs barrier by Options.Quiet; quietFewMinOps the
 // smallest for which it does by Options.QuietFew. Measured on this
-// machine's ext4 (a 60-file commit, journal in use, the two modes
+// machine's ext4 (commits of 1 to 60 files, journal in use, the two modes
 // alternating, 20 commits each: bench/README.md, round 5, c60b), a
 // transaction's own syncs cost less than two syncfs barriers up to 9
 // files (syncfs 1.02-1.43x the time of 1 to 9 files' commits) and more
