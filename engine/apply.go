@@ -216,8 +216,9 @@ func (o *op) apply(ctx context.Context, req *plan.Request, c *caller) (*plan.Res
 // patternBudget: a pattern_replace may keep, beside the memory budget,
 // patternBudget times it of the bytes its walk read and substituted
 // (32 MiB by default; planFile): staging takes them instead of reading
-// each changed file again and substituting again. Over GOROOT/src (585
-// files, 12 MB changed, 24 MB kept) that took 10-15% off the replacement's
+// each changed file again (and, when the walk was not under the lock,
+// substituting again). Over GOROOT/src (585 files, 12 MB changed, 24 MB
+// kept then; 12 MB since round 5: the new bytes are computed again) that took 10-15% off the replacement's
 // CPU and wall time on tmpfs against the peak RSS's 29 -> 50 MB
 // (bench/README.md, "round 4 (replace CPU)"); a first-touched page costs
 // ~1.6 µs on the benchmark machine now, not the 15 µs that made the walk
@@ -607,7 +608,7 @@ func (o *op) stableRead(cur *fileInfo) bool {
 // nothing more; a nil file, that reading it failed (t.fileErr says why).
 func (o *op) current(t *task, dryRun bool, budget *atomic.Int64, locked bool) (cur *fileInfo, planned bool) {
 	cur = t.cur // read already by a pattern_replace walk
-	if cur != nil && t.pre != nil && (cur.data == nil || t.kept != nil && t.curLocked) {
+	if cur != nil && t.pre != nil && (cur.data == nil || t.curLocked) {
 		if !dryRun && cur.ident.Nlink <= 1 {
 			// Planned by the walk: staging reads the bytes again, or
 			// takes those the walk kept, under this lock, if the file
@@ -955,6 +956,11 @@ func (o *op) unitsFor(tasks []*task, p *plan.Plan, c *caller) ([]*unit, *journal
 			content: func(cur []byte, exists bool) []byte { out, _ := t.produce(cur, exists); return out.Content },
 			render:  func(old, new []byte) (string, apply.Stat) { return renderDiff(t, old, new) },
 			done:    func() { t.release(nil) }}
+		if t.fo.Entry < 0 && t.sed != nil && t.rb == nil {
+			// A file the pattern's walk found: no edits of its own, the
+			// substitution alone (patternScan.planFile).
+			u.fill = func(dst, cur []byte) []byte { out, _ := t.sed.AppendApply(dst, cur); return out }
+		}
 		if (t.curLocked || t.curStable) && t.cur.data != nil {
 			u.cur = t.cur
 		}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -32,6 +33,12 @@ type unit struct {
 	// content computes the new bytes from the current ones (pass 1 is
 	// repeated when its result was not kept).
 	content func(cur []byte, exists bool) []byte
+	// fill, if set, is content appending to dst instead of allocating:
+	// the new bytes of a file a pattern_replace's walk found are its
+	// substitution alone, which staging computes into a buffer it reuses
+	// from file to file (the walk kept only the current bytes: keeping
+	// the new ones too took a page fault each 4 KiB of them).
+	fill func(dst, cur []byte) []byte
 	// load, if set, reads the new bytes instead (undo: from the pack).
 	load   func() ([]byte, error)
 	render func(old, new []byte) (string, apply.Stat)
@@ -135,11 +142,19 @@ func (o *op) stage(tx *journal.Tx, u *unit, keepDiff bool) error {
 		return err
 	}
 	m := tx.Manifest()
-	newData, err := u.newBytes(m, cur)
+	var buf *[]byte // the new bytes' buffer, when fill computes them
+	if u.kept == nil && u.load == nil && u.fill != nil {
+		buf = stageBufs.get()
+		defer func() { stageBufs.put(buf) }()
+	}
+	newData, err := u.newBytes(m, cur, buf)
 	if err != nil {
 		return err
 	}
 	if u.wrote != nil && newData != nil && int64(len(newData)) <= o.w.bases.file {
+		if buf != nil {
+			newData = bytes.Clone(newData) // the session keeps them
+		}
 		u.wrote(newData)
 	}
 	diff, st := u.render(cur.data, newData)
@@ -214,9 +229,11 @@ func (o *op) stagedCurrent(u *unit) (*fileInfo, error) {
 }
 
 // newBytes is what the unit writes over cur (nil when none of its ops
-// writes): kept from pass 1, loaded (undo), or computed again, and
-// checked against the hash it was planned to have.
-func (u *unit) newBytes(m *journal.Manifest, cur *fileInfo) ([]byte, error) {
+// writes): kept from pass 1, loaded (undo), or computed again (by fill
+// into buf, when both are set: then the bytes are buf's and *buf holds
+// them, grown, until the caller gives it back), and checked against the
+// hash it was planned to have.
+func (u *unit) newBytes(m *journal.Manifest, cur *fileInfo, buf *[]byte) ([]byte, error) {
 	for _, i := range u.ops {
 		if m.Ops[i].New == nil {
 			continue
@@ -234,6 +251,9 @@ func (u *unit) newBytes(m *journal.Manifest, cur *fileInfo) ([]byte, error) {
 				e.Err = err
 				return nil, e
 			}
+		case buf != nil && u.fill != nil && cur.exists:
+			newData = u.fill((*buf)[:0], cur.data)
+			*buf = newData[:0]
 		default:
 			newData = u.content(cur.data, cur.exists)
 		}

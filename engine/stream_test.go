@@ -173,7 +173,8 @@ func TestEmitterOrderAndWindow(t *testing.T) {
 // it does not change once (the walk's read), and a file it changes once
 // too when the walk could keep its bytes: read from a descriptor whose
 // status it took (fsys.StatReader), changed well before the read, within
-// the memory budget (planFile). Otherwise twice: the walk's read, and
+// the memory budget (planFile: the current bytes, not the new ones too).
+// Otherwise twice: the walk's read, and
 // staging's, checked against the hashes the walk planned from: a budget
 // too small to keep anything; a directory that cannot say which file it
 // read (the identity looked up by name after the read may be another
@@ -194,6 +195,10 @@ func TestPatternReadsAtMostTwice(t *testing.T) {
 		reads    int
 	}{
 		{name: "kept", reads: 1},
+		// 9 x 60 bytes hold the 12 files' current bytes (434) but not
+		// those and the new ones too: the walk keeps the current bytes
+		// only, and staging substitutes again (unit.fill).
+		{name: "budget for the current bytes only", budget: 60, reads: 1},
 		{name: "racy", racy: true, reads: 2},
 		{name: "small budget", budget: 1, reads: 2},
 		{name: "identity by name only", nameOnly: true, reads: 2},
