@@ -119,3 +119,23 @@ func BenchmarkRenderSedAligned(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRenderSedSpans is BenchmarkRenderSed with the spans the
+// substitution gives (AppendApplySpans): what staging renders a
+// pattern_replace's diff from.
+func BenchmarkRenderSedSpans(b *testing.B) {
+	old := sourceFile()
+	s, err := ParseSed("s/errors.New(/errors.Newf(/g", true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	new, n, spans := s.AppendApplySpans(nil, old, nil)
+	if n == 0 {
+		b.Fatal("no match")
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(old)))
+	for b.Loop() {
+		Render(Change{OldPath: "a", NewPath: "a", Old: old, New: new, OldMode: 0o644, NewMode: 0o644, Spans: spans})
+	}
+}

@@ -279,8 +279,41 @@ func (s *Sed) Apply(content []byte) ([]byte, int) {
 // the caller reuses) and returns it. With no match nothing is appended
 // and dst comes back as it was.
 func (s *Sed) AppendApply(dst, content []byte) ([]byte, int) {
+	out, n, _ := s.appendApply(dst, content, nil)
+	return out, n
+}
+
+// AppendApplySpans is [Sed.AppendApply] that also appends to spans the
+// lines it substituted, as [Change.Spans]: the diff of content and the
+// new content (the part appended to dst) is then written from them
+// instead of being found by comparing both ([Render], which checks that
+// the lines outside them are the same).
+func (s *Sed) AppendApplySpans(dst, content []byte, spans []Span) ([]byte, int, []Span) {
+	return s.appendApply(dst, content, &spanCounter{spans: spans})
+}
+
+// spanCounter numbers the lines a substitution changed (AppendApplySpans):
+// line is the old content's line at byte done, delta how many lines the
+// new content has more above it.
+type spanCounter struct {
+	spans       []Span
+	line, delta int
+	at          int // content[:at] is counted into line
+}
+
+// add records that line [ls, le) of content (le at its newline, or the
+// end) became out, the new line without its newline.
+func (c *spanCounter) add(content []byte, ls int, out []byte) {
+	c.line += bytes.Count(content[c.at:ls], []byte{'\n'})
+	c.at = ls
+	extra := bytes.Count(out, []byte{'\n'}) // a replacement of more lines
+	c.spans = append(c.spans, Span{Old0: c.line, Old1: c.line + 1, New0: c.line + c.delta, New1: c.line + c.delta + 1 + extra})
+	c.delta += extra
+}
+
+func (s *Sed) appendApply(dst, content []byte, sc *spanCounter) ([]byte, int, []Span) {
 	if s.find == nil && s.lines != nil {
-		return s.appendLines(dst, content)
+		return s.appendLines(dst, content, sc)
 	}
 	out, start := dst, len(dst)
 	n, done := 0, 0 // done: content[:done] is already in out
@@ -316,6 +349,9 @@ func (s *Sed) AppendApply(dst, content []byte) ([]byte, int) {
 		mark := len(out)
 		var k int
 		if out, k = s.appendLine(append(out, content[done:ls]...), content[ls:le]); k > 0 {
+			if sc != nil {
+				sc.add(content, ls, out[mark+ls-done:])
+			}
 			done = le
 			n += k
 		} else {
@@ -323,15 +359,25 @@ func (s *Sed) AppendApply(dst, content []byte) ([]byte, int) {
 		}
 		pos = next
 	}
-	if n == 0 {
-		return dst[:start], 0
+	return s.finish(dst, start, out, content, done, n, sc)
+}
+
+// finish ends an appendApply: the rest of content after done appended, or
+// dst as it was when nothing was substituted.
+func (s *Sed) finish(dst []byte, start int, out, content []byte, done, n int, sc *spanCounter) ([]byte, int, []Span) {
+	var spans []Span
+	if sc != nil {
+		spans = sc.spans
 	}
-	return append(out, content[done:]...), n
+	if n == 0 {
+		return dst[:start], 0, spans
+	}
+	return append(out, content[done:]...), n, spans
 }
 
 // appendLines is AppendApply for a regex, its candidate lines found by
 // grep's engine: a line it passes over holds no match of the regex.
-func (s *Sed) appendLines(dst, content []byte) ([]byte, int) {
+func (s *Sed) appendLines(dst, content []byte, sc *spanCounter) ([]byte, int, []Span) {
 	out, start := dst, len(dst)
 	n, done := 0, 0 // done: content[:done] is already in out
 	s.lines.Lines(content, func(b grep.Block) bool {
@@ -346,6 +392,9 @@ func (s *Sed) appendLines(dst, content []byte) ([]byte, int) {
 		mark := len(out)
 		var k int
 		if out, k = s.appendLine(append(out, content[done:ls]...), content[ls:le]); k > 0 {
+			if sc != nil {
+				sc.add(content, ls, out[mark+ls-done:])
+			}
 			done = le
 			n += k
 		} else {
@@ -353,10 +402,7 @@ func (s *Sed) appendLines(dst, content []byte) ([]byte, int) {
 		}
 		return true
 	})
-	if n == 0 {
-		return dst[:start], 0
-	}
-	return append(out, content[done:]...), n
+	return s.finish(dst, start, out, content, done, n, sc)
 }
 
 // appendLine appends line l (without its newline) substituted to out; with

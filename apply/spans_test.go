@@ -161,3 +161,67 @@ func TestSpannedDiffIsThePatchs(t *testing.T) {
 		t.Errorf("diff\n%s\nwant\n%s", d, want)
 	}
 }
+
+// TestSedSpans: the spans AppendApplySpans gives hold (spanGroups takes
+// them) for every substitution that keeps each line one line, literal or
+// regex, and the diff Render writes from them is the one it finds without
+// them; with a replacement that adds lines, or empties them, the diff
+// from them applies (spans that do not hold are ignored).
+func TestSedSpans(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	exprs := []struct {
+		sed      string
+		literal  bool
+		oneLine  bool // every line stays one line: the spans must hold
+		anywhere bool
+	}{
+		{"s/a/A/g", true, true, false},
+		{"s/return/yield/", true, true, false},
+		{"s/}/};/g", true, true, false},
+		{"s/[ab]/<&>/g", false, true, false},
+		{"s/^c$/C/", false, true, false},
+		{`s/\t/    /`, false, true, false},
+		{`s/^$/EMPTY/`, false, true, false},
+		{`s/b/1\n2/`, false, false, false},
+		{`s/^.*$//`, false, false, false},
+		{`s/x/X/g`, true, true, true},
+	}
+	for _, e := range exprs {
+		s, err := ParseSed(e.sed, e.literal)
+		if err != nil {
+			t.Fatalf("%s: %v", e.sed, err)
+		}
+		used := 0
+		for i := 0; i < 400; i++ {
+			old := []byte(randText(r, r.Intn(60)))
+			want, n := s.AppendApply(nil, old)
+			got, n2, spans := s.AppendApplySpans([]byte("prefix"), old, nil)
+			if n != n2 || string(got[len("prefix"):]) != string(want) {
+				t.Fatalf("%s case %d: AppendApplySpans gave %q (%d), AppendApply %q (%d)", e.sed, i, got, n2, want, n)
+			}
+			if n == 0 {
+				if len(spans) != 0 {
+					t.Fatalf("%s case %d: spans %v without a substitution", e.sed, i, spans)
+				}
+				continue
+			}
+			new := got[len("prefix"):]
+			plain := Unified(Change{OldPath: "f", NewPath: "f", Old: old, New: new})
+			spanned := Unified(Change{OldPath: "f", NewPath: "f", Old: old, New: new, Spans: spans})
+			if e.oneLine && plain != spanned {
+				t.Fatalf("%s case %d: the diff from spans %v differs:\n%s\nwithout them:\n%s", e.sed, i, spans, spanned, plain)
+			}
+			if got := patchText(t, string(old), spanned); got != string(new) {
+				t.Fatalf("%s case %d: the diff from spans %v gives %q, want %q:\n%s", e.sed, i, spans, got, new, spanned)
+			}
+			var la, lb []string
+			if _, ok := spanGroups(old, new, spans, &la, &lb); e.oneLine && !ok && string(old) != string(new) {
+				t.Fatalf("%s case %d: spans %v do not hold for %q -> %q", e.sed, i, spans, old, new)
+			}
+			used++
+		}
+		if used == 0 && !e.anywhere {
+			t.Errorf("%s: no case substituted", e.sed)
+		}
+	}
+}

@@ -959,7 +959,15 @@ func (o *op) unitsFor(tasks []*task, p *plan.Plan, c *caller) ([]*unit, *journal
 		if t.fo.Entry < 0 && t.sed != nil && t.rb == nil {
 			// A file the pattern's walk found: no edits of its own, the
 			// substitution alone (patternScan.planFile).
-			u.fill = func(dst, cur []byte) []byte { out, _ := t.sed.AppendApply(dst, cur); return out }
+			// Its diff is written from the lines the substitution changed
+			// (apply.Change.Spans), not found by comparing both texts.
+			u.fill = func(dst, cur []byte) []byte {
+				out, _, spans := t.sed.AppendApplySpans(dst, cur, nil)
+				if t.out != nil {
+					t.out.Spans = spans
+				}
+				return out
+			}
 		}
 		if (t.curLocked || t.curStable) && t.cur.data != nil {
 			u.cur = t.cur
