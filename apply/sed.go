@@ -275,6 +275,23 @@ func (s *Sed) Apply(content []byte) ([]byte, int) {
 	return out, n
 }
 
+// Needle is a string every match of the substitution holds, with no line
+// break in it, or nil: content that does not hold it is not changed
+// ([Sed.Holds]), and a reader may pass over a file a piece at a time,
+// each piece overlapping the one before by len(Needle())-1 bytes.
+func (s *Sed) Needle() []byte {
+	if s.find == nil || bytes.IndexByte(s.lit, '\n') >= 0 {
+		return nil
+	}
+	return s.lit
+}
+
+// Holds reports whether b holds the substitution's [Sed.Needle] (false
+// without one).
+func (s *Sed) Holds(b []byte) bool {
+	return s.Needle() != nil && s.find.Index(b) >= 0
+}
+
 // AppendApply is [Sed.Apply] that appends the new content to dst (a buffer
 // the caller reuses) and returns it. With no match nothing is appended
 // and dst comes back as it was.

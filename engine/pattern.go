@@ -195,7 +195,7 @@ func (s *patternScan) visit(e *walk.Entry) error {
 	newData, n, binary := (*nb)[:0], 0, false
 	defer func() { putSedBuf(nb, newData) }()
 	readAt := time.Now()
-	data, opened, err := e.ReadIntoStat(*bp, maxSize, func(data []byte) bool {
+	want := func(data []byte) bool {
 		if int64(len(data)) > maxSize {
 			return false
 		}
@@ -204,7 +204,32 @@ func (s *patternScan) visit(e *walk.Entry) error {
 		}
 		newData, n = s.sed.AppendApply(newData, data)
 		return n > 0
-	})
+	}
+	var data []byte
+	var opened fs.FileInfo
+	var err error
+	if needle := s.sed.Needle(); needle != nil {
+		// A file larger than the buffer is read whole only if a piece of
+		// it holds the needle: most of a tree's big files are not
+		// changed, and each whole read of one took a buffer of its size,
+		// a page fault each 4 KiB (GOROOT/src: 40 MB in 205 files over 64
+		// KiB; bench/README.md, round 5 (repl5)).
+		data, opened, err = e.ReadIntoScan(*bp, maxSize, len(needle)-1, func(piece []byte, first bool) (hit, stop bool) {
+			if first && apply.IsBinary(piece) {
+				binary = true
+				return false, true
+			}
+			return s.sed.Holds(piece), false
+		}, want)
+		if err == nil && data == nil {
+			if binary {
+				s.skipBinary(e.Path)
+			}
+			return nil // passed over: no piece holds the needle
+		}
+	} else {
+		data, opened, err = e.ReadIntoStat(*bp, maxSize, want)
+	}
 	if err == nil && int64(len(data)) > maxSize {
 		*bp = data
 		err = fsys.ErrTooLarge

@@ -94,3 +94,58 @@ func TestPatternReplaceOptions(t *testing.T) {
 		t.Errorf("bad sed: %+v", res)
 	}
 }
+
+// TestPatternReplaceLargeFiles: files larger than the walk's buffer are
+// looked at a piece at a time (fsys.ScanReader) and read whole only when
+// a piece holds the pattern's literal: one whose only match straddles
+// two pieces is changed, one without a match is not, a binary one is
+// skipped, whether the request is literal or a regex that is a plain
+// string; the dry run and the commit find the same files.
+func TestPatternReplaceLargeFiles(t *testing.T) {
+	line := "\tx := compute(ctx, y) // a line of a large file\n"
+	big := func(n int) string { return strings.Repeat(line, n/len(line)+1)[:n] }
+	seam := big(200 << 10)
+	seam = seam[:64<<10-4] + "errors.New(" + seam[64<<10-4+len("errors.New("):]
+	bin := big(100<<10) + "errors.New("
+	bin = "\x00" + bin[1:]
+	files := map[string]string{
+		"seam.go":   seam,
+		"none.go":   big(300 << 10),
+		"end.go":    big(130<<10) + "errors.New(",
+		"bin.go":    bin,
+		"small.go":  "errors.New(\"x\")\n",
+		"nomatc.go": "nothing\n",
+	}
+	for _, literal := range []bool{true, false} {
+		dir := t.TempDir()
+		writeTree(t, dir, files)
+		w := openWS(t, dir, nil)
+		req := `{"command":"pattern_replace","directory":".","file_pattern":"*.go","sed_pattern":"s/errors.New(/errors.Newf(/g","literal":true`
+		if !literal {
+			req = `{"command":"pattern_replace","directory":".","file_pattern":"*.go","sed_pattern":"s/errors\\.New\\(/errors.Newf(/g"`
+		}
+		for _, dry := range []bool{true, false} {
+			r := req + `}`
+			if dry {
+				r = req + `,"dry_run":true}`
+			}
+			res := run(t, w, r)
+			var paths []string
+			for _, f := range res.Files {
+				paths = append(paths, f.Path)
+			}
+			if !res.Success || res.FilesModified != 3 || res.FilesSkipped != 1 || strings.Join(paths, " ") != "end.go seam.go small.go" {
+				t.Fatalf("literal %v, dry run %v: %v %+v", literal, dry, paths, res)
+			}
+		}
+		got := readTree(t, dir)
+		for name, want := range files {
+			if name != "bin.go" && name != "none.go" && name != "nomatc.go" {
+				want = strings.ReplaceAll(want, "errors.New(", "errors.Newf(")
+			}
+			if got[name] != want {
+				t.Errorf("literal %v: %s is %d bytes, want %d (%q)", literal, name, len(got[name]), len(want), name)
+			}
+		}
+	}
+}

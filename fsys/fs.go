@@ -172,6 +172,22 @@ type StatReader interface {
 	ReadFileStatIf(name string, buf []byte, max int64, want func(data []byte) bool) ([]byte, fs.FileInfo, error)
 }
 
+// ScanReader is a [StatReader] that need not hold a file larger than its
+// buffer whole to learn that the caller has no use for it:
+// ReadFileStatScan reads name as ReadFileStatIf does when it fits in buf
+// (cap(buf), at least 64 KiB); one that fills buf is read through it a
+// piece at a time, each piece starting with the last overlap bytes of the
+// one before, first the file's first bytes, and read whole (from its
+// start, on the same descriptor) only once may says a piece may hold what
+// the caller looks for; then as ReadFileStatIf. When may never says so
+// (or says stop), data is nil and so is the error: the file is not read
+// whole, nor its status taken. A file over max is [ErrTooLarge], whether
+// it fits in buf or not, before any piece is looked at.
+type ScanReader interface {
+	StatReader
+	ReadFileStatScan(name string, buf []byte, max int64, overlap int, may func(piece []byte, first bool) (hit, stop bool), want func(data []byte) bool) ([]byte, fs.FileInfo, error)
+}
+
 // ErrBusy reports that another process holds the workspace lock.
 var ErrBusy = errors.New("workspace is locked by another txedit process")
 

@@ -191,6 +191,111 @@ func (d *rawDir) ReadFileStatIf(name string, buf []byte, max int64, want func([]
 	return data, &fileStat{name: name, st: st}, nil
 }
 
+// ReadFileStatScan implements [ScanReader].
+func (d *rawDir) ReadFileStatScan(name string, buf []byte, max int64, overlap int, may func(piece []byte, first bool) (hit, stop bool), want func([]byte) bool) ([]byte, fs.FileInfo, error) {
+	fd, err := d.openFile(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unix.Close(fd)
+	data, whole, err := scanFD(fd, name, buf, max, overlap, may)
+	if err != nil || !whole {
+		return data, nil, err
+	}
+	if !want(data) {
+		return data, nil, nil
+	}
+	st := new(syscall.Stat_t)
+	if err := unix.Fstat(fd, (*unix.Stat_t)(unsafe.Pointer(st))); err != nil {
+		return data, nil, &os.PathError{Op: "fstat", Path: name, Err: err}
+	}
+	return data, &fileStat{name: name, st: st}, nil
+}
+
+// scanFD is ReadFileStatScan's read of the open file fd: whole false (and
+// data nil) when may passed over every piece. buf comes back as data when
+// the file fits in it.
+func scanFD(fd int, name string, buf []byte, max int64, overlap int, may func([]byte, bool) (bool, bool)) (data []byte, whole bool, err error) {
+	if cap(buf) < 64<<10 {
+		buf = make([]byte, 0, 64<<10)
+	}
+	if overlap < 0 {
+		overlap = 0
+	}
+	overlap = min(overlap, cap(buf)/2)
+	buf = buf[:0]
+	first := true
+	for {
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, false, &os.PathError{Op: "read", Path: name, Err: err}
+		}
+		room := cap(buf) - len(buf)
+		buf = buf[:len(buf)+n]
+		if first && n < room {
+			// It fits: read whole, as ReadFileStatIf reads it.
+			return buf, true, nil
+		}
+		if first {
+			var st unix.Stat_t
+			if err := unix.Fstat(fd, &st); err != nil {
+				return nil, false, &os.PathError{Op: "fstat", Path: name, Err: err}
+			}
+			if st.Size > max {
+				return nil, false, &os.PathError{Op: "read", Path: name, Err: ErrTooLarge}
+			}
+		}
+		hit, stop := may(buf, first)
+		first = false
+		if hit {
+			data, err := preadWhole(fd, name, buf, max)
+			return data, err == nil, err
+		}
+		if stop || n < room {
+			return nil, false, nil // the end, with nothing to look for
+		}
+		buf = buf[:copy(buf, buf[len(buf)-overlap:])]
+	}
+}
+
+// preadWhole reads the open regular file fd whole from its start, into
+// buf if it fits (readFD's growth otherwise).
+func preadWhole(fd int, name string, buf []byte, max int64) ([]byte, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, &os.PathError{Op: "fstat", Path: name, Err: err}
+	}
+	if st.Size > max {
+		return nil, &os.PathError{Op: "read", Path: name, Err: ErrTooLarge}
+	}
+	if int64(cap(buf)) <= st.Size {
+		buf = make([]byte, 0, st.Size+1) // one byte more: the read that returns it short is the end
+	}
+	buf = buf[:0]
+	for off := int64(0); ; {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) > max {
+				return nil, &os.PathError{Op: "read", Path: name, Err: ErrTooLarge}
+			}
+			buf = append(buf, 0)[:len(buf)] // the file grew: room to go on
+		}
+		n, err := unix.Pread(fd, buf[len(buf):cap(buf)], off)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "read", Path: name, Err: err}
+		}
+		if n == 0 {
+			return buf, nil
+		}
+		buf, off = buf[:len(buf)+n], off+int64(n)
+	}
+}
+
 // readFD reads the open regular file fd whole into buf (ReadFile).
 func readFD(fd int, name string, buf []byte, max int64) ([]byte, error) {
 	buf = buf[:0]

@@ -141,3 +141,95 @@ func TestRawDirConfined(t *testing.T) {
 		t.Errorf("Info after close: %v", err)
 	}
 }
+
+// TestRawDirReadFileStatScan: a file that fits in the buffer is read
+// whole and may is not asked; a larger one is looked at a piece at a time,
+// no piece over the buffer's capacity, each starting with the last overlap
+// bytes of the one before, and read whole (its status taken from the
+// descriptor) only when a piece holds the needle, wherever it lies across
+// the pieces' seams; otherwise nothing comes back. A file over max is too
+// large before any piece is looked at; stop on the first piece ends the
+// read.
+func TestRawDirReadFileStatScan(t *testing.T) {
+	dir := t.TempDir()
+	d := openRawRoot(t, dir).(ScanReader)
+	needle := []byte("errors.New(")
+	line := []byte("\tx := compute(ctx, y) // a line of a file\n")
+	body := func(n int) []byte { return bytes.Repeat(line, n/len(line)+1)[:n] }
+	const bufCap = 64 << 10
+	for _, c := range []struct {
+		name  string
+		size  int
+		at    int // where the needle is, -1: nowhere
+		whole bool
+	}{
+		{"small, no needle", 1000, -1, true},
+		{"small, needle", 1000, 10, true},
+		{"exactly the buffer", bufCap, -1, false},
+		{"large, no needle", 300 << 10, -1, false},
+		{"large, needle at the start", 300 << 10, 0, true},
+		{"large, needle across the first seam", 300 << 10, bufCap - 5, true},
+		{"large, needle across a later seam", 300 << 10, 3*(bufCap-len(needle)+1) - 3, true},
+		{"large, needle at the end", 300 << 10, 300<<10 - len(needle), true},
+	} {
+		data := body(c.size)
+		if c.at >= 0 {
+			copy(data[c.at:], needle)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "f"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		asked, seen := 0, 0
+		may := func(piece []byte, first bool) (bool, bool) {
+			if cap(piece) > bufCap || len(piece) > bufCap {
+				t.Fatalf("%s: a piece of %d bytes (cap %d)", c.name, len(piece), cap(piece))
+			}
+			if first != (asked == 0) {
+				t.Fatalf("%s: first %v on piece %d", c.name, first, asked)
+			}
+			asked++
+			seen += len(piece)
+			return bytes.Contains(piece, needle), false
+		}
+		wanted := false
+		got, fi, err := d.ReadFileStatScan("f", make([]byte, 0, bufCap), 1<<30, len(needle)-1, may, func(b []byte) bool {
+			wanted = true
+			return bytes.Contains(b, needle)
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		switch {
+		case c.whole && (!bytes.Equal(got, data) || !wanted):
+			t.Errorf("%s: got %d bytes (want called: %v), want the whole %d", c.name, len(got), wanted, len(data))
+		case c.whole && (fi == nil) != (c.at < 0):
+			t.Errorf("%s: status %v", c.name, fi)
+		case c.whole && fi != nil && fi.Size() != int64(c.size):
+			t.Errorf("%s: status of %d bytes", c.name, fi.Size())
+		case !c.whole && (got != nil || fi != nil || wanted):
+			t.Errorf("%s: got %d bytes, status %v, want called %v: want nothing", c.name, len(got), fi, wanted)
+		case !c.whole && seen < c.size:
+			t.Errorf("%s: the pieces held %d bytes of %d", c.name, seen, c.size)
+		case c.size < bufCap && asked != 0:
+			t.Errorf("%s: may asked %d times of a file that fits", c.name, asked)
+		}
+	}
+	// Over max: too large, no piece looked at.
+	os.WriteFile(filepath.Join(dir, "f"), body(200<<10), 0o644)
+	_, _, err := d.ReadFileStatScan("f", nil, 100<<10, 0, func([]byte, bool) (bool, bool) {
+		t.Fatal("may asked of a file over max")
+		return false, false
+	}, func([]byte) bool { return true })
+	if !errors.Is(err, ErrTooLarge) {
+		t.Errorf("over max: %v", err)
+	}
+	// stop on the first piece: one piece, nothing back.
+	asked := 0
+	got, _, err := d.ReadFileStatScan("f", nil, 1<<30, 0, func([]byte, bool) (bool, bool) {
+		asked++
+		return false, true
+	}, func([]byte) bool { return true })
+	if err != nil || got != nil || asked != 1 {
+		t.Errorf("stop: %d bytes, %v, asked %d times", len(got), err, asked)
+	}
+}

@@ -116,6 +116,17 @@ func (e *Entry) ReadIntoStat(buf []byte, max int64, want func(data []byte) bool)
 	return data, nil, err
 }
 
+// ReadIntoScan is ReadIntoStat through [fsys.ScanReader] where the
+// directory is one: a file larger than buf is read whole only once may
+// says a piece of it may hold what the caller looks for (data nil, err
+// nil: it never did). Elsewhere it is ReadIntoStat (may is not asked).
+func (e *Entry) ReadIntoScan(buf []byte, max int64, overlap int, may func(piece []byte, first bool) (hit, stop bool), want func(data []byte) bool) ([]byte, fs.FileInfo, error) {
+	if sr, ok := e.dir.d.(fsys.ScanReader); ok {
+		return sr.ReadFileStatScan(e.Name, buf, max, overlap, may, want)
+	}
+	return e.ReadIntoStat(buf, max, want)
+}
+
 type handle struct {
 	d    fsys.Dir
 	refs atomic.Int32
