@@ -968,6 +968,12 @@ func (o *op) unitsFor(tasks []*task, p *plan.Plan, c *caller) ([]*unit, *journal
 				}
 				return out
 			}
+			u.done = func() {
+				if t.out != nil {
+					t.out.Spans = nil // the diff is rendered: not kept to the end
+				}
+				t.release(nil)
+			}
 		}
 		if (t.curLocked || t.curStable) && t.cur.data != nil {
 			u.cur = t.cur
