@@ -266,7 +266,7 @@ func encodeManifest(m *Manifest, key []byte) ([]byte, error) {
 	for _, d := range m.Dirs {
 		w.Dirs = append(w.Dirs, &wireDir{Path: name(d.Path), Mode: d.Mode, Uid: d.Uid, Gid: d.Gid})
 	}
-	body, err := json.Marshal(w)
+	body, err := appendWire(make([]byte, 0, 256+len(m.Ops)*256), w)
 	if err != nil {
 		return nil, err
 	}
