@@ -263,7 +263,10 @@ func preparedOnly(tasks []*task) []*task {
 // takes the lock (apply says why). A workspace without a journal makes
 // it meanwhile (makeJournalEarly), done when this returns.
 func (o *op) editBeforeLock(ctx context.Context, tasks []*task, budget *atomic.Int64, c *caller) error {
-	wait := o.w.makeJournalEarly()
+	wait := o.w.early.take() // StartJournal's, if it started one
+	if wait == nil {
+		wait = o.w.makeJournalEarly()
+	}
 	defer wait()
 	return par.Do(ctx, len(tasks), o.w.opts.Workers, func(i int) error {
 		o.edit(tasks[i], false, budget, c, false)

@@ -80,3 +80,74 @@ func TestJournalMadeWhileEditsAreComputed(t *testing.T) {
 	default:
 	}
 }
+
+// TestStartJournal: StartJournal makes a new workspace's journal before
+// any request (txedit apply starts it before it parses its request): the
+// journal is there, this user's, while nothing has been asked yet; the
+// write after it waits for that journal and makes none of its own; Close
+// waits for one nothing used; a read-only workspace, or one with its
+// journal, makes none.
+func TestStartJournal(t *testing.T) {
+	defer func() { testHookJournalEarly = nil }()
+	early := make(chan struct{}, 4)
+	testHookJournalEarly = func() { early <- struct{}{} }
+
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a.txt": "one\n"})
+	w := openWS(t, dir, nil)
+	w.StartJournal()
+	w.StartJournal() // once
+	select {
+	case <-early:
+	case <-time.After(10 * time.Second):
+		t.Fatal("StartJournal made no journal")
+	}
+	if _, err := os.Lstat(filepath.Join(dir, ".txedit", "id")); err != nil {
+		t.Fatalf("no journal after StartJournal: %v", err)
+	}
+	if st, err := w.j.Status(); err != nil || st.Standing != journal.Trusted {
+		t.Fatalf("the journal StartJournal made: %v %+v", err, st)
+	}
+	res := run(t, w, `{"command":"str_replace","path":"a.txt","old_str":"one","new_str":"ONE"}`)
+	if !res.Success || readTree(t, dir)["a.txt"] != "ONE\n" {
+		t.Fatalf("the write after StartJournal: %+v", res)
+	}
+	select {
+	case <-early:
+		t.Fatal("the write made its journal again")
+	default:
+	}
+	w.StartJournal() // has its journal: nothing
+	select {
+	case <-early:
+		t.Fatal("StartJournal made a journal the workspace has")
+	case <-time.After(50 * time.Millisecond):
+	}
+
+	// Close waits for a journal nothing wrote through.
+	dir2 := t.TempDir()
+	writeTree(t, dir2, map[string]string{"a.txt": "one\n"})
+	w2, err := Open(dir2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2.StartJournal()
+	if err := w2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-early:
+	default:
+		t.Fatal("Close returned before the journal StartJournal began was made")
+	}
+
+	// Read-only: nothing.
+	dir3 := t.TempDir()
+	writeTree(t, dir3, map[string]string{"a.txt": "one\n"})
+	w3 := openWS(t, dir3, &Options{ReadOnly: true})
+	w3.StartJournal()
+	w3.Close()
+	if _, err := os.Lstat(filepath.Join(dir3, ".txedit")); !os.IsNotExist(err) {
+		t.Fatalf("a read-only workspace got a journal: %v", err)
+	}
+}

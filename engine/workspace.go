@@ -176,6 +176,7 @@ type Workspace struct {
 	recovered []*journal.Report
 	slack     time.Duration // fsys.TimestampSlack of the root
 	bg        bgGC          // Options.BackgroundGC's state (bggc.go)
+	early     earlyJournal  // a journal StartJournal is making (bggc.go)
 	bases     *baseCache    // what sessions read, for rebases (basecache.go)
 }
 
@@ -357,6 +358,9 @@ const quietFewBytes = 4 << 20
 // Close releases the workspace.
 func (w *Workspace) Close() error {
 	w.stopGC()
+	if wait := w.early.take(); wait != nil {
+		wait()
+	}
 	if w.closer != nil {
 		return w.closer()
 	}

@@ -48,15 +48,24 @@ func applyCmd() *command {
 			if f == patch.FormatAuto {
 				f = patch.Detect(data)
 			}
-			var w *engine.Workspace
-			if f == patch.FormatLSP {
-				// A WorkspaceEdit compiles against the tree as it is.
+			var w, tree *engine.Workspace
+			if f == patch.FormatLSP || !dryRun {
+				// A WorkspaceEdit compiles against the tree as it is. A
+				// write makes the workspace's journal, if it has none,
+				// while its request is parsed (a module release's diff:
+				// 5-17 ms; bench/README.md, "round 5 (stage5)").
 				if w, err = e.open(nil); err != nil {
 					return e.fail(err)
 				}
 				defer w.Close()
+				if !dryRun {
+					w.StartJournal()
+				}
+				if f == patch.FormatLSP {
+					tree = w
+				}
 			}
-			req, we, err := compileInput(f, data, w, patch.LSPOptions{Encoding: enc, Confirm: confirm, DryRun: dryRun})
+			req, we, err := compileInput(f, data, tree, patch.LSPOptions{Encoding: enc, Confirm: confirm, DryRun: dryRun})
 			if err != nil {
 				return e.fail(err)
 			}
