@@ -62,6 +62,7 @@ var allowed = map[string][]string{
 	"internal/modcorpus/build": {"internal/modcorpus"},
 	"internal/testlong":        {},
 	"internal/teststate":       {},
+	"internal/mountns":         {},
 	// A file system on which an outside writer saves at each commit's
 	// swap: a test double of the engine's and the toolsets' tests.
 	"internal/swapsave":     {"fsys", "journal"},

@@ -4,15 +4,15 @@ package engine
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/plan"
+
+	"github.com/txedit/txedit/internal/mountns"
 )
 
 // TestBindMount: with b bind-mounted on a, a/f.txt and b/f.txt are one
@@ -26,22 +26,10 @@ func TestBindMount(t *testing.T) {
 		bindMountChild(t)
 		return
 	}
-	if os.Geteuid() != 0 {
-		t.Skip("skipped: the bind mount needs root (a mount namespace of its own, made with unshare -m)")
-	}
-	unshare, err := exec.LookPath("unshare")
-	if err != nil {
-		t.Fatalf("unshare(1) is needed to make a mount namespace: %v", err)
-	}
+	mountns.Require(t)
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"a/f.txt": "one\ntwo\nthree\n", "b/": ""})
-	cmd := exec.Command(unshare, "-m", "--propagation", "private", os.Args[0], "-test.run=^TestBindMount$", "-test.v")
-	cmd.Env = append(os.Environ(), "TXEDIT_BIND_CHILD="+dir)
-	out, err := cmd.CombinedOutput()
-	t.Logf("in the mount namespace:\n%s", out)
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestBindMount") {
-		t.Fatalf("the child failed: %v", err)
-	}
+	mountns.Rerun(t, "TXEDIT_BIND_CHILD="+dir)
 	// The namespace is gone: b is empty again, a/f.txt as the child left it.
 	if ents, _ := os.ReadDir(filepath.Join(dir, "b")); len(ents) != 0 {
 		t.Errorf("the bind mount outlived its namespace: %v", ents)

@@ -5,12 +5,12 @@ package fsys
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/txedit/txedit/internal/mountns"
 )
 
 // TestTreeLockBindMount: with w/sub bind-mounted on m (a sibling of w), a
@@ -25,24 +25,12 @@ func TestTreeLockBindMount(t *testing.T) {
 		treeLockBindChild(t, top)
 		return
 	}
-	if os.Geteuid() != 0 {
-		t.Skip("skipped: the bind mount needs root (a mount namespace of its own, made with unshare -m)")
-	}
-	unshare, err := exec.LookPath("unshare")
-	if err != nil {
-		t.Fatalf("unshare(1) is needed to make a mount namespace: %v", err)
-	}
+	mountns.Require(t)
 	top := t.TempDir()
 	for _, d := range []string{"w/sub/deeper", "w/other", "m", "has space/m2"} {
 		os.MkdirAll(filepath.Join(top, d), 0o755)
 	}
-	cmd := exec.Command(unshare, "-m", "--propagation", "private", os.Args[0], "-test.run=^TestTreeLockBindMount$", "-test.v")
-	cmd.Env = append(os.Environ(), "TXEDIT_TREELOCK_BIND="+top)
-	out, err := cmd.CombinedOutput()
-	t.Logf("in the mount namespace:\n%s", out)
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestTreeLockBindMount") {
-		t.Fatalf("the child failed: %v", err)
-	}
+	mountns.Rerun(t, "TXEDIT_TREELOCK_BIND="+top)
 }
 
 func treeLockBindChild(t *testing.T, top string) {

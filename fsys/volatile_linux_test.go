@@ -2,12 +2,12 @@ package fsys
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/txedit/txedit/internal/mountns"
 )
 
 // TestMountedBelow: a mount point strictly below the directory makes it
@@ -117,23 +117,11 @@ func TestVolatileMountBelow(t *testing.T) {
 	if err := unix.Statfs("/dev/shm", &st); err != nil || st.Type != unix.TMPFS_MAGIC {
 		t.Skip("no tmpfs at /dev/shm")
 	}
-	if os.Geteuid() != 0 {
-		t.Skip("skipped: the bind mount needs root (a mount namespace of its own, made with unshare -m)")
-	}
-	unshare, err := exec.LookPath("unshare")
-	if err != nil {
-		t.Fatalf("unshare(1) is needed to make a mount namespace: %v", err)
-	}
+	mountns.Require(t)
 	dir, err := os.MkdirTemp("/dev/shm", "volatile")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	cmd := exec.Command(unshare, "-m", "--propagation", "private", os.Args[0], "-test.run=^TestVolatileMountBelow$", "-test.v")
-	cmd.Env = append(os.Environ(), "TXEDIT_VOLATILE_CHILD="+dir, "TXEDIT_VOLATILE_DISK="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	t.Logf("in the mount namespace:\n%s", out)
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestVolatileMountBelow") {
-		t.Fatalf("the child failed: %v", err)
-	}
+	mountns.Rerun(t, "TXEDIT_VOLATILE_CHILD="+dir, "TXEDIT_VOLATILE_DISK="+t.TempDir())
 }

@@ -4,14 +4,14 @@ package journal
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/txedit/txedit/fsys"
+
+	"github.com/txedit/txedit/internal/mountns"
 )
 
 // TestPruneKeysUnmounted: a workspace on a file system that is then
@@ -25,20 +25,7 @@ func TestPruneKeysUnmounted(t *testing.T) {
 		pruneMountChild(t)
 		return
 	}
-	if os.Geteuid() != 0 {
-		t.Skip("skipped: mounting a tmpfs needs root (a mount namespace of its own, made with unshare -m)")
-	}
-	unshare, err := exec.LookPath("unshare")
-	if err != nil {
-		t.Fatalf("unshare(1) is needed to make a mount namespace: %v", err)
-	}
-	cmd := exec.Command(unshare, "-m", "--propagation", "private", os.Args[0], "-test.run=^TestPruneKeysUnmounted$", "-test.v")
-	cmd.Env = append(os.Environ(), "TXEDIT_PRUNE_MOUNT_CHILD="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	t.Logf("in the mount namespace:\n%s", out)
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestPruneKeysUnmounted") {
-		t.Fatalf("the child failed: %v", err)
-	}
+	mountns.Rerun(t, "TXEDIT_PRUNE_MOUNT_CHILD="+t.TempDir())
 }
 
 func pruneMountChild(t *testing.T) {

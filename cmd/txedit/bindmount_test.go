@@ -4,12 +4,13 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/txedit/txedit/internal/mountns"
 )
 
 // TestBindMountNoLostUpdate: like TestNestedRootsNoLostUpdate, but the
@@ -26,25 +27,13 @@ func TestBindMountNoLostUpdate(t *testing.T) {
 		bindCounterChild(t, dir, os.Getenv("TXEDIT_BIND_BIN"))
 		return
 	}
-	if os.Geteuid() != 0 {
-		t.Skip("skipped: the bind mount needs root (a mount namespace of its own, made with unshare -m)")
-	}
-	unshare, err := exec.LookPath("unshare")
-	if err != nil {
-		t.Fatalf("unshare(1) is needed to make a mount namespace: %v", err)
-	}
+	mountns.Require(t)
 	bin := hookedBinary(t)
 	top := t.TempDir()
 	os.MkdirAll(filepath.Join(top, "w", "sub"), 0o755)
 	os.MkdirAll(filepath.Join(top, "m"), 0o755)
 	os.WriteFile(filepath.Join(top, "w", "sub", "count.txt"), []byte("counter\n0\nend\n"), 0o644)
-	cmd := exec.Command(unshare, "-m", "--propagation", "private", os.Args[0], "-test.run=^TestBindMountNoLostUpdate$", "-test.v")
-	cmd.Env = append(os.Environ(), "TXEDIT_BIND_COUNTER="+top, "TXEDIT_BIND_BIN="+bin)
-	out, err := cmd.CombinedOutput()
-	t.Logf("in the mount namespace:\n%s", out)
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestBindMountNoLostUpdate") {
-		t.Fatalf("the child failed: %v", err)
-	}
+	mountns.Rerun(t, "TXEDIT_BIND_COUNTER="+top, "TXEDIT_BIND_BIN="+bin)
 }
 
 func bindCounterChild(t *testing.T, top, bin string) {
