@@ -507,26 +507,28 @@ func (o *op) emitAll(st *stream, res *plan.Result, units []*unit) {
 		return
 	}
 	var dr *journal.DiffReader
-	op := map[*plan.FileResult]int{}
-	recorded := map[*plan.FileResult]bool{} // a diff was recorded for the file
+	type first struct {
+		op     int  // the unit's first op, whose record holds its diff
+		diffed bool // staging recorded a diff
+	}
+	ops := map[*plan.FileResult]first{}
 	if st.diffs && res.TransactionID != "" {
 		if r, err := o.j.OpenDiffs(res.TransactionID); err == nil {
 			dr = r
 			defer dr.Close()
 			for _, u := range units {
 				if u.res != nil && len(u.ops) > 0 {
-					op[u.res] = u.ops[0]
-					recorded[u.res] = u.diffed
+					ops[u.res] = first{u.ops[0], u.diffed}
 				}
 			}
 		}
 	}
 	for _, r := range res.Files {
-		if i, ok := op[r]; ok {
+		if f, ok := ops[r]; ok {
 			if st.want == nil || st.want() {
-				r.Diff, _ = dr.Diff(i)
+				r.Diff, _ = dr.Diff(f.op)
 			} else {
-				r.DiffLeft = recorded[r]
+				r.DiffLeft = f.diffed
 			}
 		}
 		emit(st, r)
