@@ -181,8 +181,16 @@ func (d *rawDir) ReadFileStatIf(name string, buf []byte, max int64, want func([]
 	}
 	defer unix.Close(fd)
 	data, err := readFD(fd, name, buf, max)
-	if err != nil || !want(data) {
+	if err != nil {
 		return data, nil, err
+	}
+	return statIf(fd, name, data, want)
+}
+
+// statIf is the read's fstat, if want says so of data (nil otherwise).
+func statIf(fd int, name string, data []byte, want func([]byte) bool) ([]byte, fs.FileInfo, error) {
+	if !want(data) {
+		return data, nil, nil
 	}
 	st := new(syscall.Stat_t)
 	if err := unix.Fstat(fd, (*unix.Stat_t)(unsafe.Pointer(st))); err != nil {
@@ -202,14 +210,7 @@ func (d *rawDir) ReadFileStatScan(name string, buf []byte, max int64, overlap in
 	if err != nil || !whole {
 		return data, nil, err
 	}
-	if !want(data) {
-		return data, nil, nil
-	}
-	st := new(syscall.Stat_t)
-	if err := unix.Fstat(fd, (*unix.Stat_t)(unsafe.Pointer(st))); err != nil {
-		return data, nil, &os.PathError{Op: "fstat", Path: name, Err: err}
-	}
-	return data, &fileStat{name: name, st: st}, nil
+	return statIf(fd, name, data, want)
 }
 
 // scanFD is ReadFileStatScan's read of the open file fd: whole false (and
@@ -251,48 +252,17 @@ func scanFD(fd int, name string, buf []byte, max int64, overlap int, may func([]
 		hit, stop := may(buf, first)
 		first = false
 		if hit {
-			data, err := preadWhole(fd, name, buf, max)
+			// Whole, from its start, on the same descriptor.
+			if _, err := unix.Seek(fd, 0, io.SeekStart); err != nil {
+				return nil, false, &os.PathError{Op: "seek", Path: name, Err: err}
+			}
+			data, err := readFD(fd, name, buf, max)
 			return data, err == nil, err
 		}
 		if stop || n < room {
 			return nil, false, nil // the end, with nothing to look for
 		}
 		buf = buf[:copy(buf, buf[len(buf)-overlap:])]
-	}
-}
-
-// preadWhole reads the open regular file fd whole from its start, into
-// buf if it fits (readFD's growth otherwise).
-func preadWhole(fd int, name string, buf []byte, max int64) ([]byte, error) {
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, &os.PathError{Op: "fstat", Path: name, Err: err}
-	}
-	if st.Size > max {
-		return nil, &os.PathError{Op: "read", Path: name, Err: ErrTooLarge}
-	}
-	if int64(cap(buf)) <= st.Size {
-		buf = make([]byte, 0, st.Size+1) // one byte more: the read that returns it short is the end
-	}
-	buf = buf[:0]
-	for off := int64(0); ; {
-		if len(buf) == cap(buf) {
-			if int64(len(buf)) > max {
-				return nil, &os.PathError{Op: "read", Path: name, Err: ErrTooLarge}
-			}
-			buf = append(buf, 0)[:len(buf)] // the file grew: room to go on
-		}
-		n, err := unix.Pread(fd, buf[len(buf):cap(buf)], off)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, &os.PathError{Op: "read", Path: name, Err: err}
-		}
-		if n == 0 {
-			return buf, nil
-		}
-		buf, off = buf[:len(buf)+n], off+int64(n)
 	}
 }
 
