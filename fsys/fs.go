@@ -207,6 +207,10 @@ type Lease interface {
 	Broken() bool
 	// Release ends the lease and lets such a process go on.
 	Release() error
+	// Stat describes the leased file itself (fstat of the lease's
+	// descriptor), wherever its name is now: the file the lease holds,
+	// not what is at the path.
+	Stat() (fs.FileInfo, error)
 }
 
 // ErrOpenForWriting reports a file another process has open for writing:

@@ -69,6 +69,9 @@ var errBroken = errors.New("lease broken")
 // it is being broken to.
 func (l *osLease) Broken() bool { return l.fcntl(unix.F_GETLEASE, 0) != nil }
 
+// Stat implements [Lease].
+func (l *osLease) Stat() (fs.FileInfo, error) { return l.f.Stat() }
+
 // Release implements [Lease]: the close of the lease's only descriptor
 // removes the lease (fcntl(2), "Leases").
 func (l *osLease) Release() error { return l.f.Close() }

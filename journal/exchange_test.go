@@ -213,6 +213,79 @@ func TestInPlaceSaveIsNeverLost(t *testing.T) {
 	}
 }
 
+// saveAfterLease is an editor that changes f.txt just after the commit
+// took its read lease (Tx.leaseTargets), before the identity check, in
+// one of three ways, and counts the exchanges the commit makes.
+type saveAfterLease struct {
+	fsys.FS
+	dir       string
+	how       string // "rename" (a temporary file renamed over it), "move" (renamed away, a new one made), "write" (in place, after the lease is released)
+	once      sync.Once
+	exchanges int
+}
+
+func (s *saveAfterLease) ReadLease(name string) (fsys.Lease, error) {
+	l, err := s.FS.ReadLease(name)
+	if err == nil && name == "f.txt" {
+		s.once.Do(func() {
+			switch s.how {
+			case "rename":
+				os.WriteFile(s.dir+"/editor.tmp", []byte("the editor's save\n"), 0o644)
+				os.Rename(s.dir+"/editor.tmp", s.dir+"/f.txt")
+			case "move":
+				os.Rename(s.dir+"/f.txt", s.dir+"/f.txt~")
+				os.WriteFile(s.dir+"/f.txt", []byte("the editor's save\n"), 0o644)
+			}
+		})
+	}
+	return l, err
+}
+
+func (s *saveAfterLease) Exchange(a, b string) error { s.exchanges++; return s.FS.Exchange(a, b) }
+func (s *saveAfterLease) View() (fsys.FS, func())    { return s, func() {} }
+
+// TestSaveAfterLeaseIsCaughtBeforeTheExchange: the identity check of a
+// leased target is an fstat of the lease's descriptor (Tx.checkTargets),
+// not a stat of its path. A save that replaces the file at the path after
+// the lease was opened (renamed over it, or the file renamed away and a
+// new one made) changes the leased file too (its link count and ctime),
+// so the check still refuses the commit before any exchange, and the save
+// stays. A check that trusted the lease without comparing the version
+// would exchange (and then give the save back): the exchange count says.
+func TestSaveAfterLeaseIsCaughtBeforeTheExchange(t *testing.T) {
+	for _, how := range []string{"rename", "move"} {
+		dir := t.TempDir()
+		os.WriteFile(dir+"/f.txt", []byte("old\n"), 0o644)
+		os.WriteFile(dir+"/g.txt", []byte("g\n"), 0o644)
+		o, err := fsys.NewOS(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer o.Close()
+		if l, err := o.ReadLease("g.txt"); err != nil {
+			if runtime.GOOS == "linux" {
+				t.Fatalf("no read lease on %s: %v", dir, err)
+			}
+			t.Skipf("no leases on %s: %v", runtime.GOOS, err)
+		} else {
+			l.Release()
+		}
+		w := &saveAfterLease{FS: o, dir: dir, how: how}
+		err = runTx(w, &Options{Sync: SyncNone}, workload{
+			initial: map[string]string{"f.txt": "old\n", "g.txt": "g\n"},
+			change:  map[string]*string{"f.txt": s("txedit's edit\n"), "g.txt": s("G\n")}})
+		f, _ := os.ReadFile(dir + "/f.txt")
+		g, _ := os.ReadFile(dir + "/g.txt")
+		var ce *fsys.ConflictError
+		if !errors.As(err, &ce) || string(f) != "the editor's save\n" || string(g) != "g\n" {
+			t.Errorf("%s: commit = %v, f.txt = %q, g.txt = %q: want a conflict, the save kept and g.txt old", how, err, f, g)
+		}
+		if w.exchanges != 0 {
+			t.Errorf("%s: %d exchanges: the identity check let a changed file through", how, w.exchanges)
+		}
+	}
+}
+
 // TestRecoveryKeepsAnOutsideSave: a commit dies among its renames, with
 // f.txt already its new version and g.txt still old (so it is rolled
 // back); while recovery writes and syncs f.txt's before-image, an editor

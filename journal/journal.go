@@ -1112,10 +1112,27 @@ func (tx *Tx) prepare() error {
 
 // checkTargets checks that every target is still the file that was
 // staged against (or still absent, for a create).
+//
+// A target held under a read lease (leaseTargets) is checked by the
+// lease's own descriptor, not by its path: the lease was opened at the
+// path after staging, so a leased file of the version staged against is
+// that version still (a write since would have broken the lease, which
+// swapIn looks at, and changed the ctime). What the descriptor cannot
+// see is a rename over the path since the lease's open: the exchange
+// then displaces that other file, and swapIn's check of what it
+// displaced (by path) finds it and gives it back, as it does for a
+// rename over the path after this check (docs/journal.md, "What a
+// commit's calls cost"). A leased file that is not the version checks
+// the path, for the answer's reason.
 func (tx *Tx) checkTargets() error {
 	fsy := tx.j.fs
 	return tx.parallel(len(tx.m.Ops), func(i int) error {
 		op := tx.m.Ops[i]
+		if l := tx.leases[i]; l != nil && tx.identSet[i] {
+			if fi, err := l.Stat(); err == nil && fsys.SameVersion(fsys.IdentityOf(fi), tx.idents[i]) {
+				return nil
+			}
+		}
 		fi, err := fsy.Lstat(op.Path)
 		switch {
 		case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
