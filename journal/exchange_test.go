@@ -146,6 +146,21 @@ func (s *openDuringSwap) ReadLease(name string) (fsys.Lease, error) {
 
 func (s *openDuringSwap) View() (fsys.FS, func()) { return s, func() {} }
 
+// requireLease takes and releases a read lease on name in o (rooted at
+// dir): a failure on Linux fails the test, elsewhere it is skipped
+// (leases are Linux's: docs/journal.md).
+func requireLease(t *testing.T, o fsys.FS, dir, name string) {
+	t.Helper()
+	l, err := o.ReadLease(name)
+	if err != nil {
+		if runtime.GOOS == "linux" {
+			t.Fatalf("no read lease on %s: %v", dir, err)
+		}
+		t.Skipf("no leases on %s: %v", runtime.GOOS, err)
+	}
+	l.Release()
+}
+
 // TestInPlaceSaveIsNeverLost (docs/testing.md, the reliability audit): a writer that saves in
 // place exposes the file truncated for a moment, and writes into the file
 // it opened whatever is at the name later. Two moments: (1) the writer
@@ -164,14 +179,7 @@ func TestInPlaceSaveIsNeverLost(t *testing.T) {
 	}
 	defer o.Close()
 	os.WriteFile(dir+"/probe", nil, 0o644)
-	if l, err := o.ReadLease("probe"); err != nil {
-		if runtime.GOOS == "linux" {
-			t.Fatalf("no read lease on %s: %v", dir, err)
-		}
-		t.Skipf("no leases on %s: %v", runtime.GOOS, err)
-	} else {
-		l.Release()
-	}
+	requireLease(t, o, dir, "probe")
 	read := func() string { b, _ := os.ReadFile(dir + "/f.txt"); return string(b) }
 	for _, broken := range []bool{false, true} {
 		// (1) Open for writing, truncated, when the commit comes.
@@ -262,14 +270,7 @@ func TestSaveAfterLeaseIsCaughtBeforeTheExchange(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer o.Close()
-		if l, err := o.ReadLease("g.txt"); err != nil {
-			if runtime.GOOS == "linux" {
-				t.Fatalf("no read lease on %s: %v", dir, err)
-			}
-			t.Skipf("no leases on %s: %v", runtime.GOOS, err)
-		} else {
-			l.Release()
-		}
+		requireLease(t, o, dir, "g.txt")
 		w := &saveAfterLease{FS: o, dir: dir, how: how}
 		err = runTx(w, &Options{Sync: SyncNone}, workload{
 			initial: map[string]string{"f.txt": "old\n", "g.txt": "g\n"},
