@@ -48,7 +48,7 @@ var allowed = map[string][]string{
 	"bench/soakbench":          {"*"},
 	"bench/agentsbench":        {"*"},
 	"bench/internal/delta":     {},
-	"bench/internal/durable":   {"internal/par"},
+	"bench/internal/durable":   {"fsys", "internal/par"},
 	"bench/startbench":         {"*"},
 	"bench/fscostbench":        {"*"},
 	"bench/realdiffbench":      {"*"},

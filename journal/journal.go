@@ -107,9 +107,8 @@ type Options struct {
 	Volatile func() bool
 	// InMemory, if set, reports whether the journal's root is on a file
 	// system in memory (a tmpfs: fsys.InMemory), where a sync waits for
-	// no device: a transaction of a few files (widenFewMinOps up to
-	// widenMinOps) widens its Ps only where it reports false. Unset, a
-	// few files' transaction widens as a many files' one does.
+	// no device: a transaction widens its Ps (Tx.widen) only where it
+	// reports false. Unset, a transaction widens as on a disk.
 	InMemory func() bool
 	// Keys is this user's store of journal keys (docs/design.md, "What
 	// makes a journal trusted"); default [MemoryKeys]. Path is the
@@ -1600,33 +1599,30 @@ func (tx *Tx) Abort() error {
 	return tx.rollbackQuiet()
 }
 
-// widenMinOps is the fewest ops of a transaction that widen wherever it
-// is. widenFewMinOps is the fewest that widen on a file system that
-// waits for a device (not Options.InMemory): raising GOMAXPROCS and
-// restoring it costs ~70 µs (two stops of the world) and the idle Ps'
-// spinning (0.2-0.6 ms of CPU a commit), which a round of 4 syncs (one
-// file; prepare: the transaction's file, txns/, pending/, the staged
-// file) or 6 (two files) does not win back, and 3 to 8 files on ext4 do
-// (0.80-0.94x the time of a commit; on a tmpfs nothing waits, and it
-// cost 1.0-1.3x: docs/journal.md, "Syncs in flight, and the Go
+// widenFewMinOps is the fewest ops of a transaction that widen: raising
+// GOMAXPROCS and restoring it costs ~70 µs (two stops of the world) and
+// the idle Ps' spinning (0.2-0.6 ms of CPU a commit), which a round of 4
+// syncs (one file; prepare: the transaction's file, txns/, pending/, the
+// staged file) or 6 (two files) does not win back, and 3 to 8 files on
+// ext4 do (0.80-0.94x the time of a commit). On a file system in memory
+// (Options.InMemory) nothing waits for a device, and no transaction
+// widens: it cost 1.0-1.3x the time of 3 to 8 files' commits there, and
+// 1.2x that of 60 files' (docs/journal.md, "Syncs in flight, and the Go
 // runtime's Ps").
-const (
-	widenMinOps    = maxUnnamed + 1
-	widenFewMinOps = 3
-)
+const widenFewMinOps = 3
 
 // widen gives the process more Ps (par.Widen) until the transaction ends,
 // where it has many syncs in flight and many calls that wait in the
 // kernel (the exchanges, the removals): with GOMAXPROCS 2, a goroutine
 // blocked in an fsync keeps one of the two Ps, and the rest of a round's
 // syncs, and the staging beside them, wait for it (docs/journal.md, "What
-// a commit's calls cost").
+// a commit's calls cost"). Not on a file system in memory, where no call
+// waits for a device: there the Ps would only spin.
 func (tx *Tx) widen() {
 	if tx.unwiden != nil || tx.sync == SyncNone {
 		return
 	}
-	n := len(tx.m.Ops)
-	if n >= widenMinOps || n >= widenFewMinOps && (tx.j.opts.InMemory == nil || !tx.j.opts.InMemory()) {
+	if len(tx.m.Ops) >= widenFewMinOps && (tx.j.opts.InMemory == nil || !tx.j.opts.InMemory()) {
 		tx.unwiden = par.Widen(par.SyscallProcs)
 	}
 }

@@ -12,6 +12,10 @@ import (
 	"github.com/txedit/txedit/internal/par"
 )
 
+// widenMinOps is the fewest ops of a transaction whose staged files are
+// named (many files, in these tests).
+const widenMinOps = maxUnnamed + 1
+
 // procsSeen records the largest GOMAXPROCS any sync ran under.
 type procsSeen struct {
 	fsys.FS
@@ -51,8 +55,8 @@ func (f *procsSeenFile) DataSync() error { f.p.see(); return f.File.DataSync() }
 // fsync keeps its P: par.Widen), and GOMAXPROCS is back where it was once
 // the transaction ends, whether it committed, failed in Begin or failed
 // in Commit (a sync's EIO); so does one of a few files (widenFewMinOps
-// or more) unless its root is in memory (Options.InMemory); a transaction
-// of one or two files, or one that syncs nothing, leaves it alone.
+// or more); a transaction whose root is in memory (Options.InMemory),
+// one of one or two files, or one that syncs nothing, leaves it alone.
 func TestManyFileCommitWidens(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	const unset, onDisk, inMemory = 0, 1, 2
@@ -67,7 +71,8 @@ func TestManyFileCommitWidens(t *testing.T) {
 		{widenMinOps + 3, SyncFile, 0, unset, true},
 		{widenMinOps + 3, SyncData, 1, unset, true},  // Begin's round fails
 		{widenMinOps + 3, SyncData, 10, unset, true}, // a staged file's sync fails: Commit rolls back
-		{widenMinOps + 3, SyncData, 0, inMemory, true},
+		{widenMinOps + 3, SyncData, 0, inMemory, false},
+		{widenMinOps + 3, SyncData, 10, inMemory, false}, // and fails in Commit
 		{widenMinOps - 1, SyncData, 0, onDisk, true},
 		{widenFewMinOps, SyncData, 0, onDisk, true},
 		{widenFewMinOps, SyncData, 0, unset, true},

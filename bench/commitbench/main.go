@@ -525,12 +525,11 @@ func applyRequest(root string, mode engine.Durability, reqJSON []byte) error {
 //
 // With more than 8 files it runs with the Ps txedit's journal gives its
 // sync rounds (par.Widen: a goroutine in fsync keeps its P meanwhile, so
-// with GOMAXPROCS 2 only about two of the 32 are in flight at once): the
+// with GOMAXPROCS 2 only about two of the 32 are in flight at once), and
+// like the journal not on a file system in memory (durable.Widen): the
 // floor is what the same calls cost made the same way, not less.
 func bareDurable(root string, contents map[string][]byte) error {
-	if len(contents) > 8 {
-		defer par.Widen(par.SyscallProcs)()
-	}
+	defer durable.Widen(root, len(contents))()
 	names := make([]string, 0, len(contents))
 	for n := range contents {
 		names = append(names, n)

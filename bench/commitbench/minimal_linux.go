@@ -59,11 +59,9 @@ import (
 // before the clock starts (as "journal in use").
 //
 // With more than 8 files it widens the Ps as the bare write does (and
-// txedit's journal).
+// txedit's journal), except on a file system in memory (durable.Widen).
 func minimalJournaled(root string, contents map[string][]byte, how staging) error {
-	if len(contents) > 8 {
-		defer par.Widen(par.SyscallProcs)()
-	}
+	defer durable.Widen(root, len(contents))()
 	unnamed := how == unnamedStaging
 	withSyncfs := how == syncfsStaging
 	names := make([]string, 0, len(contents))

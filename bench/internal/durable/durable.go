@@ -15,8 +15,33 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/txedit/txedit/fsys"
 	"github.com/txedit/txedit/internal/par"
 )
+
+// Widen widens the Ps (par.Widen) for n syncs of files under path as
+// txedit's journal widens a transaction's (journal's Tx.widen): for more
+// than 8, and not on a file system in memory (fsys.InMemory), where no
+// sync waits for a device and the Ps would only spin (docs/journal.md,
+// "Syncs in flight, and the Go runtime's Ps"). It returns the restore.
+func Widen(path string, n int) (restore func()) {
+	if n <= 8 || fsys.InMemory(path) {
+		return func() {}
+	}
+	return par.Widen(par.SyscallProcs)
+}
+
+// first is the first of the names, for Widen's look at their file
+// system.
+func first(files, dirs []string) string {
+	if len(files) > 0 {
+		return files[0]
+	}
+	if len(dirs) > 0 {
+		return dirs[0]
+	}
+	return "."
+}
 
 // InFlight is how many syncs are issued at once.
 const InFlight = 32
@@ -24,9 +49,7 @@ const InFlight = 32
 // Sync fdatasyncs every file, then fsyncs every directory in dirs, or,
 // where dirs is nil, the parent directories of the files.
 func Sync(files, dirs []string) error {
-	if len(files)+len(dirs) > 8 {
-		defer par.Widen(par.SyscallProcs)()
-	}
+	defer Widen(first(files, dirs), len(files)+len(dirs))()
 	if dirs == nil {
 		seen := map[string]bool{}
 		for _, f := range files {
@@ -48,9 +71,7 @@ func Sync(files, dirs []string) error {
 // journaled apply's before-images), the directories need not wait for
 // the files.
 func SyncTogether(files, dirs []string) error {
-	if len(files)+len(dirs) > 8 {
-		defer par.Widen(par.SyscallProcs)()
-	}
+	defer Widen(first(files, dirs), len(files)+len(dirs))()
 	return par.Do(context.Background(), len(files)+len(dirs), InFlight, func(i int) error {
 		if i < len(files) {
 			return syncOne(files[i], DataSync)

@@ -33,11 +33,10 @@ type Image struct {
 // pack's new name; txedit makes its transaction file's data and txns/
 // durable in the same round). A name that does not exist is recorded as
 // absent, so that rolling back removes what the change created. With
-// more than 8 names the Ps are widened, as Sync and txedit's journal do.
+// more than 8 names the Ps are widened, as Sync and txedit's journal do
+// (Widen).
 func Pack(root string, names []string, pack string) error {
-	if len(names) > 8 {
-		defer par.Widen(par.SyscallProcs)()
-	}
+	defer Widen(root, len(names))()
 	imgs := make([]Image, len(names))
 	err := par.Do(context.Background(), len(names), InFlight, func(i int) error {
 		p := filepath.Join(root, names[i])
