@@ -21,3 +21,20 @@ func TestGoalRuns(t *testing.T) {
 		}
 	}
 }
+
+// A 1,000-file goal line's bound is said to be below the least journaled
+// commit exactly when the floor's own ratio to the peer exceeds it.
+func TestFloorNote(t *testing.T) {
+	for _, c := range []struct {
+		floor float64
+		want  string
+	}{
+		{1.43, "the least journaled commit here is 1.43x git apply: the goal's 1.0x is below it"},
+		{0.97, "the least journaled commit here is 0.97x git apply: the goal's 1.0x is not below it"},
+		{1.0, "the least journaled commit here is 1.00x git apply: the goal's 1.0x is not below it"},
+	} {
+		if got := floorNote("git apply", c.floor, 1); got != c.want {
+			t.Errorf("floorNote(%.2f) = %q, want %q", c.floor, got, c.want)
+		}
+	}
+}

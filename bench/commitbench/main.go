@@ -288,12 +288,26 @@ func main() {
 	// floor of any commit that keeps the journal's promises), quiet and
 	// under another process's dirty data.
 	if *files >= 1000 {
-		if sdIndex >= 0 {
-			r := timing.Ratio(samples[cli], samples[sdIndex])
-			check(timing.Goal(*goals, fmt.Sprintf("durable commit (txedit apply) at most 1.0x sd (%s)", what), fmt.Sprintf("%.2fx", r), r <= 1))
+		// Each line says where the least journaled commit of the same
+		// run stands against the same peer: a bound below it is one no
+		// commit that keeps SPEC §6's promises can meet (floorNote).
+		peers := []struct {
+			name string
+			i    int
+		}{{"sd", sdIndex}, {"git apply", gitIndex}}
+		for _, p := range peers {
+			if p.i < 0 {
+				continue
+			}
+			r := timing.Ratio(samples[cli], samples[p.i])
+			label := fmt.Sprintf("durable commit (txedit apply) at most 1.0x %s (%s)", p.name, what)
+			if least >= 0 {
+				floor := timing.Ratio(samples[least], samples[p.i])
+				fmt.Println(floorNote(p.name, floor, 1))
+				label = fmt.Sprintf("durable commit (txedit apply) at most 1.0x %s (%s; the least journaled commit %.2fx)", p.name, what, floor)
+			}
+			check(timing.Goal(*goals, label, fmt.Sprintf("%.2fx", r), r <= 1))
 		}
-		r := timing.Ratio(samples[cli], samples[gitIndex])
-		check(timing.Goal(*goals, fmt.Sprintf("durable commit (txedit apply) at most 1.0x git apply (%s)", what), fmt.Sprintf("%.2fx", r), r <= 1))
 	} else if lib := index(methods, "txedit library (durable, journal in use)"); lib >= 0 && least >= 0 {
 		r := timing.Ratio(samples[lib], samples[least])
 		check(timing.Goal(*goals, fmt.Sprintf("durable commit (the library, journal in use) within 1.15x of the least journaled commit (%s)", what), fmt.Sprintf("%.2fx", r), r <= 1.15))
@@ -302,6 +316,19 @@ func main() {
 		r := timing.Ratio(samples[cli], samples[fresh])
 		check(timing.Goal(*goals, fmt.Sprintf("durable commit (txedit apply) within 1.1x of its floor, the library in a fresh process (%s)", what), fmt.Sprintf("%.2fx", r), r <= 1.1))
 	}
+}
+
+// floorNote says where the least journaled commit of a run stands against
+// a peer a goal bounds txedit by (floor: its ratio to the peer's median):
+// a bound below it cannot be met by any commit that keeps the journal's
+// promises (docs/journal.md, "What the protocol itself costs"), only by
+// a run in which the peer was slow.
+func floorNote(peer string, floor, bound float64) string {
+	below := "not below it"
+	if bound < floor {
+		below = "below it"
+	}
+	return fmt.Sprintf("the least journaled commit here is %.2fx %s: the goal's %.1fx is %s", floor, peer, bound, below)
 }
 
 // minGoalRuns is the fewest runs a goal line of fewer than 1,000 files
