@@ -290,7 +290,8 @@ func main() {
 	if *files >= 1000 {
 		// Each line says where the least journaled commit of the same
 		// run stands against the same peer: a bound below it is one no
-		// commit that keeps SPEC §6's promises can meet (floorNote).
+		// commit that keeps the journal's promises can meet (floorNote;
+		// docs/journal.md, "What the protocol itself costs").
 		peers := []struct {
 			name string
 			i    int
